@@ -1,0 +1,1 @@
+"""Blindfold (offline) Wordle: the fewest fixed guesses identifying every secret."""

@@ -1,0 +1,298 @@
+"""Pairs of secrets and the guesses that separate them (blindfold Wordle).
+
+A fixed guess set F identifies every secret iff every pair of secrets
+{s, t} is separated by some g in F, i.e. codes[g, s] != codes[g, t].
+
+Everything here works on the |G| x |S| code matrix `codes` (any unsigned
+dtype) and on arrays of secret indices; pairs are two int32 arrays
+(i, j) with i < j.  Nothing loops over pairs in Python: grouping is done
+with numpy sorts and the per-pair work in numba kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+# ---------------------------------------------------------------------------
+# pairs inside groups
+
+
+@njit(cache=True)
+def _pairs_in_groups(order, starts, out_i, out_j):
+    k = 0
+    for g in range(starts.shape[0] - 1):
+        a, b = starts[g], starts[g + 1]
+        for x in range(a, b):
+            for y in range(x + 1, b):
+                u, v = order[x], order[y]
+                if u < v:
+                    out_i[k] = u
+                    out_j[k] = v
+                else:
+                    out_i[k] = v
+                    out_j[k] = u
+                k += 1
+
+
+def pairs_within_labels(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs (i < j) of indices carrying the same label.
+
+    `labels` is an integer array with one label per secret; returns the
+    pairs sorted by (i, j).
+    """
+    labels = np.asarray(labels)
+    n = labels.shape[0]
+    if n < 2:
+        return _empty_pairs()
+    order = np.argsort(labels, kind="stable").astype(np.int64)
+    sorted_labels = labels[order]
+    change = np.flatnonzero(sorted_labels[1:] != sorted_labels[:-1]) + 1
+    starts = np.concatenate(([0], change, [n])).astype(np.int64)
+    sizes = np.diff(starts)
+    keep = sizes >= 2
+    if not keep.any():
+        return _empty_pairs()
+    # only groups of size >= 2 contribute; keep their boundaries
+    group_starts = starts[:-1][keep]
+    group_sizes = sizes[keep]
+    new_order = _gather_groups(order, group_starts, group_sizes)
+    new_starts = np.concatenate(([0], np.cumsum(group_sizes))).astype(np.int64)
+    total = int((group_sizes * (group_sizes - 1) // 2).sum())
+    out_i = np.empty(total, dtype=np.int32)
+    out_j = np.empty(total, dtype=np.int32)
+    _pairs_in_groups(new_order, new_starts, out_i, out_j)
+    return sort_pairs(out_i, out_j)
+
+
+@njit(cache=True)
+def _gather_groups_kernel(order, group_starts, group_sizes, out):
+    k = 0
+    for g in range(group_starts.shape[0]):
+        for x in range(group_starts[g], group_starts[g] + group_sizes[g]):
+            out[k] = order[x]
+            k += 1
+
+
+def _gather_groups(order, group_starts, group_sizes):
+    out = np.empty(int(group_sizes.sum()), dtype=np.int64)
+    _gather_groups_kernel(order, group_starts.astype(np.int64), group_sizes.astype(np.int64), out)
+    return out
+
+
+def _empty_pairs() -> tuple[np.ndarray, np.ndarray]:
+    return np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32)
+
+
+def sort_pairs(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Normalise pairs to i < j, drop i == j and duplicates, sort by (i, j)."""
+    i = np.asarray(i, dtype=np.int64)
+    j = np.asarray(j, dtype=np.int64)
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    keep = lo != hi
+    lo, hi = lo[keep], hi[keep]
+    if lo.size == 0:
+        return _empty_pairs()
+    key = np.unique(lo * (int(hi.max()) + 1) + hi)
+    span = int(hi.max()) + 1
+    return (key // span).astype(np.int32), (key % span).astype(np.int32)
+
+
+def merge_pairs(*pair_sets: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Union of several pair sets (each a tuple (i, j))."""
+    sets = [p for p in pair_sets if len(p[0])]
+    if not sets:
+        return _empty_pairs()
+    return sort_pairs(np.concatenate([p[0] for p in sets]), np.concatenate([p[1] for p in sets]))
+
+
+def difference_pairs(
+    new: tuple[np.ndarray, np.ndarray], old: tuple[np.ndarray, np.ndarray], n_secrets: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of `new` that are not in `old`."""
+    ni, nj = new
+    if len(ni) == 0 or len(old[0]) == 0:
+        return np.asarray(ni, dtype=np.int32), np.asarray(nj, dtype=np.int32)
+    kn = ni.astype(np.int64) * n_secrets + nj
+    ko = old[0].astype(np.int64) * n_secrets + old[1]
+    keep = ~np.isin(kn, ko)
+    return ni[keep].astype(np.int32), nj[keep].astype(np.int32)
+
+
+# ---------------------------------------------------------------------------
+# seed pairs (likely hard: separated by few guesses)
+
+
+def one_position_pairs(enc_secrets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of secrets that differ in exactly one position (e.g. fight/light).
+
+    `enc_secrets` is the (S, L) symbol array from `encode_words`.
+    """
+    enc = np.asarray(enc_secrets, dtype=np.int64)
+    n, length = enc.shape
+    if n < 2:
+        return _empty_pairs()
+    base = int(enc.max()) + 2  # one spare symbol as the mask
+    mask = base - 1
+    weights = base ** np.arange(length, dtype=np.int64)
+    if float(base) ** length >= 2.0**62:
+        raise ValueError("words too long for an int64 key")
+    full = enc @ weights
+    parts = []
+    for k in range(length):
+        keys = full + (mask - enc[:, k]) * weights[k]
+        parts.append(pairs_within_labels(keys))
+    return merge_pairs(*parts)
+
+
+def anagram_pairs(enc_secrets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of distinct secrets with the same multiset of letters (e.g. least/steal)."""
+    enc = np.sort(np.asarray(enc_secrets, dtype=np.int64), axis=1)
+    n, length = enc.shape
+    if n < 2:
+        return _empty_pairs()
+    base = int(enc.max()) + 1
+    if float(base) ** length >= 2.0**62:
+        _, labels = np.unique(enc, axis=0, return_inverse=True)
+    else:
+        labels = enc @ (base ** np.arange(length, dtype=np.int64))
+    return pairs_within_labels(labels)
+
+
+def seed_pairs(
+    enc_secrets: np.ndarray,
+    *,
+    one_position: bool = True,
+    anagrams: bool = True,
+    extra: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The starting pairs of the lazy loop: one-position pairs, anagrams and `extra`."""
+    sets = []
+    if one_position:
+        sets.append(one_position_pairs(enc_secrets))
+    if anagrams:
+        sets.append(anagram_pairs(enc_secrets))
+    if extra is not None:
+        sets.append(sort_pairs(*extra))
+    return merge_pairs(*sets)
+
+
+# ---------------------------------------------------------------------------
+# classes a fixed guess set leaves unseparated
+
+
+def class_labels(codes: np.ndarray, guesses) -> np.ndarray:
+    """Label per secret such that two secrets share a label iff every guess
+    in `guesses` gives them the same code.  Labels are 0..k-1 (int64)."""
+    n_secrets = codes.shape[1]
+    labels = np.zeros(n_secrets, dtype=np.int64)
+    for g in np.asarray(guesses, dtype=np.int64).ravel():
+        combined = labels * 65536 + codes[g].astype(np.int64)
+        _, labels = np.unique(combined, return_inverse=True)
+        labels = labels.astype(np.int64).ravel()
+    return labels
+
+
+def unseparated_classes(codes: np.ndarray, guesses) -> list[np.ndarray]:
+    """Classes (sorted int arrays of secret indices, size >= 2) that `guesses` does
+    not separate, largest first.  Empty list iff `guesses` identifies every secret."""
+    labels = class_labels(codes, guesses)
+    counts = np.bincount(labels)
+    big = np.flatnonzero(counts >= 2)
+    if big.size == 0:
+        return []
+    order = np.argsort(labels, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    classes = [order[starts[c] : starts[c + 1]] for c in big]
+    classes.sort(key=lambda c: (-len(c), int(c[0])))
+    return [np.sort(c) for c in classes]
+
+
+def separates_all(codes: np.ndarray, guesses) -> bool:
+    """True iff the fixed guesses identify every secret."""
+    labels = class_labels(codes, guesses)
+    return int(labels.max(initial=-1)) + 1 == codes.shape[1]
+
+
+def unseparated_pairs(codes: np.ndarray, guesses) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs inside the classes `guesses` leaves unseparated."""
+    labels = class_labels(codes, guesses)
+    counts = np.bincount(labels)
+    if counts.max(initial=0) < 2:
+        return _empty_pairs()
+    return pairs_within_labels(labels)
+
+
+# ---------------------------------------------------------------------------
+# which guesses separate which pairs (sparse rows of the covering MIP)
+
+
+@njit(cache=True, parallel=True)
+def _sep_counts(codes_t, pi, pj, cols, counts):
+    for p in prange(pi.shape[0]):
+        a = codes_t[pi[p]]
+        b = codes_t[pj[p]]
+        c = 0
+        for k in range(cols.shape[0]):
+            g = cols[k]
+            if a[g] != b[g]:
+                c += 1
+        counts[p] = c
+
+
+@njit(cache=True, parallel=True)
+def _sep_fill(codes_t, pi, pj, cols, indptr, indices):
+    for p in prange(pi.shape[0]):
+        a = codes_t[pi[p]]
+        b = codes_t[pj[p]]
+        pos = indptr[p]
+        for k in range(cols.shape[0]):
+            g = cols[k]
+            if a[g] != b[g]:
+                indices[pos] = k
+                pos += 1
+
+
+def transpose_codes(codes: np.ndarray) -> np.ndarray:
+    """Secret-major copy of the code matrix (row s = codes[:, s]), for fast pair access."""
+    return np.ascontiguousarray(codes.T)
+
+
+def separator_counts(codes_t: np.ndarray, i, j, columns=None) -> np.ndarray:
+    """Number of guesses (among `columns`, default all) separating each pair.
+
+    `codes_t` is the secret-major matrix from `transpose_codes`."""
+    pi = np.ascontiguousarray(i, dtype=np.int64)
+    pj = np.ascontiguousarray(j, dtype=np.int64)
+    cols = _columns(codes_t, columns)
+    counts = np.empty(pi.shape[0], dtype=np.int64)
+    if pi.size:
+        _sep_counts(codes_t, pi, pj, cols, counts)
+    return counts
+
+
+def separators(codes_t: np.ndarray, i, j, columns=None) -> tuple[np.ndarray, np.ndarray]:
+    """CSR structure (indptr, indices) with one row per pair: the positions k in
+    `columns` (default: all guesses, so k is the guess index) of the guesses
+    separating pair (i[p], j[p]), ascending.
+
+    `codes_t` is the secret-major matrix from `transpose_codes`.
+    """
+    pi = np.ascontiguousarray(i, dtype=np.int64)
+    pj = np.ascontiguousarray(j, dtype=np.int64)
+    cols = _columns(codes_t, columns)
+    counts = np.empty(pi.shape[0], dtype=np.int64)
+    if pi.size:
+        _sep_counts(codes_t, pi, pj, cols, counts)
+    indptr = np.zeros(pi.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    indices = np.empty(int(indptr[-1]), dtype=np.int32)
+    if pi.size:
+        _sep_fill(codes_t, pi, pj, cols, indptr, indices)
+    return indptr, indices
+
+
+def _columns(codes_t: np.ndarray, columns) -> np.ndarray:
+    if columns is None:
+        return np.arange(codes_t.shape[1], dtype=np.int64)
+    return np.ascontiguousarray(columns, dtype=np.int64)

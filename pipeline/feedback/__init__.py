@@ -1,0 +1,1 @@
+"""The guess x secret code matrix: numba kernel and Parquet I/O."""

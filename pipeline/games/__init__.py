@@ -1,0 +1,1 @@
+"""What a game is: its word lists, their generators, and the answering function."""

@@ -1,0 +1,69 @@
+"""Turn a game config into a Game: read or generate its lists, check them, pin their digests."""
+
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from pipeline.config import GameConfig, PathsConfig
+from pipeline.errors import PipelineError
+from pipeline.games import generators
+from pipeline.games.game import Game
+from pipeline.games.lists import check_digest, clean, read_words
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+MIN_LENGTH, MAX_LENGTH = 4, 11
+
+
+def _generated(cfg: GameConfig) -> list[str]:
+    if cfg.source == "primes":
+        return generators.primes(cfg.length)
+    if cfg.source == "nerdle":
+        return generators.nerdle_equations(cfg.length)
+    raise PipelineError(f"game {cfg.name}: unknown source {cfg.source!r} (lists, primes or nerdle)")
+
+
+def _secrets_and_guesses(cfg: GameConfig) -> tuple[list[str], list[str]]:
+    if cfg.source != "lists":
+        words = _generated(cfg)
+        return words, words
+    secrets = read_words(cfg.secrets.path, f"{cfg.name} secrets", cfg.missing_hint)
+    guesses = read_words(cfg.guesses.path, f"{cfg.name} guesses", cfg.missing_hint) if cfg.guesses.path else []
+    clean_words = lambda words, what: clean(words, cfg.length, cfg.alphabet, what, cfg.keep_matching_only)  # noqa: E731
+    secrets = clean_words(secrets, f"{cfg.name} secrets")
+    guesses = clean_words(guesses, f"{cfg.name} guesses") if guesses else list(secrets)
+    return secrets, guesses
+
+
+def load_game(cfg: GameConfig) -> Game:
+    """Read (or generate), check and pin a game's lists."""
+    if not MIN_LENGTH <= cfg.length <= MAX_LENGTH:
+        raise PipelineError(f"game {cfg.name}: length {cfg.length} outside {MIN_LENGTH}–{MAX_LENGTH}")
+    secrets, guesses = _secrets_and_guesses(cfg)
+    check_digest(secrets, cfg.secrets.sha256, cfg.secrets.count, f"{cfg.name} secrets")
+    if cfg.guesses.path or cfg.source != "lists":
+        check_digest(guesses, cfg.guesses.sha256, cfg.guesses.count, f"{cfg.name} guesses")
+    allowed = set(guesses)
+    stray = [w for w in secrets if w not in allowed]
+    if stray:
+        raise PipelineError(f"{cfg.name}: {len(stray)} secret(s) are not allowed guesses, e.g. {stray[0]!r}")
+    if cfg.secrets_are_guesses:
+        secrets = guesses
+    return Game(cfg.name, tuple(guesses), tuple(secrets), cfg.alphabet, cfg.hard_mode)
+
+
+def game_config(name: str, **overrides) -> GameConfig:
+    """A shipped game config by name, resolved without Hydra (for scripts, benchmarks and tests)."""
+    file = CONF_DIR / "game" / f"{name}.yaml"
+    if not file.is_file():
+        known = ", ".join(sorted(p.stem for p in file.parent.glob("*.yaml")))
+        raise PipelineError(f"unknown game {name!r}; known games: {known}")
+    paths = OmegaConf.merge(OmegaConf.structured(PathsConfig), OmegaConf.load(CONF_DIR / "paths" / "default.yaml"))
+    root = OmegaConf.create({"paths": paths, "game": OmegaConf.load(file)})
+    game = OmegaConf.merge(OmegaConf.structured(GameConfig), root.game, overrides)
+    root.game = game
+    return OmegaConf.to_object(root.game)
+
+
+def builtin_game(name: str, **overrides) -> Game:
+    """Load a shipped game by name, e.g. builtin_game("wordle_original")."""
+    return load_game(game_config(name, **overrides))

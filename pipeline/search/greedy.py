@@ -1,0 +1,150 @@
+"""Greedy strategy trees for a (combined) valuation (ALGORITHMS.md §2).
+
+At a node with candidate set C: if |C| <= 2 guess the first candidate
+alphabetically; otherwise guess the argmin of the combination over all of G
+(full ties to the lowest guess index).  The whole tree is built in one numba
+kernel, breadth first, as flat node arrays (see `pipeline.search.tree.from_arrays`).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from pipeline.search.tree import Tree, from_arrays
+from pipeline.search.valuations import VALUATIONS, best_guess, combination_ids, tlogt_table
+
+
+@njit(cache=True)
+def _grow(a, size):
+    out = np.empty(max(size, 2 * a.shape[0]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def partition(row, cand, win, counts, out, class_start, class_code):
+    """Stable counting sort of `cand` by response code, the win class left out.
+
+    Writes the classes contiguously into `out`; class j is
+    out[class_start[j]:class_start[j+1]] with code class_code[j], codes
+    ascending.  Returns the number of classes.  `counts` is a zeroed scratch
+    array of size n_codes and is left zeroed.
+    """
+    n_classes = 0
+    for c in cand:
+        r = row[c]
+        if r != win:
+            if counts[r] == 0:
+                class_code[n_classes] = r
+                n_classes += 1
+            counts[r] += 1
+    class_code[:n_classes].sort()
+    pos = 0
+    for j in range(n_classes):
+        r = class_code[j]
+        class_start[j] = pos
+        pos += counts[r]
+        counts[r] = class_start[j]  # becomes the write cursor of the class
+    class_start[n_classes] = pos
+    for c in cand:
+        r = row[c]
+        if r != win:
+            out[counts[r]] = c
+            counts[r] += 1
+    for j in range(n_classes):
+        counts[class_code[j]] = 0
+    return n_classes
+
+
+@njit(cache=True)
+def _greedy_nodes(codes, secret_of_guess, guess_of_secret, n_codes, combo, tlogt):
+    """Breadth-first greedy tree: (node_guess, node_parent, node_code, node_size, n_nodes).
+
+    A node's guess is -1 if the chosen guess failed to split its set (cannot
+    happen when S is a subset of G, kept as a guard).
+    """
+    n_secrets = codes.shape[1]
+    win = n_codes - 1
+    pool = np.empty(4 * n_secrets, dtype=np.int64)
+    pool[:n_secrets] = np.arange(n_secrets)
+    cap = 2 * n_secrets
+    start = np.empty(cap, dtype=np.int64)
+    size = np.empty(cap, dtype=np.int64)
+    parent = np.empty(cap, dtype=np.int64)
+    code = np.empty(cap, dtype=np.int64)
+    guess = np.empty(cap, dtype=np.int64)
+    start[0], size[0], parent[0], code[0] = 0, n_secrets, -1, -1
+    n_nodes, pool_end = 1, n_secrets
+    in_c = np.zeros(n_secrets, dtype=np.bool_)
+    counts = np.zeros(n_codes, dtype=np.int32)
+    buf = np.empty(n_secrets, dtype=np.int64)
+    class_start = np.empty(n_secrets + 1, dtype=np.int64)
+    class_code = np.empty(n_secrets, dtype=np.int64)
+    head = 0
+    while head < n_nodes:
+        cand = pool[start[head]: start[head] + size[head]]
+        if cand.shape[0] <= 2:
+            g = guess_of_secret[cand[0]]
+        else:
+            in_c[cand] = True
+            g = best_guess(codes, cand, in_c, secret_of_guess, counts, tlogt, combo)
+            in_c[cand] = False
+        guess[head] = g
+        k = partition(codes[g], cand, win, counts, buf, class_start, class_code)
+        if k == 1 and class_start[1] == cand.shape[0]:
+            guess[head] = -1  # no progress: do not expand
+            k = 0
+        if n_nodes + k > start.shape[0]:
+            need = n_nodes + k
+            start, size, parent = _grow(start, need), _grow(size, need), _grow(parent, need)
+            code, guess = _grow(code, need), _grow(guess, need)
+        if pool_end + class_start[k] > pool.shape[0]:
+            pool = _grow(pool, pool_end + class_start[k])
+        for j in range(k):
+            start[n_nodes] = pool_end + class_start[j]
+            size[n_nodes] = class_start[j + 1] - class_start[j]
+            parent[n_nodes] = head
+            code[n_nodes] = class_code[j]
+            n_nodes += 1
+        pool[pool_end: pool_end + class_start[k]] = buf[: class_start[k]]
+        pool_end += class_start[k]
+        head += 1
+    return guess[:n_nodes], parent[:n_nodes], code[:n_nodes], size[:n_nodes]
+
+
+@dataclass
+class GreedyResult:
+    """A greedy tree as node arrays (breadth first; node 0 is the root)."""
+
+    combination: tuple[str, ...]
+    total: int
+    opener: int
+    node_guess: np.ndarray
+    node_parent: np.ndarray
+    node_code: np.ndarray
+    node_size: np.ndarray
+
+    def tree(self, guesses, length) -> Tree:
+        return from_arrays(guesses, length, self.node_guess, self.node_parent, self.node_code, self.node_size)
+
+
+def guess_of_secret(secret_of_guess: np.ndarray, n_secrets: int) -> np.ndarray:
+    """Inverse of secret_of_guess: the guess index of every secret (S must be a subset of G)."""
+    out = np.full(n_secrets, -1, dtype=np.int64)
+    idx = np.flatnonzero(secret_of_guess >= 0)
+    out[secret_of_guess[idx]] = idx
+    if (out < 0).any():
+        raise ValueError("every secret must also be an allowed guess")
+    return out
+
+
+def greedy(codes, secret_of_guess, n_codes, combination) -> GreedyResult:
+    """The greedy tree of a valuation combination ("MostParts,InSet" or a list of names)."""
+    ids = combination_ids(combination)
+    sog = np.asarray(secret_of_guess, dtype=np.int32)
+    gos = guess_of_secret(sog, codes.shape[1])
+    g, p, c, s = _greedy_nodes(codes, sog, gos, int(n_codes), ids, tlogt_table(codes.shape[1]))
+    if (g < 0).any():
+        raise ValueError("a greedy guess failed to split its candidate set")
+    return GreedyResult(tuple(VALUATIONS[i] for i in ids), int(s.sum()), int(g[0]), g, p, c, s)

@@ -1,0 +1,176 @@
+"""Valuations v(g, C) of a guess for a candidate set, and their lexicographic combinations.
+
+The five valuations of ALGORITHMS.md §2, all in "minimise" form.  With
+P = Split(C, g) (win class included) and t = |part|:
+
+    InSet         -[g in C]
+    MaxSizeSplit  max t
+    MostParts     -|P|
+    Information   sum (t/|C|) log(t/|C|)  (= -entropy)
+    ExpSizeSplit  sum t^2 / |C|
+
+Every value is computed as an exact integer so that ties behave like exact
+maths (a full tie falls back to the lowest guess index, i.e. alphabetical):
+
+- ExpSizeSplit is compared by the integer sum t^2 (|C| is fixed at a node);
+- Information is compared by sum t*ln t (again |C| is fixed), held as a
+  fixed-point integer built from exact prime factorisations:
+  t ln t = sum_p t*v_p(t)*ln p with each ln p rounded once to a multiple of
+  2**-INFO_BITS.  Equal products prod t^t (e.g. {4,1,1,1,1} and {2,2,2,2})
+  therefore give identical integers whatever the summation order, which a
+  float sum does not guarantee.
+"""
+
+import itertools
+import math
+
+import numpy as np
+from numba import njit
+
+VALUATIONS = ("InSet", "MaxSizeSplit", "MostParts", "Information", "ExpSizeSplit")
+IN_SET, MAX_SIZE_SPLIT, MOST_PARTS, INFORMATION, EXP_SIZE_SPLIT = range(5)
+BEST_COMBINATION = ("MostParts", "InSet", "ExpSizeSplit")
+INFO_BITS = 40
+
+
+def parse_combination(spec) -> tuple[str, ...]:
+    """Names of a combination from "MostParts,InSet,ExpSizeSplit" or a list of names.
+
+    Raises ValueError for an empty combination, an unknown name (listing the
+    known ones) or a repeated name.
+    """
+    names = spec.split(",") if isinstance(spec, str) else list(spec)
+    names = [str(n).strip() for n in names if str(n).strip()]
+    if not names:
+        raise ValueError(f"empty valuation combination {spec!r}; use names from {', '.join(VALUATIONS)}")
+    unknown = [n for n in names if n not in VALUATIONS]
+    if unknown:
+        raise ValueError(
+            f"unknown valuation name(s) {', '.join(map(repr, unknown))} in {spec!r}; "
+            f"known names are {', '.join(VALUATIONS)}"
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"valuation combination {spec!r} repeats a name")
+    return tuple(names)
+
+
+def all_combinations() -> list[tuple[str, ...]]:
+    """The 325 ordered non-empty combinations of distinct valuations."""
+    return [p for k in range(1, len(VALUATIONS) + 1) for p in itertools.permutations(VALUATIONS, k)]
+
+
+def combination_ids(combination) -> np.ndarray:
+    """Valuation ids (indices into VALUATIONS) of a combination, as the kernels take them."""
+    return np.array([VALUATIONS.index(n) for n in parse_combination(combination)], dtype=np.int64)
+
+
+def tlogt_table(max_size: int) -> np.ndarray:
+    """Fixed-point t*ln t for t = 0..max_size from exact prime factorisations (see module doc)."""
+    max_size = max(int(max_size), 1)
+    smallest = list(range(max_size + 1))  # smallest prime factor sieve
+    for p in range(2, math.isqrt(max_size) + 1):
+        if smallest[p] == p:
+            for q in range(p * p, max_size + 1, p):
+                if smallest[q] == q:
+                    smallest[q] = p
+    log_p: dict[int, int] = {}
+    table = np.zeros(max_size + 1, dtype=np.int64)
+    for t in range(2, max_size + 1):
+        total, rest = 0, t
+        while rest > 1:
+            p = smallest[rest]
+            if p not in log_p:
+                log_p[p] = round(math.log(p) * 2**INFO_BITS)
+            total += t * log_p[p]
+            rest //= p
+        table[t] = total
+    return table
+
+
+@njit(cache=True)
+def row_values(row, candidates, counts, in_c_g, tlogt, out):
+    """Fill out[0..4] with the five minimise-form integer values of one guess row.
+
+    `counts` is a zeroed scratch array of size n_codes (left zeroed);
+    `in_c_g` says whether the guess is itself a candidate.
+    """
+    for c in candidates:
+        counts[row[c]] += 1
+    parts = 0
+    largest = 0
+    sum_sq = 0
+    info = 0
+    for c in candidates:
+        t = counts[row[c]]
+        if t > 0:
+            parts += 1
+            if t > largest:
+                largest = t
+            sum_sq += t * t
+            info += tlogt[t]
+            counts[row[c]] = 0
+    out[0] = -1 if in_c_g else 0
+    out[1] = largest
+    out[2] = -parts
+    out[3] = info
+    out[4] = sum_sq
+
+
+@njit(cache=True)
+def best_guess(codes, candidates, in_c, secret_of_guess, counts, tlogt, combo):
+    """Index of the guess minimising the combination `combo` over all of G (lowest index on a full tie).
+
+    `in_c` is a boolean mask over secrets marking the candidates.
+    """
+    best = np.empty(5, dtype=np.int64)
+    cur = np.empty(5, dtype=np.int64)
+    best_g = -1
+    for g in range(codes.shape[0]):
+        s = secret_of_guess[g]
+        row_values(codes[g], candidates, counts, s >= 0 and in_c[s], tlogt, cur)
+        better = best_g < 0
+        if not better:
+            for k in combo:
+                if cur[k] != best[k]:
+                    better = cur[k] < best[k]
+                    break
+        if better:
+            best_g = g
+            best[:] = cur
+    return best_g
+
+
+@njit(cache=True)
+def all_values(codes, candidates, in_c, secret_of_guess, n_codes, tlogt):
+    """(G, 5) int64 matrix of minimise-form values of every guess, columns in VALUATIONS order."""
+    out = np.empty((codes.shape[0], 5), dtype=np.int64)
+    counts = np.zeros(n_codes, dtype=np.int32)
+    for g in range(codes.shape[0]):
+        s = secret_of_guess[g]
+        row_values(codes[g], candidates, counts, s >= 0 and in_c[s], tlogt, out[g])
+    return out
+
+
+def values(codes, secret_of_guess, n_codes, candidates) -> np.ndarray:
+    """Integer values of every guess for the candidate set (columns in VALUATIONS order)."""
+    candidates = np.asarray(candidates, dtype=np.int64)
+    in_c = np.zeros(codes.shape[1], dtype=np.bool_)
+    in_c[candidates] = True
+    return all_values(codes, candidates, in_c, np.asarray(secret_of_guess, dtype=np.int32),
+                      n_codes, tlogt_table(len(candidates)))
+
+
+def rank(codes, secret_of_guess, n_codes, candidates, combination=BEST_COMBINATION) -> np.ndarray:
+    """All guess indices ordered best first by the combination, ties by guess index."""
+    vals = values(codes, secret_of_guess, n_codes, candidates)
+    ids = combination_ids(combination)
+    keys = [np.arange(len(vals))] + [vals[:, k] for k in ids[::-1]]
+    return np.lexsort(keys)
+
+
+def float_values(vals: np.ndarray, n_candidates: int) -> np.ndarray:
+    """The valuations in their textbook units (Information in nats, ExpSizeSplit as sum t^2/|C|)."""
+    out = vals.astype(np.float64)
+    out[:, INFORMATION] = vals[:, INFORMATION] / 2.0**INFO_BITS / n_candidates - math.log(n_candidates)
+    out[:, EXP_SIZE_SPLIT] = vals[:, EXP_SIZE_SPLIT] / n_candidates
+    return out

@@ -1,0 +1,63 @@
+"""Stage feedback: the |G| x |S| code matrix as matrix.parquet, plus both word lists."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.feedback.kernel import code_matrix
+from pipeline.feedback.matrix import game_matrix, row_blocks
+from pipeline.feedback.parquet import read_matrix, write_matrix
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME = "feedback"
+VERSION = 1
+INPUTS: tuple[str, ...] = ()
+
+
+@dataclass
+class FeedbackConfig(StageConfig):
+    name: str = NAME
+    ray_threshold_cells: int = 100_000_000  # |G|*|S| above this is built in row blocks on Ray
+    block_rows: int = 2048  # guesses per Ray task
+    row_group_rows: int = 1024  # Parquet rows per row group
+
+
+def game_identity(game) -> dict:
+    """The matrix depends on the lists only (hard mode shares it)."""
+    return {k: v for k, v in game.identity().items() if k != "hard_mode"}
+
+
+def _block(bounds, guesses, secrets):
+    start, stop = bounds
+    return code_matrix(guesses[start:stop], secrets)
+
+
+def _build(ctx: StageContext, cfg: FeedbackConfig) -> np.ndarray:
+    game = ctx.game
+    if len(game.guesses) * len(game.secrets) <= cfg.ray_threshold_cells:
+        return game_matrix(game)
+    blocks = row_blocks(len(game.guesses), cfg.block_rows)
+    parts = ctx.fan_out(_block, blocks, (game.encoded_guesses(), game.encoded_secrets()), label="feedback")
+    return np.concatenate(parts)
+
+
+def run(ctx: StageContext, cfg: FeedbackConfig) -> dict:
+    codes = _build(ctx, cfg)
+    meta = {**game_identity(ctx.game), "game": ctx.game.name, "length": ctx.game.length}
+    write_matrix(ctx.out.file("matrix.parquet"), codes, meta, cfg.row_group_rows)
+    ctx.out.file("guesses.txt").write_text("\n".join(ctx.game.guesses) + "\n")
+    ctx.out.file("secrets.txt").write_text("\n".join(ctx.game.secrets) + "\n")
+    return {"shape": list(codes.shape), "dtype": codes.dtype.name}
+
+
+def load(artifact, game) -> np.ndarray:
+    """The code matrix of a feedback artifact, checked against the game it is used for."""
+    from pipeline.errors import PipelineError
+
+    codes, meta = read_matrix(artifact.file("matrix.parquet"))
+    if meta["guesses_sha256"] != game.guesses_digest or meta["secrets_sha256"] != game.secrets_digest:
+        raise PipelineError(f"{artifact.path}: matrix was built for other word lists than game {game.name}")
+    return codes
+
+
+SCHEMA = FeedbackConfig

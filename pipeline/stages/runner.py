@@ -1,0 +1,60 @@
+"""Run a stage: make sure its inputs exist (running them if needed), key it, skip or write it."""
+
+import dataclasses
+import sys
+import time
+
+from omegaconf import OmegaConf
+
+from pipeline import __version__
+from pipeline.config import Config
+from pipeline.errors import PipelineError
+from pipeline.games.game import Game
+from pipeline.runtime.store import Artifact, ArtifactStore, config_key
+from pipeline.stages import STAGES
+from pipeline.stages.base import StageConfig, StageContext
+
+NOT_IN_KEY = ("name", "force")
+
+
+def stage_module(name: str):
+    if name not in STAGES:
+        raise PipelineError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
+    return STAGES[name]
+
+
+def upstream_config(name: str, cfg: Config) -> StageConfig:
+    """The config of a stage run as an input: its schema defaults plus `upstream.<name>` overrides."""
+    module = stage_module(name)
+    merged = OmegaConf.merge(OmegaConf.structured(module.SCHEMA), cfg.upstream.get(name, {}) or {})
+    return OmegaConf.to_object(merged)
+
+
+def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Artifact]) -> str:
+    fields = {k: v for k, v in dataclasses.asdict(stage_cfg).items() if k not in NOT_IN_KEY}
+    identity = module.game_identity(game) if hasattr(module, "game_identity") else game.identity()
+    return config_key({"stage": module.NAME, "version": module.VERSION, "config": fields, "game": identity,
+                       "inputs": {name: art.key for name, art in sorted(inputs.items())}})
+
+
+def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore) -> Artifact:
+    """The finished artifact of `stage_cfg` for `game`, computing it (and its inputs) only if missing."""
+    module = stage_module(stage_cfg.name)
+    inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store) for dep in module.INPUTS}
+    key = stage_key(module, stage_cfg, game, inputs)
+    artifact = store.artifact(module.NAME, key)
+    if store.is_done(module.NAME, key) and not stage_cfg.force:
+        print(f"{module.NAME}: up to date, skipped (stage.force=true recomputes): {artifact.path}", file=sys.stderr)
+        return artifact
+    manifest = {
+        "stage": module.NAME, "key": key, "schema_version": module.VERSION, "package_version": __version__,
+        "game": {"name": game.name, **game.identity()}, "config": dataclasses.asdict(stage_cfg),
+        "inputs": {name: {"key": art.key, "path": str(art.path)} for name, art in inputs.items()},
+    }
+    started = time.time()
+    with store.write(module.NAME, key, manifest) as out:
+        ctx = StageContext(game, store, cfg.ray, out, key, inputs, cfg.progress)
+        summary = module.run(ctx, stage_cfg)
+        out.record(summary=summary, run_seconds=round(time.time() - started, 3))
+    print(f"{module.NAME}: done in {time.time() - started:.1f}s", file=sys.stderr)
+    return artifact
