@@ -69,8 +69,10 @@ class ArtifactStore:
         return path
 
     @contextmanager
-    def write(self, stage: str, key: str, manifest: dict):
-        """Yield an ArtifactWriter; on success the folder appears complete in one rename."""
+    def write(self, stage: str, key: str, manifest: dict, replace: bool = False):
+        """Yield an ArtifactWriter; on success the folder appears complete in one rename.
+
+        `replace` swaps out a finished artifact with the same key (a forced rerun)."""
         final = self.root / stage / key
         tmp = self.root / stage / f".tmp-{key}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir(parents=True)
@@ -82,15 +84,17 @@ class ArtifactStore:
             body = {**manifest, **writer.extra, "files": files, "written_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
                     "write_seconds": round(time.time() - started, 3)}
             (tmp / MANIFEST).write_text(json.dumps(body, indent=2, default=str) + "\n")
-            self._publish(tmp, final)
+            self._publish(tmp, final, replace)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(self.root / stage / f".shards-{key}", ignore_errors=True)
 
     @staticmethod
-    def _publish(tmp: Path, final: Path) -> None:
-        if final.exists() and not (final / MANIFEST).is_file():
-            shutil.rmtree(final, ignore_errors=True)  # leftovers of an interrupted publish
+    def _publish(tmp: Path, final: Path, replace: bool) -> None:
+        if final.exists() and (replace or not (final / MANIFEST).is_file()):
+            old = final.with_name(f".old-{final.name}-{uuid.uuid4().hex[:8]}")
+            os.rename(final, old)
+            shutil.rmtree(old, ignore_errors=True)
         try:
             os.rename(tmp, final)
         except OSError:

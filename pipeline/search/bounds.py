@@ -91,21 +91,66 @@ def v1_all(codes, candidates, n_codes, win, btab):
 
 
 @njit(cache=True)
-def max_parts(codes, candidates, seen, stamp, order, global_parts):
+def _letter_masks(candidates, secrets):
+    """Per position i, 26-bit masks over C: letters at i (green possible), letters present
+    elsewhere (yellow possible); plus letters missing from some word (grey possible)."""
+    length = secrets.shape[1]
+    at = np.zeros(length, dtype=np.int64)
+    elsewhere = np.zeros(length, dtype=np.int64)
+    missing = np.int64(0)
+    for c in candidates:
+        word = np.int64(0)
+        for i in range(length):
+            word |= np.int64(1) << secrets[c, i]
+        missing |= ~word
+        for i in range(length):
+            bit = np.int64(1) << secrets[c, i]
+            at[i] |= bit
+            elsewhere[i] |= word & ~bit
+    return at, elsewhere, missing
+
+
+@njit(cache=True)
+def _parts_ceiling(word, repeated, at, elsewhere, missing):
+    """Upper bound on |Split(C, h)|: the product over positions of the colours h can show there.
+
+    For a letter that h holds once the colour at i is exactly green / yellow /
+    grey as s[i] == x / x elsewhere in s / x not in s; a repeated letter may show
+    any colour, so only the green test is used for it.
+    """
+    product = 1
+    for i in range(word.shape[0]):
+        bit = np.int64(1) << word[i]
+        green = 1 if at[i] & bit else 0
+        if repeated[i]:
+            other = 2 if at[i] & ~bit else 0
+            product *= green + other
+        else:
+            product *= green + (1 if elsewhere[i] & bit else 0) + (1 if missing & bit else 0)
+    return product
+
+
+@njit(cache=True)
+def max_parts(codes, candidates, seen, stamp, order, global_parts, guesses, repeated, secrets):
     """max_g |Split(C, g)|, stopping once it reaches |C| - 1 (Bound is flat from there).
 
     Guesses are visited in `order` (descending `global_parts`, their part counts
     on all of S); since |Split(C, g)| <= |Split(S, g)| the scan stops as soon as
-    no remaining guess can beat the best so far.  `seen`/`stamp` is a scratch
-    array of size n_codes and a counter larger than any value in it.
+    no remaining guess can beat the best so far, and a guess whose letter
+    ceiling (`_parts_ceiling`) cannot beat it is not counted.  `seen`/`stamp` is
+    a scratch array of size n_codes and a counter larger than any value in it.
     Returns (max parts, next stamp).
     """
     n = candidates.shape[0]
     best = 1
+    at, elsewhere, missing = _letter_masks(candidates, secrets) if secrets.shape[0] > 0 else (
+        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.int64(0))
     for j in range(order.shape[0]):
         g = order[j]
         if global_parts[g] <= best or best >= n - 1:
             break
+        if n > 8 and guesses.shape[0] > 0 and _parts_ceiling(guesses[g], repeated[g], at, elsewhere, missing) <= best:
+            continue
         row = codes[g]
         parts = 0
         for c in candidates:
@@ -151,7 +196,7 @@ def _classes(row, candidates, n_codes, win):
 
 
 @njit(cache=True, parallel=True)
-def _opener_v12(codes, openers, n_codes, win, btab, level, budget, order, global_parts):
+def _opener_v12(codes, openers, n_codes, win, btab, level, budget, order, global_parts, guesses, repeated, secrets):
     """V_1 or V_2 of each opener at the root (C = all secrets), with early exit over `budget`."""
     n_secrets = codes.shape[1]
     everyone = np.arange(n_secrets).astype(np.int32)
@@ -172,11 +217,26 @@ def _opener_v12(codes, openers, n_codes, win, btab, level, budget, order, global
                     break
                 if sizes[c] < 4:  # Bound(t, k) = 2t - 1 for every k >= 2 when t <= 3
                     break
-                k, stamp = max_parts(codes, members[starts[c]:starts[c + 1]], seen, stamp, order, global_parts)
+                k, stamp = max_parts(codes, members[starts[c]:starts[c + 1]], seen, stamp, order, global_parts,
+                                     guesses, repeated, secrets)
                 value += bound(sizes[c], k) - btab[sizes[c]]
         values[j] = value
         exact[j] = done
     return values, exact
+
+
+def _word_arrays(encoded_guesses, encoded_secrets):
+    """(guess letters, repeated-letter flags, secret letters) for the kernels; empty when not given."""
+    if encoded_guesses is None or encoded_secrets is None:
+        empty = np.zeros((0, 1), dtype=np.uint8)
+        return empty, np.zeros((0, 1), dtype=np.bool_), empty
+    guesses = np.ascontiguousarray(encoded_guesses, dtype=np.uint8)
+    repeated = np.zeros(guesses.shape, dtype=np.bool_)
+    for i in range(guesses.shape[1]):
+        for j in range(guesses.shape[1]):
+            if i != j:
+                repeated[:, i] |= guesses[:, i] == guesses[:, j]
+    return guesses, repeated, np.ascontiguousarray(encoded_secrets, dtype=np.uint8)
 
 
 class BoundSolver:
@@ -184,10 +244,13 @@ class BoundSolver:
 
     `codes` is the |G| x |S| code matrix, `secret_of_guess` maps guesses to
     secret indices (or -1), `k_s` = max_g |Split(S, g)|.  Candidate sets are
-    sorted int32 arrays of secret indices.
+    sorted int32 arrays of secret indices.  The encoded words (optional, as
+    from `encode_words`) only speed LB_2 up: they give a cheap ceiling on a
+    guess's part count that lets the max-parts scan skip most guesses.
     """
 
-    def __init__(self, codes, secret_of_guess, n_codes, k_s, memo_limit=2_000_000):
+    def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
+                 memo_limit=2_000_000):
         from pipeline.search.partition import split_parts
 
         self.codes = codes
@@ -199,6 +262,7 @@ class BoundSolver:
         everyone = np.arange(codes.shape[1], dtype=np.int32)
         self.global_parts = split_parts(codes, everyone, self.n_codes).astype(np.int64)
         self.order = np.argsort(-self.global_parts, kind="stable").astype(np.int32)
+        self.words = _word_arrays(encoded_guesses, encoded_secrets)
         self._seen = np.zeros(self.n_codes, dtype=np.int64)
         self._stamp = 1
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
@@ -217,8 +281,8 @@ class BoundSolver:
         if hit is not None and (hit[1] or hit[0] > budget):
             return hit
         if level == 2:
-            k, self._stamp = max_parts(self.codes, candidates, self._seen, self._stamp,
-                                       self.order, self.global_parts)
+            k, self._stamp = max_parts(self.codes, candidates, self._seen, self._stamp, self.order,
+                                       self.global_parts, *self.words)
             result = int(bound(n, k)), True
         else:
             result = self._lazy_min(candidates, level, budget)
@@ -277,7 +341,8 @@ def k_of_game(codes, n_codes):
     return int(split_parts(codes, np.arange(codes.shape[1], dtype=np.int32), n_codes).max())
 
 
-def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=UNBOUNDED, solver=None):
+def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=UNBOUNDED, solver=None,
+                  encoded_guesses=None, encoded_secrets=None):
     """V_level(g, S) for a batch of opener indices, with early exit above `budget`.
 
     Returns (values int64, exact bool): where exact is False the value is only
@@ -285,11 +350,10 @@ def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=U
     separate processes can each take a slice of the openers.
     """
     openers = np.asarray(openers, dtype=np.int32)
+    solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
     if level <= 2:
-        solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s)
         return _opener_v12(codes, openers, solver.n_codes, solver.win, solver.btab, level,
-                           budget, solver.order, solver.global_parts)
-    solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s)
+                           budget, solver.order, solver.global_parts, *solver.words)
     everyone = np.arange(codes.shape[1], dtype=np.int32)
     values = np.empty(len(openers), dtype=np.int64)
     exact = np.empty(len(openers), dtype=bool)
@@ -298,7 +362,8 @@ def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=U
     return values, exact
 
 
-def class_lower_bound(codes, secret_of_guess, n_codes, k_s, candidates, level, budget=UNBOUNDED, solver=None):
+def class_lower_bound(codes, secret_of_guess, n_codes, k_s, candidates, level, budget=UNBOUNDED, solver=None,
+                      encoded_guesses=None, encoded_secrets=None):
     """(LB_level(C), exact) for one response class C: the prove stage's per-class bound."""
-    solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s)
+    solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
     return solver.lb(np.asarray(candidates, dtype=np.int32), level, budget)

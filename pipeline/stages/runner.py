@@ -52,7 +52,7 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
         "inputs": {name: {"key": art.key, "path": str(art.path)} for name, art in inputs.items()},
     }
     started = time.time()
-    with store.write(module.NAME, key, manifest) as out:
+    with store.write(module.NAME, key, manifest, replace=stage_cfg.force) as out:
         ctx = StageContext(game, store, cfg.ray, out, key, inputs, cfg.progress)
         summary = module.run(ctx, stage_cfg)
         out.record(summary=summary, run_seconds=round(time.time() - started, 3))

@@ -1,0 +1,120 @@
+"""Feedback stage: Parquet round trip, corrupt files, skip / force / recompute, Ray row blocks, atomicity."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from pipeline.errors import PipelineError
+from pipeline.feedback.matrix import game_matrix
+from pipeline.feedback.parquet import read_matrix, write_matrix
+from pipeline.games.catalog import builtin_game
+from pipeline.runtime.store import ArtifactStore
+
+
+def test_parquet_round_trip_uint8_and_uint16(tmp_path):
+    for name in ("mini_nerdle", "ffxivrdle"):
+        codes = game_matrix(builtin_game(name))
+        write_matrix(tmp_path / "m.parquet", codes, {"game": name}, row_group_rows=64)
+        back, meta = read_matrix(tmp_path / "m.parquet")
+        assert back.dtype == codes.dtype and np.array_equal(back, codes)
+        assert meta["shape"] == list(codes.shape) and meta["game"] == name and "3**i" in meta["code_convention"]
+    assert game_matrix(builtin_game("mini_nerdle")).dtype == np.uint16
+
+
+def test_layout_is_fixed_size_binary_zstd_without_dictionary(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    codes = game_matrix(builtin_game("ffxivrdle"))
+    write_matrix(tmp_path / "m.parquet", codes, {}, row_group_rows=256)
+    meta = pq.ParquetFile(tmp_path / "m.parquet").metadata
+    column = meta.row_group(0).column(0)
+    assert pq.read_schema(tmp_path / "m.parquet").field("codes").type == pa.binary(168)
+    assert column.compression == "ZSTD" and not column.has_dictionary_page
+    assert meta.num_row_groups == 4 and meta.num_rows == 849
+
+
+def test_corrupt_matrix_is_detected(tmp_path):
+    codes = game_matrix(builtin_game("ffxivrdle"))
+    path = tmp_path / "m.parquet"
+    write_matrix(path, codes, {})
+    raw = bytearray(path.read_bytes())
+    (tmp_path / "truncated.parquet").write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(PipelineError, match="not a readable Parquet"):
+        read_matrix(tmp_path / "truncated.parquet")
+    (tmp_path / "junk.parquet").write_text("not parquet")
+    with pytest.raises(PipelineError):
+        read_matrix(tmp_path / "junk.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[b"pipeline.matrix"])
+    meta["crc32"] += 1
+    pq.write_table(table.replace_schema_metadata({b"pipeline.matrix": json.dumps(meta)}), tmp_path / "crc.parquet")
+    with pytest.raises(PipelineError, match="corrupt"):
+        read_matrix(tmp_path / "crc.parquet")
+    pq.write_table(pa.table({"codes": [b"x"]}), tmp_path / "other.parquet")
+    with pytest.raises(PipelineError, match="no pipeline matrix metadata"):
+        read_matrix(tmp_path / "other.parquet")
+
+
+def test_stage_writes_matrix_lists_and_manifest(run_pipeline):
+    artifact = run_pipeline("stage=feedback", "game=mini_nerdle")
+    codes, meta = read_matrix(artifact.file("matrix.parquet"))
+    game = builtin_game("mini_nerdle")
+    assert np.array_equal(codes, game_matrix(game))
+    assert meta["secrets_sha256"] == game.secrets_digest
+    assert artifact.file("secrets.txt").read_text().split() == list(game.secrets)
+    manifest = artifact.manifest
+    assert manifest["stage"] == "feedback" and manifest["key"] == artifact.key
+    assert set(manifest["files"]) == {"matrix.parquet", "guesses.txt", "secrets.txt"}
+    assert artifact.path.parent.parent.name == "outputs"
+
+
+def test_skipped_when_done_recomputed_when_forced_or_inputs_change(run_pipeline, capsys, tmp_path):
+    first = run_pipeline("stage=feedback", "game=mini_nerdle")
+    written = first.file("manifest.json").stat().st_mtime_ns
+    again = run_pipeline("stage=feedback", "game=mini_nerdle")
+    assert again.key == first.key and first.file("manifest.json").stat().st_mtime_ns == written
+    assert "skipped" in capsys.readouterr().err
+    forced = run_pipeline("stage=feedback", "game=mini_nerdle", "stage.force=true")
+    assert forced.key == first.key and first.file("manifest.json").stat().st_mtime_ns != written
+    words = tmp_path / "w.txt"
+    words.write_text("\n".join(builtin_game("mini_nerdle").secrets[:50]))
+    other = run_pipeline("stage=feedback", "game=words", "game.length=6", f"game.secrets.path={words}",
+                         "game.alphabet='0123456789+-*/='")
+    assert other.key != first.key
+    hard = run_pipeline("stage=feedback", "game=mini_nerdle", "game.hard_mode=true")
+    assert hard.key == first.key  # the matrix does not depend on hard mode
+
+
+def test_row_blocks_on_ray_equal_in_process(run_pipeline, ray_session):
+    local = run_pipeline("stage=feedback", "game=ffxivrdle")
+    fanned = run_pipeline("stage=feedback", "game=ffxivrdle", "stage.ray_threshold_cells=1000", "stage.block_rows=100")
+    assert fanned.key != local.key
+    assert np.array_equal(read_matrix(local.file("matrix.parquet"))[0], read_matrix(fanned.file("matrix.parquet"))[0])
+
+
+KILL_WHILE_WRITING = """
+import os, signal, sys
+from pipeline.runtime.store import ArtifactStore
+store = ArtifactStore(sys.argv[1])
+with store.write("feedback", "k1", {}) as out:
+    out.file("matrix.parquet").write_bytes(b"half")
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_kill_in_the_middle_of_writing_leaves_no_artifact(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", KILL_WHILE_WRITING, str(tmp_path)])
+    assert proc.returncode != 0
+    store = ArtifactStore(tmp_path)
+    assert not store.is_done("feedback", "k1") and not (tmp_path / "feedback" / "k1").exists()
+    with store.write("feedback", "k1", {"ok": True}) as out:
+        out.file("matrix.parquet").write_bytes(b"whole")
+    assert store.is_done("feedback", "k1")
+    assert store.artifact("feedback", "k1").manifest["ok"] is True
