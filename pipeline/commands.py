@@ -11,6 +11,7 @@ from pipeline.config import PROJECT_ROOT
 USAGE = """usage:
   python -m pipeline stage=<stage> game=<game> [key=value ...]   run a stage (Hydra overrides)
   python -m pipeline data verify|rebuild                            check / re-download the shipped word lists
+  python -m pipeline verify-tree <tree.json> game=<name>            replay every secret through a strategy tree
 """
 
 
@@ -32,7 +33,33 @@ def data_command(args: list[str]) -> int:
     return 1 if problems else 0
 
 
-COMMANDS = {"data": data_command}
+def load_game_from(overrides: list[str]):
+    """The game selected by `game=<name>` / `game.*=` overrides (one-line errors)."""
+    from pipeline.cli import compose, to_config
+    from pipeline.games.catalog import load_game
+
+    return load_game(to_config(compose(overrides)).game)
+
+
+def split_args(args: list[str]) -> tuple[list[str], list[str]]:
+    """Positional arguments and key=value overrides."""
+    return [a for a in args if "=" not in a], [a for a in args if "=" in a]
+
+
+def verify_tree_command(args: list[str]) -> int:
+    from pipeline.stages.trees import verify_tree_file
+
+    files, overrides = split_args(args)
+    if len(files) != 1:
+        print("usage: python -m pipeline verify-tree <tree.json> game=<name>", file=sys.stderr)
+        return 2
+    stats = verify_tree_file(Path(files[0]), load_game_from(overrides))
+    print(f"ok: every secret found; total {stats['total']}, expected {stats['expected']:.4f}, "
+          f"max {stats['max_guesses']} guesses, distribution {stats['distribution']}")
+    return 0
+
+
+COMMANDS = {"data": data_command, "verify-tree": verify_tree_command}
 
 
 def main(argv: list[str]) -> int:
@@ -40,7 +67,13 @@ def main(argv: list[str]) -> int:
         print(USAGE)
         return 0
     if argv and argv[0] in COMMANDS:
-        return COMMANDS[argv[0]](argv[1:])
+        from pipeline.errors import PipelineError
+
+        try:
+            return COMMANDS[argv[0]](argv[1:])
+        except PipelineError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     from pipeline.cli import hydra_main
 
     hydra_main(argv)

@@ -111,57 +111,95 @@ def _letter_masks(candidates, secrets):
 
 
 @njit(cache=True)
-def _parts_ceiling(word, repeated, at, elsewhere, missing):
-    """Upper bound on |Split(C, h)|: the product over positions of the colours h can show there.
+def _colour_table(candidates, secrets):
+    """How many colours a guess letter can show at each position over C: table[i, key].
 
-    For a letter that h holds once the colour at i is exactly green / yellow /
-    grey as s[i] == x / x elsewhere in s / x not in s; a repeated letter may show
-    any colour, so only the green test is used for it.
+    key = letter for a letter the guess holds once, letter + 64 for a repeated
+    one.  A single letter x at i is green / yellow / grey exactly as s[i] == x /
+    x elsewhere in s / x not in s; a repeated letter may show any non-green
+    colour, so only the green test is used for it.  The product over positions
+    bounds |Split(C, h)| (distinct codes <= product of distinct digits).
     """
-    product = 1
-    for i in range(word.shape[0]):
-        bit = np.int64(1) << word[i]
-        green = 1 if at[i] & bit else 0
-        if repeated[i]:
-            other = 2 if at[i] & ~bit else 0
-            product *= green + other
-        else:
-            product *= green + (1 if elsewhere[i] & bit else 0) + (1 if missing & bit else 0)
-    return product
+    at, elsewhere, missing = _letter_masks(candidates, secrets)
+    table = np.zeros((secrets.shape[1], 128), dtype=np.int64)
+    for i in range(secrets.shape[1]):
+        for x in range(64):
+            bit = np.int64(1) << x
+            green = 1 if at[i] & bit else 0
+            table[i, x] = green + (1 if elsewhere[i] & bit else 0) + (1 if missing & bit else 0)
+            table[i, 64 + x] = green + (2 if at[i] & ~bit else 0)
+    return table
 
 
 @njit(cache=True)
-def max_parts(codes, candidates, seen, stamp, order, global_parts, guesses, repeated, secrets):
+def _parts_ceiling(keys, table):
+    product = 1
+    for i in range(keys.shape[0]):
+        product *= table[i, keys[i]]
+    return product
+
+
+BLOCK = 512  # guesses counted together, so each candidate's row of codes_t is read once per block
+
+
+@njit(cache=True)
+def _popcount(x):
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
+
+@njit(cache=True)
+def max_parts(codes_t, candidates, n_codes, order, global_parts, keys, secrets):
     """max_g |Split(C, g)|, stopping once it reaches |C| - 1 (Bound is flat from there).
 
-    Guesses are visited in `order` (descending `global_parts`, their part counts
-    on all of S); since |Split(C, g)| <= |Split(S, g)| the scan stops as soon as
-    no remaining guess can beat the best so far, and a guess whose letter
-    ceiling (`_parts_ceiling`) cannot beat it is not counted.  `seen`/`stamp` is
-    a scratch array of size n_codes and a counter larger than any value in it.
-    Returns (max parts, next stamp).
+    `codes_t` is the transposed (|S| x |G|) code matrix.  Guesses are taken in
+    `order` -- descending `global_parts` (their part counts on all of S), in
+    blocks of BLOCK sorted by index -- and since |Split(C, g)| <= |Split(S, g)|
+    the scan stops once no remaining guess can beat the best so far.  A guess
+    whose letter ceiling (`_parts_ceiling`, needs the encoded words) cannot
+    beat it is not counted.  Parts are counted as bitsets of codes seen.
     """
     n = candidates.shape[0]
+    n_guesses = order.shape[0]
+    words = (n_codes + 63) // 64
+    bits = np.zeros(BLOCK * words, dtype=np.uint64)
+    selected = np.empty(BLOCK, dtype=np.int32)
+    use_ceiling = n > 8 and keys.shape[0] > 0
+    table = _colour_table(candidates, secrets) if use_ceiling else np.zeros((1, 1), dtype=np.int64)
     best = 1
-    at, elsewhere, missing = _letter_masks(candidates, secrets) if secrets.shape[0] > 0 else (
-        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.int64(0))
-    for j in range(order.shape[0]):
-        g = order[j]
-        if global_parts[g] <= best or best >= n - 1:
+    for start in range(0, n_guesses, BLOCK):
+        if best >= n - 1:
             break
-        if n > 8 and guesses.shape[0] > 0 and _parts_ceiling(guesses[g], repeated[g], at, elsewhere, missing) <= best:
+        m = 0
+        top = 0
+        for j in range(start, min(n_guesses, start + BLOCK)):
+            g = order[j]
+            top = max(top, global_parts[g])
+            if global_parts[g] <= best:
+                continue
+            if use_ceiling and _parts_ceiling(keys[g], table) <= best:
+                continue
+            selected[m] = g
+            m += 1
+        if top <= best:
+            break
+        if m == 0:
             continue
-        row = codes[g]
-        parts = 0
+        bits[: m * words] = 0
         for c in candidates:
-            code = row[c]
-            if seen[code] != stamp:
-                seen[code] = stamp
-                parts += 1
-        stamp += 1
-        if parts > best:
-            best = parts
-    return best, stamp
+            row = codes_t[c]
+            for j in range(m):
+                code = np.int64(row[selected[j]])
+                bits[j * words + (code >> 6)] |= np.uint64(1) << np.uint64(code & 63)
+        for j in range(m):
+            parts = 0
+            for w in range(words):
+                parts += _popcount(bits[j * words + w])
+            if parts > best:
+                best = parts
+    return best
 
 
 @njit(cache=True)
@@ -196,7 +234,8 @@ def _classes(row, candidates, n_codes, win):
 
 
 @njit(cache=True, parallel=True)
-def _opener_v12(codes, openers, n_codes, win, btab, level, budget, order, global_parts, guesses, repeated, secrets):
+def _opener_v12(codes, codes_t, openers, n_codes, win, btab, level, budget, order, global_parts,
+                keys, secrets):
     """V_1 or V_2 of each opener at the root (C = all secrets), with early exit over `budget`."""
     n_secrets = codes.shape[1]
     everyone = np.arange(n_secrets).astype(np.int32)
@@ -209,34 +248,39 @@ def _opener_v12(codes, openers, n_codes, win, btab, level, budget, order, global
             value += btab[t]
         done = True
         if level >= 2:
-            seen = np.zeros(n_codes, dtype=np.int64)
-            stamp = 1
             for c in np.argsort(-sizes, kind="mergesort"):
                 if value > budget:
                     done = False
                     break
                 if sizes[c] < 4:  # Bound(t, k) = 2t - 1 for every k >= 2 when t <= 3
                     break
-                k, stamp = max_parts(codes, members[starts[c]:starts[c + 1]], seen, stamp, order, global_parts,
-                                     guesses, repeated, secrets)
+                k = max_parts(codes_t, members[starts[c]:starts[c + 1]], n_codes, order, global_parts,
+                              keys, secrets)
                 value += bound(sizes[c], k) - btab[sizes[c]]
         values[j] = value
         exact[j] = done
     return values, exact
 
 
+def _block_order(global_parts):
+    """Guesses by descending part count on S, each BLOCK of them sorted by index (for locality)."""
+    order = np.argsort(-global_parts, kind="stable").astype(np.int32)
+    for start in range(0, len(order), BLOCK):
+        order[start:start + BLOCK].sort()
+    return order
+
+
 def _word_arrays(encoded_guesses, encoded_secrets):
-    """(guess letters, repeated-letter flags, secret letters) for the kernels; empty when not given."""
+    """(guess colour-table keys, secret letters) for the kernels; empty when not given."""
     if encoded_guesses is None or encoded_secrets is None:
-        empty = np.zeros((0, 1), dtype=np.uint8)
-        return empty, np.zeros((0, 1), dtype=np.bool_), empty
-    guesses = np.ascontiguousarray(encoded_guesses, dtype=np.uint8)
-    repeated = np.zeros(guesses.shape, dtype=np.bool_)
+        return np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.uint8)
+    guesses = np.asarray(encoded_guesses, dtype=np.int64)
+    keys = guesses.copy()
     for i in range(guesses.shape[1]):
         for j in range(guesses.shape[1]):
             if i != j:
-                repeated[:, i] |= guesses[:, i] == guesses[:, j]
-    return guesses, repeated, np.ascontiguousarray(encoded_secrets, dtype=np.uint8)
+                keys[:, i] = np.where(guesses[:, i] == guesses[:, j], guesses[:, i] + 64, keys[:, i])
+    return keys, np.ascontiguousarray(encoded_secrets, dtype=np.uint8)
 
 
 class BoundSolver:
@@ -250,7 +294,7 @@ class BoundSolver:
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
-                 memo_limit=2_000_000):
+                 codes_t=None, memo_limit=2_000_000):
         from pipeline.search.partition import split_parts
 
         self.codes = codes
@@ -261,10 +305,9 @@ class BoundSolver:
         self.btab = bound_table(codes.shape[1], self.k_s)
         everyone = np.arange(codes.shape[1], dtype=np.int32)
         self.global_parts = split_parts(codes, everyone, self.n_codes).astype(np.int64)
-        self.order = np.argsort(-self.global_parts, kind="stable").astype(np.int32)
+        self.codes_t = np.ascontiguousarray(codes.T) if codes_t is None else codes_t
+        self.order = _block_order(self.global_parts)
         self.words = _word_arrays(encoded_guesses, encoded_secrets)
-        self._seen = np.zeros(self.n_codes, dtype=np.int64)
-        self._stamp = 1
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
         self.memo_limit = memo_limit
 
@@ -281,8 +324,7 @@ class BoundSolver:
         if hit is not None and (hit[1] or hit[0] > budget):
             return hit
         if level == 2:
-            k, self._stamp = max_parts(self.codes, candidates, self._seen, self._stamp, self.order,
-                                       self.global_parts, *self.words)
+            k = max_parts(self.codes_t, candidates, self.n_codes, self.order, self.global_parts, *self.words)
             result = int(bound(n, k)), True
         else:
             result = self._lazy_min(candidates, level, budget)
@@ -352,7 +394,7 @@ def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=U
     openers = np.asarray(openers, dtype=np.int32)
     solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
     if level <= 2:
-        return _opener_v12(codes, openers, solver.n_codes, solver.win, solver.btab, level,
+        return _opener_v12(codes, solver.codes_t, openers, solver.n_codes, solver.win, solver.btab, level,
                            budget, solver.order, solver.global_parts, *solver.words)
     everyone = np.arange(codes.shape[1], dtype=np.int32)
     values = np.empty(len(openers), dtype=np.int64)

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from pipeline.search.tree import Tree, from_arrays
-from pipeline.search.valuations import VALUATIONS, best_guess, combination_ids, tlogt_table
+from pipeline.search.valuations import VALUATIONS, best_guess, combination_ids, tlogt_table, transposed
 
 
 @njit(cache=True)
@@ -58,13 +58,13 @@ def partition(row, cand, win, counts, out, class_start, class_code):
 
 
 @njit(cache=True)
-def _greedy_nodes(codes, secret_of_guess, guess_of_secret, n_codes, combo, tlogt):
+def _greedy_nodes(codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlogt):
     """Breadth-first greedy tree: (node_guess, node_parent, node_code, node_size, n_nodes).
 
     A node's guess is -1 if the chosen guess failed to split its set (cannot
     happen when S is a subset of G, kept as a guard).
     """
-    n_secrets = codes.shape[1]
+    n_secrets = codes_t.shape[0]
     win = n_codes - 1
     pool = np.empty(4 * n_secrets, dtype=np.int64)
     pool[:n_secrets] = np.arange(n_secrets)
@@ -88,10 +88,10 @@ def _greedy_nodes(codes, secret_of_guess, guess_of_secret, n_codes, combo, tlogt
             g = guess_of_secret[cand[0]]
         else:
             in_c[cand] = True
-            g = best_guess(codes, cand, in_c, secret_of_guess, counts, tlogt, combo)
+            g = best_guess(codes_t, cand, in_c, secret_of_guess, counts, tlogt, combo)
             in_c[cand] = False
         guess[head] = g
-        k = partition(codes[g], cand, win, counts, buf, class_start, class_code)
+        k = partition(codes_t[:, g], cand, win, counts, buf, class_start, class_code)
         if k == 1 and class_start[1] == cand.shape[0]:
             guess[head] = -1  # no progress: do not expand
             k = 0
@@ -139,12 +139,18 @@ def guess_of_secret(secret_of_guess: np.ndarray, n_secrets: int) -> np.ndarray:
     return out
 
 
-def greedy(codes, secret_of_guess, n_codes, combination) -> GreedyResult:
-    """The greedy tree of a valuation combination ("MostParts,InSet" or a list of names)."""
+def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None) -> GreedyResult:
+    """The greedy tree of a valuation combination ("MostParts,InSet" or a list of names).
+
+    `codes` is the (G, S) code matrix; pass its transpose `codes_t` too when
+    evaluating many combinations, to build it once.
+    """
     ids = combination_ids(combination)
+    if codes_t is None:
+        codes_t = transposed(codes)
     sog = np.asarray(secret_of_guess, dtype=np.int32)
-    gos = guess_of_secret(sog, codes.shape[1])
-    g, p, c, s = _greedy_nodes(codes, sog, gos, int(n_codes), ids, tlogt_table(codes.shape[1]))
+    gos = guess_of_secret(sog, codes_t.shape[0])
+    g, p, c, s = _greedy_nodes(codes_t, sog, gos, int(n_codes), ids, tlogt_table(codes_t.shape[0]))
     if (g < 0).any():
         raise ValueError("a greedy guess failed to split its candidate set")
     return GreedyResult(tuple(VALUATIONS[i] for i in ids), int(s.sum()), int(g[0]), g, p, c, s)

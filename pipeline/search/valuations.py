@@ -88,27 +88,30 @@ def tlogt_table(max_size: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def row_values(row, candidates, counts, in_c_g, tlogt, out):
-    """Fill out[0..4] with the five minimise-form integer values of one guess row.
+def guess_values(codes_t, g, candidates, counts, in_c_g, tlogt, out):
+    """Fill out[0..4] with the five minimise-form integer values of guess g.
 
-    `counts` is a zeroed scratch array of size n_codes (left zeroed);
-    `in_c_g` says whether the guess is itself a candidate.
+    `codes_t` is the transposed (S, G) code matrix: scanning guesses in
+    order then reads each candidate's row sequentially, which is what makes
+    the all-guesses scans fast.  `counts` is a zeroed scratch array of size
+    n_codes (left zeroed); `in_c_g` says whether g is itself a candidate.
     """
     for c in candidates:
-        counts[row[c]] += 1
+        counts[codes_t[c, g]] += 1
     parts = 0
     largest = 0
     sum_sq = 0
     info = 0
     for c in candidates:
-        t = counts[row[c]]
+        r = codes_t[c, g]
+        t = counts[r]
         if t > 0:
             parts += 1
             if t > largest:
                 largest = t
             sum_sq += t * t
             info += tlogt[t]
-            counts[row[c]] = 0
+            counts[r] = 0
     out[0] = -1 if in_c_g else 0
     out[1] = largest
     out[2] = -parts
@@ -117,7 +120,7 @@ def row_values(row, candidates, counts, in_c_g, tlogt, out):
 
 
 @njit(cache=True)
-def best_guess(codes, candidates, in_c, secret_of_guess, counts, tlogt, combo):
+def best_guess(codes_t, candidates, in_c, secret_of_guess, counts, tlogt, combo):
     """Index of the guess minimising the combination `combo` over all of G (lowest index on a full tie).
 
     `in_c` is a boolean mask over secrets marking the candidates.
@@ -125,9 +128,9 @@ def best_guess(codes, candidates, in_c, secret_of_guess, counts, tlogt, combo):
     best = np.empty(5, dtype=np.int64)
     cur = np.empty(5, dtype=np.int64)
     best_g = -1
-    for g in range(codes.shape[0]):
+    for g in range(codes_t.shape[1]):
         s = secret_of_guess[g]
-        row_values(codes[g], candidates, counts, s >= 0 and in_c[s], tlogt, cur)
+        guess_values(codes_t, g, candidates, counts, s >= 0 and in_c[s], tlogt, cur)
         better = best_g < 0
         if not better:
             for k in combo:
@@ -141,14 +144,19 @@ def best_guess(codes, candidates, in_c, secret_of_guess, counts, tlogt, combo):
 
 
 @njit(cache=True)
-def all_values(codes, candidates, in_c, secret_of_guess, n_codes, tlogt):
+def all_values(codes_t, candidates, in_c, secret_of_guess, n_codes, tlogt):
     """(G, 5) int64 matrix of minimise-form values of every guess, columns in VALUATIONS order."""
-    out = np.empty((codes.shape[0], 5), dtype=np.int64)
+    out = np.empty((codes_t.shape[1], 5), dtype=np.int64)
     counts = np.zeros(n_codes, dtype=np.int32)
-    for g in range(codes.shape[0]):
+    for g in range(codes_t.shape[1]):
         s = secret_of_guess[g]
-        row_values(codes[g], candidates, counts, s >= 0 and in_c[s], tlogt, out[g])
+        guess_values(codes_t, g, candidates, counts, s >= 0 and in_c[s], tlogt, out[g])
     return out
+
+
+def transposed(codes: np.ndarray) -> np.ndarray:
+    """The (S, G) C-contiguous transpose of a (G, S) code matrix, as the scanning kernels take it."""
+    return np.ascontiguousarray(codes.T)
 
 
 def values(codes, secret_of_guess, n_codes, candidates) -> np.ndarray:
@@ -156,7 +164,7 @@ def values(codes, secret_of_guess, n_codes, candidates) -> np.ndarray:
     candidates = np.asarray(candidates, dtype=np.int64)
     in_c = np.zeros(codes.shape[1], dtype=np.bool_)
     in_c[candidates] = True
-    return all_values(codes, candidates, in_c, np.asarray(secret_of_guess, dtype=np.int32),
+    return all_values(transposed(codes), candidates, in_c, np.asarray(secret_of_guess, dtype=np.int32),
                       n_codes, tlogt_table(len(candidates)))
 
 

@@ -40,7 +40,8 @@ def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Arti
 def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore) -> Artifact:
     """The finished artifact of `stage_cfg` for `game`, computing it (and its inputs) only if missing."""
     module = stage_module(stage_cfg.name)
-    inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store) for dep in module.INPUTS}
+    needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
+    inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store) for dep in needed}
     key = stage_key(module, stage_cfg, game, inputs)
     artifact = store.artifact(module.NAME, key)
     if store.is_done(module.NAME, key) and not stage_cfg.force:

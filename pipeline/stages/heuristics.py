@@ -1,0 +1,63 @@
+"""Stage heuristics: greedy trees of valuation combinations (all 325 by default), fanned out over Ray."""
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.errors import PipelineError
+from pipeline.search.greedy import greedy
+from pipeline.search.tree import statistics
+from pipeline.search.valuations import all_combinations, parse_combination
+from pipeline.stages import feedback
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME = "heuristics"
+VERSION = 1
+INPUTS = ("feedback",)
+
+
+@dataclass
+class HeuristicsConfig(StageConfig):
+    name: str = NAME
+    combinations: list[str] = field(default_factory=list)  # e.g. ["MostParts,InSet,ExpSizeSplit"]; [] = all 325
+    batch_size: int = 20  # combinations per Ray task
+
+
+SCHEMA = HeuristicsConfig
+
+
+def chosen_combinations(cfg: HeuristicsConfig) -> list[tuple[str, ...]]:
+    if not cfg.combinations:
+        return all_combinations()
+    try:
+        return [parse_combination(spec) for spec in cfg.combinations]
+    except ValueError as err:
+        raise PipelineError(str(err)) from None
+
+
+def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length):
+    rows = []
+    for combination in batch:
+        result = greedy(codes, secret_of_guess, n_codes, combination)
+        stats = statistics(result.tree(guesses, length))
+        rows.append({"valuation": ",".join(combination), "total": result.total, "expected": stats["expected"],
+                     "max_guesses": stats["max_guesses"], "opener": guesses[result.opener]})
+    return rows
+
+
+def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
+    combinations = chosen_combinations(cfg)
+    if cfg.batch_size < 1:
+        raise PipelineError("stage.batch_size must be at least 1")
+    codes = feedback.load(ctx.inputs["feedback"], ctx.game)
+    game = ctx.game
+    batches = [combinations[i:i + cfg.batch_size] for i in range(0, len(combinations), cfg.batch_size)]
+    shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.length)
+    rows = [row for part in ctx.fan_out(_evaluate_batch, batches, shared, label=NAME) for row in part]
+    table = pa.Table.from_pylist(rows).sort_by([("total", "ascending"), ("valuation", "ascending")])
+    pq.write_table(table, ctx.out.file("valuations.parquet"))
+    best = table.slice(0, 1).to_pylist()[0]
+    n_best = sum(1 for t in table.column("total").to_pylist() if t == best["total"])
+    return {"combinations": len(rows), "best_total": best["total"], "best_valuation": best["valuation"],
+            "best_opener": best["opener"], "combinations_at_best": n_best}

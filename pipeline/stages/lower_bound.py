@@ -1,0 +1,87 @@
+"""Stage lower_bound: the V_i funnel. V_1, V_2, ... for every surviving opener, fanned out in batches
+over Ray; an opener is eliminated as soon as V_i(g, S) > UB."""
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.errors import PipelineError
+from pipeline.search.bounds import k_of_game, opener_values
+from pipeline.stages import feedback
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME = "lower_bound"
+VERSION = 1
+INPUTS = ("feedback", "upper_bound")
+
+
+@dataclass
+class LowerBoundConfig(StageConfig):
+    name: str = NAME
+    ub: int | None = None  # None = take UB from the upper_bound artifact
+    max_level: int = 8
+    batches_per_level: int = 16  # openers of a level split into this many Ray tasks (at least)
+    max_batch: int = 2000  # ... and no task gets more openers than this
+
+
+SCHEMA = LowerBoundConfig
+
+
+def inputs(cfg: LowerBoundConfig) -> tuple[str, ...]:
+    return ("feedback",) if cfg.ub is not None else INPUTS
+
+
+def read_ub(ctx: StageContext, cfg: LowerBoundConfig) -> int:
+    if cfg.ub is not None:
+        return cfg.ub
+    summary = json.loads(ctx.inputs["upper_bound"].file("summary.json").read_text())
+    if (summary.get("guesses_sha256"), summary.get("secrets_sha256")) != (ctx.game.guesses_digest, ctx.game.secrets_digest):
+        raise PipelineError(f"{ctx.inputs['upper_bound'].path} is an upper bound for other word lists")
+    return int(summary["ub"])
+
+
+def _batch(openers, codes, secret_of_guess, n_codes, k_s, level, budget, enc_guesses, enc_secrets):
+    values, exact = opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget,
+                                  encoded_guesses=enc_guesses, encoded_secrets=enc_secrets)
+    return values, exact
+
+
+def batches(openers: np.ndarray, cfg: LowerBoundConfig) -> list[np.ndarray]:
+    size = max(1, min(cfg.max_batch, -(-len(openers) // cfg.batches_per_level)))
+    return [openers[i:i + size] for i in range(0, len(openers), size)]
+
+
+def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
+    if cfg.max_level < 1:
+        raise PipelineError("stage.max_level must be at least 1")
+    game, ub = ctx.game, read_ub(ctx, cfg)
+    codes = feedback.load(ctx.inputs["feedback"], game)
+    k_s = k_of_game(codes, game.n_codes)
+    survivors = np.arange(len(game.guesses), dtype=np.int32)
+    rows, funnel, values = [], [{"level": 0, "survivors": len(survivors)}], np.zeros(0)
+    for level in range(1, cfg.max_level + 1):
+        shared = (codes, game.secret_of_guess, game.n_codes, k_s, level, ub,
+                  game.encoded_guesses(), game.encoded_secrets())
+        parts = ctx.fan_out(_batch, batches(survivors, cfg), shared, label=f"{NAME}-V{level}")
+        values = np.concatenate([p[0] for p in parts])
+        exact = np.concatenate([p[1] for p in parts])
+        eliminated = values > ub
+        rows += [{"opener": game.guesses[g], "level": level, "value": int(v), "exact": bool(x), "eliminated": bool(e)}
+                 for g, v, x, e in zip(survivors, values, exact, eliminated)]
+        survivors, values = survivors[~eliminated], values[~eliminated]
+        funnel.append({"level": level, "survivors": len(survivors)})
+        if len(survivors) <= 1 or (values >= ub).all():
+            break
+    pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema([
+        ("opener", pa.string()), ("level", pa.int32()), ("value", pa.int64()), ("exact", pa.bool_()),
+        ("eliminated", pa.bool_())])), ctx.out.file("funnel.parquet"))
+    summary = {"ub": ub, "k_s": k_s, "funnel": funnel, "survivors": [game.guesses[g] for g in survivors],
+               "survivor_values": [int(v) for v in values], "levels": funnel[-1]["level"],
+               "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest}
+    if not len(survivors):
+        summary["note"] = f"every opener has a lower bound above UB={ub}: the optimum is larger than this UB"
+    ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return {k: summary[k] for k in ("ub", "funnel", "survivors")} | ({"note": summary["note"]} if "note" in summary else {})
