@@ -12,6 +12,8 @@ USAGE = """usage:
   python -m pipeline stage=<stage> game=<game> [key=value ...]   run a stage (Hydra overrides)
   python -m pipeline data verify|rebuild                            check / re-download the shipped word lists
   python -m pipeline verify-tree <tree.json> game=<name>            replay every secret through a strategy tree
+  python -m pipeline play game=<name> [game.hard_mode=true]         interactive assistant: type guesses and colours
+  python -m pipeline solve game=<name> secret=<word>                play the strategy against a secret
 """
 
 
@@ -59,7 +61,19 @@ def verify_tree_command(args: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"data": data_command, "verify-tree": verify_tree_command}
+def play_command(args: list[str]) -> int:
+    from pipeline.assistant.app import play_command as play
+
+    return play(args)
+
+
+def solve_command(args: list[str]) -> int:
+    from pipeline.assistant.app import solve_command as solve
+
+    return solve(args)
+
+
+COMMANDS = {"data": data_command, "verify-tree": verify_tree_command, "play": play_command, "solve": solve_command}
 
 
 def main(argv: list[str]) -> int:

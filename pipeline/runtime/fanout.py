@@ -2,58 +2,85 @@
 progress as results arrive, worker crashes retried, finished shards kept on
 disk so a killed driver resumes where it stopped."""
 
+import os
 import pickle
+import time
+import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.runtime.progress import Progress
 
+# Fault-injection for tests: every task sleeps this long first, so a test can kill it mid-flight.
+DELAY_ENV = "PIPELINE_TASK_DELAY_S"
 
-def _shard_path(shard_dir: Path, index: int) -> Path:
-    return shard_dir / f"{index:06d}.pkl"
+
+@dataclass
+class FanOutStats:
+    tasks: int = 0
+    resumed: int = 0
+    nodes: set = field(default_factory=set)
+    task_seconds: float = 0.0  # CPU-side wall time summed over tasks (for scaling projections)
+
+
+def _run_task(fn, item, *shared):
+    import ray
+
+    delay = float(os.environ.get(DELAY_ENV, "0") or 0)
+    if delay:
+        time.sleep(delay)
+    started = time.perf_counter()
+    result = fn(item, *shared)
+    return result, ray.get_runtime_context().get_node_id(), time.perf_counter() - started
 
 
 def _load_done(shard_dir: Path | None, n: int) -> dict[int, object]:
     done = {}
-    if shard_dir is None:
+    if shard_dir is None or not shard_dir.is_dir():
         return done
-    for i in range(n):
-        path = _shard_path(shard_dir, i)
-        if (shard_dir / f"{i:06d}.done").exists():
-            done[i] = pickle.loads(path.read_bytes())
+    for marker in shard_dir.glob("*.done"):
+        i = int(marker.stem)
+        if i < n:
+            done[i] = pickle.loads((shard_dir / f"{i:06d}.pkl").read_bytes())
     return done
 
 
 def _save_shard(shard_dir: Path | None, index: int, result: object) -> None:
     if shard_dir is None:
         return
-    tmp = shard_dir / f"{index:06d}.tmp"
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    tmp = shard_dir / f"{index:06d}.{uuid.uuid4().hex[:8]}.tmp"
     tmp.write_bytes(pickle.dumps(result))
-    tmp.rename(_shard_path(shard_dir, index))
+    os.replace(tmp, shard_dir / f"{index:06d}.pkl")
     (shard_dir / f"{index:06d}.done").touch()
 
 
 def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str, max_in_flight: int = 16,
             max_retries: int = 3, shard_dir: Path | None = None, progress: bool = True,
-            num_cpus: float = 1) -> list:
+            num_cpus: float = 1, stats: FanOutStats | None = None) -> list:
     """[fn(item, *shared) for item in items], computed as Ray tasks, in item order."""
     import ray
 
+    stats = stats if stats is not None else FanOutStats()
     results = _load_done(shard_dir, len(items))
+    stats.tasks += len(items)
+    stats.resumed += len(results)
     shared_refs = [ray.put(value) for value in shared]
-    task = ray.remote(max_retries=max_retries, num_cpus=num_cpus)(fn)
+    task = ray.remote(max_retries=max_retries, num_cpus=num_cpus)(_run_task).options(name=f"{label}")
     pending = [i for i in range(len(items)) if i not in results]
     in_flight: dict = {}
-    with Progress(label, len(items), enabled=progress) as bar:
-        bar.advance(len(results))
+    with Progress(label, len(items), enabled=progress, resumed=len(results)) as bar:
         while pending or in_flight:
             while pending and len(in_flight) < max_in_flight:
                 i = pending.pop(0)
-                in_flight[task.remote(items[i], *shared_refs)] = i
+                in_flight[task.remote(fn, items[i], *shared_refs)] = i
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:
                 i = in_flight.pop(ref)
-                results[i] = ray.get(ref)
+                results[i], node, seconds = ray.get(ref)
+                stats.nodes.add(node)
+                stats.task_seconds += seconds
                 _save_shard(shard_dir, i, results[i])
                 bar.advance()
     return [results[i] for i in range(len(items))]

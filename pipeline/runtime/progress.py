@@ -7,8 +7,8 @@ import time
 class Progress:
     """`with Progress("upper_bound", total) as p: p.advance()` shows done/total and an ETA."""
 
-    def __init__(self, label: str, total: int, enabled: bool = True, stream=None):
-        self.label, self.total, self.done = label, total, 0
+    def __init__(self, label: str, total: int, enabled: bool = True, stream=None, resumed: int = 0):
+        self.label, self.total, self.done, self.resumed = label, total, resumed, resumed
         self.stream = stream or sys.stderr
         self.live = enabled and self.stream.isatty()
         self.started = self.last_draw = time.monotonic()
@@ -27,7 +27,8 @@ class Progress:
             return
         self.last_draw = now
         elapsed = now - self.started
-        eta = f", ETA {elapsed / self.done * (self.total - self.done):.0f}s" if self.done else ""
+        fresh = self.done - self.resumed
+        eta = f", ETA {elapsed / fresh * (self.total - self.done):.0f}s" if fresh else ""
         self.stream.write(f"\r{self.label}: {self.done}/{self.total} tasks{eta}   ")
         self.stream.flush()
 
@@ -35,5 +36,6 @@ class Progress:
         elapsed = time.monotonic() - self.started
         if self.live:
             self.stream.write("\r")
-        self.stream.write(f"{self.label}: {self.done}/{self.total} tasks in {elapsed:.1f}s\n")
+        resumed = f" ({self.resumed} resumed from an earlier run)" if self.resumed else ""
+        self.stream.write(f"{self.label}: {self.done}/{self.total} tasks in {elapsed:.1f}s{resumed}\n")
         self.stream.flush()

@@ -54,8 +54,10 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
     }
     started = time.time()
     with store.write(module.NAME, key, manifest, replace=stage_cfg.force) as out:
-        ctx = StageContext(game, store, cfg.ray, out, key, inputs, cfg.progress)
+        ctx = StageContext(module.NAME, game, store, cfg.ray, out, key, inputs, cfg.progress)
         summary = module.run(ctx, stage_cfg)
-        out.record(summary=summary, run_seconds=round(time.time() - started, 3))
+        out.record(summary=summary, run_seconds=round(time.time() - started, 3),
+                   fan_out={"tasks": ctx.fanout.tasks, "resumed": ctx.fanout.resumed, "nodes": sorted(ctx.fanout.nodes),
+                            "task_seconds": round(ctx.fanout.task_seconds, 3)})
     print(f"{module.NAME}: done in {time.time() - started:.1f}s", file=sys.stderr)
     return artifact

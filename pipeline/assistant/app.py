@@ -1,0 +1,177 @@
+"""`python -m pipeline play ...` (the interactive assistant) and `python -m pipeline solve ...`.
+
+Arguments: `game=<name>` and any `game.<key>=<value>` / `paths.<key>=<value>`
+override (composed like a stage run), plus `tree=<tree.json>|none` to choose
+or disable the strategy tree (default: the best stored one for the game), and
+for `solve` the `secret=<word>`.  On a terminal, rows are coloured tiles and
+slow steps show a spinner; with piped input every line is echoed after "> "
+and the output is plain and deterministic.
+"""
+
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.errors import PipelineError
+
+PLAY_USAGE = """usage: python -m pipeline play game=<name> [game.<key>=<value> ...] [tree=<tree.json>|none]
+  e.g. python -m pipeline play game=wordle_original game.hard_mode=true
+       python -m pipeline play game=words game.length=6 game.secrets.path=words.txt"""
+SOLVE_USAGE = """usage: python -m pipeline solve game=<name> secret=<word> [game.<key>=<value> ...] [tree=<tree.json>|none]"""
+OVERRIDE_PREFIXES = ("game=", "game.", "paths.", "+game.", "~game.")
+
+
+@dataclass
+class Setup:
+    session: object
+    options: dict
+    colour: bool
+
+
+def _parse_args(args: list[str], own: set[str], usage: str) -> tuple[list[str], dict[str, str]]:
+    overrides, options = [], {}
+    for arg in args:
+        key, eq, value = arg.partition("=")
+        if arg.startswith(OVERRIDE_PREFIXES):
+            overrides.append(arg)
+        elif eq and key in own:
+            options[key] = value
+        else:
+            raise PipelineError(f"unexpected argument {arg!r}; {usage.splitlines()[0][len('usage: '):]}")
+    return overrides, options
+
+
+def setup(args: list[str], own: set[str], usage: str) -> Setup:
+    """Compose the game config, load the game and its strategy: everything before the first suggestion."""
+    overrides, options = _parse_args(args, own | {"tree"}, usage)
+    from pipeline.cli import compose, to_config
+
+    config = to_config(compose(overrides))
+    from pipeline.assistant.session import Session
+    from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
+    from pipeline.assistant.terminal import Progress, use_colour
+    from pipeline.games.catalog import load_game
+
+    with Progress(f"loading {config.game.name}"):
+        game = load_game(config.game)
+        choice = options.get("tree", "auto")
+        if choice in ("none", "off", "false", ""):
+            tree = None
+        elif choice == "auto":
+            tree = find_tree(game, Path(config.paths.outputs))
+        else:
+            tree = load_tree_file(Path(choice), game)
+        strategy = Strategy(game, tree)
+    user_lists = config.game.source == "lists" and not config.game.secrets.sha256
+    return Setup(Session(strategy, allow_unlisted=user_lists), options, use_colour(sys.stdout))
+
+
+def _suggest(session) -> None:
+    """Work out the current suggestion (memoised by the session) with a progress indicator."""
+    from pipeline.assistant.terminal import Progress
+
+    if session.solved or session.inconsistent:
+        return
+    with Progress("thinking") as progress:
+        session.strategy.on_progress = progress.update
+        try:
+            session.suggestion()
+        finally:
+            session.strategy.on_progress = None
+
+
+def _input_lines(interactive: bool):
+    if interactive:
+        try:
+            import readline  # noqa: F401  (line editing for input())
+        except ImportError:  # pragma: no cover
+            pass
+        while True:
+            try:
+                yield input("> ")
+            except EOFError:
+                print()
+                return
+    else:
+        for line in sys.stdin:
+            line = line.rstrip("\n")
+            print(f"> {line}")
+            yield line
+
+
+def play_command(args: list[str]) -> int:
+    if any(a in ("-h", "--help", "help") for a in args):
+        print(PLAY_USAGE)
+        return 0
+    from pipeline.assistant import explain
+    from pipeline.assistant.parse import InputError, parse_line
+    from pipeline.assistant.terminal import render_row
+
+    ready = setup(args, set(), PLAY_USAGE)
+    session, colour = ready.session, ready.colour
+    say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
+    say(*explain.header(session))
+    _suggest(session)
+    say(explain.suggestion_line(session))
+    try:
+        for line in _input_lines(sys.stdin.isatty()):
+            try:
+                entry = parse_line(line, session.game.length)
+                if entry is None:
+                    continue
+                if entry.command == "quit":
+                    break
+                if entry.command == "help":
+                    say(explain.HELP)
+                elif entry.command == "list":
+                    words = session.candidate_words()
+                    say(f"{len(words)} candidates:", *textwrap.wrap(", ".join(words), 78) or ["(none)"])
+                elif entry.command == "reset":
+                    session.reset()
+                    _suggest(session)
+                    say("new game", explain.suggestion_line(session))
+                elif entry.command == "undo":
+                    row = session.undo()
+                    _suggest(session)
+                    say(f"undone: {render_row(row.guess, row.colours, colour)}",
+                        explain.candidates_line(session), explain.suggestion_line(session))
+                else:
+                    row = session.play(entry.word, entry.colours, entry.force)
+                    _suggest(session)
+                    say(render_row(row.guess, row.colours, colour), *explain.row_report(session, row))
+            except InputError as err:
+                say(f"error: {err}")
+    except KeyboardInterrupt:
+        print()
+    return 0
+
+
+def solve_command(args: list[str]) -> int:
+    if any(a in ("-h", "--help", "help") for a in args):
+        print(SOLVE_USAGE)
+        return 0
+    from pipeline.assistant.terminal import render_row
+    from pipeline.games.answer import feedback
+
+    overrides, options = _parse_args(args, {"secret", "tree"}, SOLVE_USAGE)
+    if not options.get("secret"):
+        raise PipelineError(f"solve needs secret=<word>; {SOLVE_USAGE[len('usage: '):]}")
+    ready = setup(args, {"secret"}, SOLVE_USAGE)
+    session, colour = ready.session, ready.colour
+    game = session.game
+    secret = options["secret"].strip().lower()
+    if secret not in game.secret_index:
+        also = " (it is an allowed guess, but never the answer)" if secret in game.guess_index else ""
+        raise PipelineError(f"{secret!r} is not a possible secret of {game.name}{also}")
+    print(f"suggestions: {session.strategy.describe()}")
+    while not session.solved:
+        if len(session.rows) > len(game.secrets):  # cannot happen: every suggestion splits the candidates
+            raise PipelineError(f"the strategy did not find {secret!r}")
+        _suggest(session)
+        word = session.suggestion().word
+        row = session.play(word, feedback(word, secret))
+        print(render_row(row.guess, row.colours, colour), flush=True)
+    n = len(session.rows)
+    print(f"solved in {n} {'guess' if n == 1 else 'guesses'}")
+    return 0

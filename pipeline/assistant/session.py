@@ -1,0 +1,134 @@
+"""The assistant's state machine, free of any input/output: rows played, candidates left, undo, suggestions."""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.assistant.parse import InputError
+from pipeline.assistant.strategy import Strategy, Suggestion
+from pipeline.feedback.kernel import code_matrix, encode_words
+from pipeline.games.answer import colours_to_code
+from pipeline.games.constraints import Constraints, hard_mode_violation, history_constraints, show
+
+
+@dataclass(frozen=True)
+class Row:
+    guess: str
+    colours: str  # "02100"
+    before: np.ndarray  # candidate secret indices before this row
+    after: np.ndarray  # ... and after it
+    listed: bool  # the guess is in the game's allowed list
+
+    @property
+    def bits(self) -> float:
+        """Information gained: log2(|C before| / |C after|) (inf if nothing is left)."""
+        return math.log2(len(self.before) / len(self.after)) if len(self.after) else math.inf
+
+
+class Session:
+    """One game in progress.  `allow_unlisted`: words outside the list may be played when asked (`word!`)."""
+
+    def __init__(self, strategy: Strategy, allow_unlisted: bool = False):
+        self.strategy = strategy
+        self.game = strategy.game
+        self.allow_unlisted = allow_unlisted
+        self.rows: list[Row] = []
+        self.all_candidates = np.arange(len(self.game.secrets), dtype=np.int64)
+        self._suggestions: dict[tuple, Suggestion] = {}
+
+    # ---- state ---------------------------------------------------------------------------------------------
+
+    @property
+    def history(self) -> list[tuple[str, str]]:
+        return [(r.guess, r.colours) for r in self.rows]
+
+    @property
+    def candidates(self) -> np.ndarray:
+        return self.rows[-1].after if self.rows else self.all_candidates
+
+    def candidate_words(self) -> list[str]:
+        return [self.game.secrets[int(i)] for i in self.candidates]
+
+    @property
+    def solved(self) -> bool:
+        return bool(self.rows) and set(self.rows[-1].colours) == {"2"} and len(self.rows[-1].after) == 1
+
+    @property
+    def inconsistent(self) -> bool:
+        return bool(self.rows) and len(self.candidates) == 0
+
+    def constraints(self) -> Constraints:
+        return history_constraints(self.history, self.game.length)
+
+    def suggestion(self) -> Suggestion:
+        key = tuple(self.history)
+        if key not in self._suggestions:
+            self._suggestions[key] = self.strategy.suggest(self.history, self.candidates)
+        return self._suggestions[key]
+
+    # ---- changes -------------------------------------------------------------------------------------------
+
+    def check_guess(self, word: str, force: bool = False) -> bool:
+        """InputError if `word` cannot be played now; returns whether it is in the allowed list."""
+        game = self.game
+        if len(word) != game.length:
+            raise InputError(f"{word!r} has {len(word)} symbols; {game.name} words have {game.length}")
+        stray = sorted({ch for ch in word if ch not in game.alphabet})
+        if stray:
+            raise InputError(f"{word!r} uses {', '.join(map(repr, stray))}, not in {game.name}'s symbols "
+                             f"{game.alphabet!r}")
+        listed = word in game.guess_index
+        if not listed and not (force and self.allow_unlisted):
+            if self.allow_unlisted:
+                raise InputError(f"{word!r} is not in the word list; type `{word}! <colours>` to use it anyway")
+            raise InputError(f"{word!r} is not an allowed guess in {game.name}")
+        if game.hard_mode:
+            problem = hard_mode_violation(word, self.history)
+            if problem:
+                raise InputError(f"hard mode does not allow {word!r}: {problem}")
+        return listed
+
+    def play(self, word: str | None, colours: str, force: bool = False) -> Row:
+        """Add a row (word None = the current suggestion).  InputError if it cannot be played."""
+        if self.solved:
+            raise InputError("this game is solved; `undo` the last row or `reset` for a new game")
+        if word is None:
+            suggestion = self.suggestion()
+            if suggestion.word is None:
+                raise InputError("there is no suggestion to give colours for; type the guess too, or `undo`")
+            word = suggestion.word
+        if len(colours) != self.game.length:
+            raise InputError(f"colours {colours!r} have {len(colours)} symbols; the guess has {self.game.length}")
+        listed = self.check_guess(word, force)
+        before = self.candidates
+        if len(before):
+            guess_codes = code_matrix(encode_words([word], self.game.alphabet), self.strategy.enc_secrets[before])[0]
+            after = before[guess_codes == colours_to_code(colours)]
+        else:
+            after = before
+        row = Row(word, colours, before, after, listed)
+        self.rows.append(row)
+        return row
+
+    def undo(self) -> Row:
+        if not self.rows:
+            raise InputError("nothing to undo")
+        return self.rows.pop()
+
+    def reset(self) -> None:
+        self.rows.clear()
+
+
+def hard_mode_note(session: Session) -> str | None:
+    """What hard mode requires of the next guess, in words (None outside hard mode or before the first row)."""
+    if not session.game.hard_mode or not session.rows:
+        return None
+    from pipeline.games.constraints import hard_mode_rule
+
+    rule = hard_mode_rule(session.history, session.game.length)
+    parts = [f"{show(s)} in position {p + 1}" for p, s in sorted(rule.fixed.items())]
+    greens = {s: sum(1 for v in rule.fixed.values() if v == s) for s in rule.at_least}
+    parts += [f"{'at least ' + str(n) + ' ' if n > 1 else ''}{show(s)}" for s, n in rule.at_least.items()
+              if n > greens.get(s, 0)]
+    return "next guess must keep " + ", ".join(parts) if parts else None
