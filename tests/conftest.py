@@ -5,7 +5,6 @@ import os
 import pytest
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-os.environ.setdefault("RAY_AUTH_MODE", "token")
 
 
 @pytest.fixture(scope="session")

@@ -124,17 +124,15 @@ def find_tree(game: Game, outputs: Path) -> LoadedTree | None:
 # ---- greedy --------------------------------------------------------------------------------------------------
 
 
-def _values(sub: np.ndarray, sog: np.ndarray, n_codes: int, tlogt) -> np.ndarray:
+def _values(sub: np.ndarray, sog: np.ndarray, n_codes: int) -> np.ndarray:
     """(rows, 3) minimise-form (MostParts, InSet, ExpSizeSplit) over a G x C sub-matrix whose columns are C."""
-    k = sub.shape[1]
-    candidates = np.arange(k, dtype=np.int64)
+    candidates = np.arange(sub.shape[1], dtype=np.int64)
     try:
         from pipeline.search import valuations
 
-        vals = valuations.all_values(sub, candidates, np.ones(k, dtype=np.bool_), sog, n_codes, tlogt)
-        cols = [valuations.VALUATIONS.index(name) for name in COMBINATION]
-        return vals[:, cols]
-    except (ImportError, AttributeError):  # pragma: no cover - the valuations module is being reworked
+        vals = valuations.values(sub, sog, n_codes, candidates)
+        return vals[:, [valuations.VALUATIONS.index(name) for name in COMBINATION]]
+    except (ImportError, AttributeError):  # pragma: no cover - fallback while pipeline.search is reworked
         from pipeline.search.partition import split_stats
 
         parts, _, sum_sq, _ = split_stats(sub, candidates, n_codes)
@@ -148,19 +146,12 @@ def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, candidate
     `candidate_pos[g]` is the column of guess g among the candidates, or -1.
     """
     n_rows, k = enc_guesses.shape[0], enc_candidates.shape[0]
-    tlogt = None
-    try:
-        from pipeline.search.valuations import tlogt_table
-
-        tlogt = tlogt_table(k)
-    except ImportError:  # pragma: no cover
-        pass
     step = max(1, CHUNK_CELLS // max(k, 1))
     parts = []
     for start in range(0, n_rows, step):
         stop = min(n_rows, start + step)
         sub = code_matrix(enc_guesses[start:stop], enc_candidates)
-        parts.append(_values(sub, candidate_pos[start:stop], n_codes, tlogt))
+        parts.append(_values(sub, candidate_pos[start:stop], n_codes))
         if on_progress:
             on_progress(stop / n_rows)
     vals = np.concatenate(parts)

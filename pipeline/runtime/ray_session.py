@@ -17,7 +17,8 @@ def ensure_ray(cfg: RayConfig) -> None:
         return
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
-    os.environ.setdefault("RAY_AUTH_MODE", "token")  # Ray's default for local clusters, stated so it stops warning
+    # Ray enables token auth for a new local cluster and warns about it on every start; the default is kept.
+    logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
     if cfg.address == "local":
         ray.init(address="local", num_cpus=cfg.num_cpus, object_store_memory=cfg.object_store_memory,
                  include_dashboard=False, logging_level=logging.WARNING, log_to_driver=True)

@@ -58,7 +58,7 @@ def partition(row, cand, win, counts, out, class_start, class_code):
 
 
 @njit(cache=True)
-def _greedy_nodes(codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlogt):
+def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlogt):
     """Breadth-first greedy tree: (node_guess, node_parent, node_code, node_size, n_nodes).
 
     A node's guess is -1 if the chosen guess failed to split its set (cannot
@@ -88,10 +88,10 @@ def _greedy_nodes(codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlo
             g = guess_of_secret[cand[0]]
         else:
             in_c[cand] = True
-            g = best_guess(codes_t, cand, in_c, secret_of_guess, counts, tlogt, combo)
+            g = best_guess(codes, codes_t, cand, in_c, secret_of_guess, counts, tlogt, combo)
             in_c[cand] = False
         guess[head] = g
-        k = partition(codes_t[:, g], cand, win, counts, buf, class_start, class_code)
+        k = partition(codes[g], cand, win, counts, buf, class_start, class_code)
         if k == 1 and class_start[1] == cand.shape[0]:
             guess[head] = -1  # no progress: do not expand
             k = 0
@@ -150,7 +150,7 @@ def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None) -> Greedy
         codes_t = transposed(codes)
     sog = np.asarray(secret_of_guess, dtype=np.int32)
     gos = guess_of_secret(sog, codes_t.shape[0])
-    g, p, c, s = _greedy_nodes(codes_t, sog, gos, int(n_codes), ids, tlogt_table(codes_t.shape[0]))
+    g, p, c, s = _greedy_nodes(codes, codes_t, sog, gos, int(n_codes), ids, tlogt_table(codes_t.shape[0]))
     if (g < 0).any():
         raise ValueError("a greedy guess failed to split its candidate set")
     return GreedyResult(tuple(VALUATIONS[i] for i in ids), int(s.sum()), int(g[0]), g, p, c, s)

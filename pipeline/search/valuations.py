@@ -87,50 +87,92 @@ def tlogt_table(max_size: int) -> np.ndarray:
     return table
 
 
-@njit(cache=True)
-def guess_values(codes_t, g, candidates, counts, in_c_g, tlogt, out):
-    """Fill out[0..4] with the five minimise-form integer values of guess g.
+SMALL_SET = 100  # below this many candidates, scan the transposed matrix
 
-    `codes_t` is the transposed (S, G) code matrix: scanning guesses in
-    order then reads each candidate's row sequentially, which is what makes
-    the all-guesses scans fast.  `counts` is a zeroed scratch array of size
-    n_codes (left zeroed); `in_c_g` says whether g is itself a candidate.
+
+@njit(cache=True, inline="always")
+def _stats_of(line, candidates, counts, tlogt):
+    """(parts, largest, sum t^2, fixed-point sum t ln t) of one guess, in one pass.
+
+    Incremental form: when a class grows from k to k+1 members, sum t^2 grows
+    by 2k+1 and sum t ln t by tlogt[k+1]-tlogt[k].  `counts` is left zeroed.
     """
+    parts = 0
+    largest = 0
+    sum_sq = 0
+    info = 0
     for c in candidates:
-        counts[codes_t[c, g]] += 1
+        r = line[c]
+        k = counts[r]
+        counts[r] = k + 1
+        sum_sq += 2 * k + 1
+        info += tlogt[k + 1] - tlogt[k]
+        if k == 0:
+            parts += 1
+        if k >= largest:
+            largest = k + 1
+    if candidates.shape[0] * 4 > counts.shape[0]:
+        counts[:] = 0
+    else:
+        for c in candidates:
+            counts[line[c]] = 0
+    return parts, largest, sum_sq, info
+
+
+@njit(cache=True, inline="always")
+def _stats_t(codes_t, g, candidates, counts, tlogt):
+    """As _stats_of for column g of the transposed (S, G) matrix."""
     parts = 0
     largest = 0
     sum_sq = 0
     info = 0
     for c in candidates:
         r = codes_t[c, g]
-        t = counts[r]
-        if t > 0:
+        k = counts[r]
+        counts[r] = k + 1
+        sum_sq += 2 * k + 1
+        info += tlogt[k + 1] - tlogt[k]
+        if k == 0:
             parts += 1
-            if t > largest:
-                largest = t
-            sum_sq += t * t
-            info += tlogt[t]
-            counts[r] = 0
-    out[0] = -1 if in_c_g else 0
-    out[1] = largest
-    out[2] = -parts
-    out[3] = info
-    out[4] = sum_sq
+        if k >= largest:
+            largest = k + 1
+    for c in candidates:
+        counts[codes_t[c, g]] = 0
+    return parts, largest, sum_sq, info
+
+
+@njit(cache=True, inline="always")
+def guess_stats(codes, codes_t, g, candidates, counts, tlogt):
+    """(parts, largest, sum t^2, fixed-point sum t ln t) of Split(C, g).
+
+    Large sets gather from the row codes[g]; small ones read the transposed
+    (S, G) matrix, so that consecutive guesses read each candidate's row
+    sequentially (a gather from 12972 rows of the (G, S) matrix costs one
+    cache miss per candidate per guess).
+    """
+    if candidates.shape[0] >= SMALL_SET:
+        return _stats_of(codes[g], candidates, counts, tlogt)
+    return _stats_t(codes_t, g, candidates, counts, tlogt)
 
 
 @njit(cache=True)
-def best_guess(codes_t, candidates, in_c, secret_of_guess, counts, tlogt, combo):
+def best_guess(codes, codes_t, candidates, in_c, secret_of_guess, counts, tlogt, combo):
     """Index of the guess minimising the combination `combo` over all of G (lowest index on a full tie).
 
-    `in_c` is a boolean mask over secrets marking the candidates.
+    `in_c` is a boolean mask over secrets marking the candidates; `counts`
+    a zeroed scratch array of size n_codes.
     """
     best = np.empty(5, dtype=np.int64)
     cur = np.empty(5, dtype=np.int64)
     best_g = -1
-    for g in range(codes_t.shape[1]):
+    for g in range(codes.shape[0]):
+        parts, largest, sum_sq, info = guess_stats(codes, codes_t, g, candidates, counts, tlogt)
         s = secret_of_guess[g]
-        guess_values(codes_t, g, candidates, counts, s >= 0 and in_c[s], tlogt, cur)
+        cur[0] = -1 if (s >= 0 and in_c[s]) else 0
+        cur[1] = largest
+        cur[2] = -parts
+        cur[3] = info
+        cur[4] = sum_sq
         better = best_g < 0
         if not better:
             for k in combo:
@@ -144,13 +186,18 @@ def best_guess(codes_t, candidates, in_c, secret_of_guess, counts, tlogt, combo)
 
 
 @njit(cache=True)
-def all_values(codes_t, candidates, in_c, secret_of_guess, n_codes, tlogt):
+def all_values(codes, codes_t, candidates, in_c, secret_of_guess, n_codes, tlogt):
     """(G, 5) int64 matrix of minimise-form values of every guess, columns in VALUATIONS order."""
-    out = np.empty((codes_t.shape[1], 5), dtype=np.int64)
+    out = np.empty((codes.shape[0], 5), dtype=np.int64)
     counts = np.zeros(n_codes, dtype=np.int32)
-    for g in range(codes_t.shape[1]):
+    for g in range(codes.shape[0]):
+        parts, largest, sum_sq, info = guess_stats(codes, codes_t, g, candidates, counts, tlogt)
         s = secret_of_guess[g]
-        guess_values(codes_t, g, candidates, counts, s >= 0 and in_c[s], tlogt, out[g])
+        out[g, 0] = -1 if (s >= 0 and in_c[s]) else 0
+        out[g, 1] = largest
+        out[g, 2] = -parts
+        out[g, 3] = info
+        out[g, 4] = sum_sq
     return out
 
 
@@ -164,7 +211,7 @@ def values(codes, secret_of_guess, n_codes, candidates) -> np.ndarray:
     candidates = np.asarray(candidates, dtype=np.int64)
     in_c = np.zeros(codes.shape[1], dtype=np.bool_)
     in_c[candidates] = True
-    return all_values(transposed(codes), candidates, in_c, np.asarray(secret_of_guess, dtype=np.int32),
+    return all_values(codes, transposed(codes), candidates, in_c, np.asarray(secret_of_guess, dtype=np.int32),
                       n_codes, tlogt_table(len(candidates)))
 
 
