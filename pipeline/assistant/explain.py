@@ -53,7 +53,7 @@ def suggestion_line(session: Session) -> str:
     source = {"tree": "strategy tree", "greedy": "greedy", "candidate": "one of the last two"}[s.source]
     n = len(session.candidates)
     if s.candidate:
-        chance = "certain to win" if n == 1 else f"chance it wins: 1/{n} = {100 * s.chance:.1f}%"
+        chance = "certain to win" if n == 1 else f"chance it wins: 1/{n} = {100 * s.chance:.3g}%"
     else:
         chance = "chance it wins: 0 (not a possible secret; it narrows them down)"
     return f"suggest: {s.word} ({source}); {chance}"
@@ -66,7 +66,11 @@ def row_report(session: Session, row: Row) -> list[str]:
         return [f"solved in {n} {'guess' if n == 1 else 'guesses'}! (`reset` for a new game, `quit` to leave)"]
     lines = [f"learned: {response_constraints(row.guess, row.colours).describe()}"]
     if len(session.rows) > 1:
-        lines.append(f"known: {session.constraints().describe()}")
+        known = session.constraints()
+        if known.conflicts:
+            lines.append(f"known: nothing consistent — the rows contradict each other: {known.conflicts[0]}")
+        else:
+            lines.append(f"known: {known.describe()}")
     if session.inconsistent:
         if len(row.before):
             lines.append(f"candidates: none — no secret of {session.game.name} fits all these colours; "
@@ -74,11 +78,8 @@ def row_report(session: Session, row: Row) -> list[str]:
         else:
             lines.append("candidates: still none (`undo` the row that is wrong)")
         problem = response_problem(row.guess, row.colours)
-        conflicts = session.constraints().conflicts
         if problem:
             lines.append(f"note: {problem}")
-        elif conflicts:
-            lines.append(f"note: the rows contradict each other: {conflicts[0]}")
         return lines
     lines.append(candidates_line(session, row))
     note = hard_mode_note(session)

@@ -64,10 +64,9 @@ def parse_line(line: str, length: int) -> Entry | None:
     tokens = text.split()
     if len(tokens) == 1 and tokens[0].lower() in COMMANDS:
         return Entry(command=COMMANDS[tokens[0].lower()])
-    if len(tokens) == 1 or (tokens[0].lower() not in COMMANDS and looks_like_colours(text)
-                            and len([c for c in text.lower() if c not in IGNORED]) == length):
-        if looks_like_colours(text):
-            return Entry(colours=parse_colours(text, length))
+    if looks_like_colours(text) and (len(tokens) == 1 or len(tokens[0].rstrip("!")) != length):
+        return Entry(colours=parse_colours(text, length))  # colours alone, for the suggested guess
+    if len(tokens) == 1:
         raise InputError(f"{text!r}: type a guess and its colours, e.g. `salet 02100`, or `help`")
     word, force = tokens[0].lower(), False
     if word.endswith("!") and len(word) > 1:

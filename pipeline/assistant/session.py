@@ -73,7 +73,7 @@ class Session:
         """InputError if `word` cannot be played now; returns whether it is in the allowed list."""
         game = self.game
         if len(word) != game.length:
-            raise InputError(f"{word!r} has {len(word)} symbols; {game.name} words have {game.length}")
+            raise InputError(f"{word!r} has {len(word)} symbols, not {game.length}")
         stray = sorted({ch for ch in word if ch not in game.alphabet})
         if stray:
             raise InputError(f"{word!r} uses {', '.join(map(repr, stray))}, not in {game.name}'s symbols "

@@ -68,6 +68,10 @@ class ArtifactStore:
         path.mkdir(parents=True, exist_ok=True)
         return path
 
+    def clear_shards(self, stage: str, key: str) -> None:
+        """Forget finished shards of an interrupted run (a forced rerun starts from scratch)."""
+        shutil.rmtree(self.root / stage / f".shards-{key}", ignore_errors=True)
+
     @contextmanager
     def write(self, stage: str, key: str, manifest: dict, replace: bool = False):
         """Yield an ArtifactWriter; on success the folder appears complete in one rename.

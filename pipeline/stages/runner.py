@@ -52,6 +52,8 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
         "game": {"name": game.name, **game.identity()}, "config": dataclasses.asdict(stage_cfg),
         "inputs": {name: {"key": art.key, "path": str(art.path)} for name, art in inputs.items()},
     }
+    if stage_cfg.force:
+        store.clear_shards(module.NAME, key)
     started = time.time()
     with store.write(module.NAME, key, manifest, replace=stage_cfg.force) as out:
         ctx = StageContext(module.NAME, game, store, cfg.ray, out, key, inputs, cfg.progress)

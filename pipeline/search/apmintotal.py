@@ -1,0 +1,375 @@
+"""ApMinTotal(C, n): the paper's upper bound, searched in numba (ALGORITHMS.md §3).
+
+    ApMinTotal(C, n) = 1                                      if |C| = 1
+                     = 3                                      if |C| = 2 (guess a candidate)
+                     = min_{g in Best_n(C)} |C| + sum_{C' in Split(C, g), C' != {g}} ApMinTotal(C', n)
+
+Best_n(C) is the n useful guesses (at least two parts) with the lowest
+(MostParts, InSet, ExpSizeSplit), ties by guess index; the strategy takes the
+first guess of that ranking that reaches the minimum.
+
+Beyond the paper, and without changing any value or chosen guess:
+- exact lower bounds: ApMinTotal(C') >= MinTotal(C') >= 2|C'| - 1, so a guess
+  with k parts is worth at least 3|C| - k - [g in C].  That bound never
+  decreases along the ranking, so the scan of Best_n stops at the first guess
+  whose bound reaches the best value found (this also covers "a candidate
+  splitting C into singletons is optimal");
+- alpha-beta: every call gets a budget beta and only needs the exact value if
+  it is below beta; otherwise it returns some value >= beta.  A class's budget
+  is what its guess may still spend given the exact values and lower bounds of
+  its siblings; a guess is dropped as soon as its running total reaches the
+  best value so far (later guesses must be strictly better, which keeps the
+  first-in-ranking tie rule);
+- a memo keyed by the sorted candidate set (hash table with the sets kept in
+  a pool and compared exactly), holding exact values with their guess and
+  proven lower bounds, bounded by `max_entries` and `max_pool` set members.
+
+The recursion runs inside numba; candidate sets are sorted int64 arrays.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from pipeline.search.greedy import guess_of_secret, partition
+from pipeline.search.tree import Tree, from_arrays
+from pipeline.search.valuations import SMALL_SET, transposed
+
+INF = 1 << 60
+# counters in the `info` array
+ENTRIES, POOL_USED, SCANS, HITS, DROPPED, MAX_ENTRIES, MAX_POOL = range(7)
+
+
+@njit(cache=True, inline="always")
+def _parts_sumsq(codes, codes_t, g, cand, counts):
+    """(parts, sum t^2) of Split(C, g); `counts` is left zeroed (see valuations.guess_stats)."""
+    parts = 0
+    sum_sq = 0
+    if cand.shape[0] >= SMALL_SET:
+        row = codes[g]
+        for c in cand:
+            r = row[c]
+            k = counts[r]
+            counts[r] = k + 1
+            sum_sq += 2 * k + 1
+            if k == 0:
+                parts += 1
+        if cand.shape[0] * 4 > counts.shape[0]:
+            counts[:] = 0
+        else:
+            for c in cand:
+                counts[row[c]] = 0
+    else:
+        for c in cand:
+            r = codes_t[c, g]
+            k = counts[r]
+            counts[r] = k + 1
+            sum_sq += 2 * k + 1
+            if k == 0:
+                parts += 1
+        for c in cand:
+            counts[codes_t[c, g]] = 0
+    return parts, sum_sq
+
+
+@njit(cache=True)
+def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, breadth):
+    """Best_n(C): up to `breadth` useful guesses, best first, and their sort keys.
+
+    key = ((|C| - parts) * 2 + (1 - [g in C])) * (|C|^2 + 1) + sum t^2 orders by
+    (MostParts, InSet, ExpSizeSplit); equal keys keep guess-index order.
+    """
+    m = cand.shape[0]
+    top_g = np.empty(breadth, dtype=np.int64)
+    top_key = np.empty(breadth, dtype=np.int64)
+    n = 0
+    scale = m * m + 1
+    for c in cand:
+        in_c[c] = True
+    for g in range(codes.shape[0]):
+        parts, sum_sq = _parts_sumsq(codes, codes_t, g, cand, counts)
+        if parts < 2:
+            continue
+        s = secret_of_guess[g]
+        inset = 1 if (s >= 0 and in_c[s]) else 0
+        key = ((m - parts) * 2 + 1 - inset) * scale + sum_sq
+        if n == breadth and key >= top_key[n - 1]:
+            continue
+        pos = n if n < breadth else breadth - 1
+        while pos > 0 and top_key[pos - 1] > key:
+            if pos < breadth:
+                top_key[pos] = top_key[pos - 1]
+                top_g[pos] = top_g[pos - 1]
+            pos -= 1
+        top_key[pos] = key
+        top_g[pos] = g
+        if n < breadth:
+            n += 1
+    for c in cand:
+        in_c[c] = False
+    return top_g[:n], top_key[:n]
+
+
+@njit(cache=True)
+def _hash(cand):
+    h = np.int64(-3750763034362895579)  # FNV-1a offset basis (as int64)
+    for c in cand:
+        h = (h ^ c) * np.int64(1099511628211)
+    return h
+
+
+@njit(cache=True)
+def _find(cand, h, m_hash, m_off, m_len, pool):
+    """Slot holding `cand`, or -(empty slot) - 1 where it would go."""
+    mask = m_hash.shape[0] - 1
+    slot = h & mask
+    m = cand.shape[0]
+    while m_len[slot] != 0:
+        if m_hash[slot] == h and m_len[slot] == m:
+            off = m_off[slot]
+            same = True
+            for i in range(m):
+                if pool[off + i] != cand[i]:
+                    same = False
+                    break
+            if same:
+                return slot
+        slot = (slot + 1) & mask
+    return -slot - 1
+
+
+@njit(cache=True)
+def _store(cand, h, slot, value, exact, guess, memo, info):
+    m_hash, m_off, m_len, m_val, m_exact, m_guess, pool = memo
+    if slot < 0:  # look again: the recursion may have filled the empty slot found on entry
+        slot = _find(cand, h, m_hash, m_off, m_len, pool)
+    if slot < 0:
+        if info[ENTRIES] >= info[MAX_ENTRIES] or info[POOL_USED] + cand.shape[0] > info[MAX_POOL]:
+            info[DROPPED] += 1
+            return
+        slot = -slot - 1
+        off = info[POOL_USED]
+        pool[off: off + cand.shape[0]] = cand
+        info[POOL_USED] += cand.shape[0]
+        info[ENTRIES] += 1
+        m_hash[slot] = h
+        m_off[slot] = off
+        m_len[slot] = cand.shape[0]
+        m_val[slot] = value
+        m_exact[slot] = exact
+        m_guess[slot] = guess
+    elif exact or value > m_val[slot]:
+        m_val[slot] = value
+        m_exact[slot] = exact
+        m_guess[slot] = guess
+
+
+@njit(cache=True)
+def solve(cand, beta, ctx, memo, info):
+    """(value, guess): ApMinTotal(cand) and its guess if the value is < beta, else (some value >= beta, -1)."""
+    codes, codes_t, secret_of_guess, guess_of_secret, counts, in_c, breadth, win = ctx
+    m = cand.shape[0]
+    if m == 1:
+        return np.int64(1), guess_of_secret[cand[0]]
+    if m == 2:
+        return np.int64(3), guess_of_secret[cand[0]]
+    if 2 * m - 1 >= beta:
+        return np.int64(2 * m - 1), np.int64(-1)
+    h = _hash(cand)
+    slot = _find(cand, h, memo[0], memo[1], memo[2], memo[6])
+    if slot >= 0:
+        info[HITS] += 1
+        if memo[4][slot]:
+            return memo[3][slot], memo[5][slot]
+        if memo[3][slot] >= beta:
+            return memo[3][slot], np.int64(-1)
+    info[SCANS] += 1
+    top_g, top_key = best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, breadth)
+    scale = m * m + 1
+    members = np.empty(m, dtype=np.int64)
+    starts = np.empty(m + 1, dtype=np.int64)
+    class_codes = np.empty(m, dtype=np.int64)
+    order = np.empty(m, dtype=np.int64)
+    best = beta
+    best_g = np.int64(-1)
+    for i in range(top_g.shape[0]):
+        g = top_g[i]
+        rank = top_key[i] // scale  # (m - parts) * 2 + 1 - inset
+        parts = m - rank // 2
+        inset = 1 - rank % 2
+        lower = 3 * m - parts - inset
+        if lower >= best:
+            break  # the bound never decreases along the ranking
+        k = partition(codes[g], cand, win, counts, members, starts, class_codes)
+        n_big = 0
+        for j in range(k):
+            if starts[j + 1] - starts[j] >= 3:
+                order[n_big] = j
+                n_big += 1
+        total = lower
+        for j in order[:n_big]:
+            child = members[starts[j]: starts[j + 1]]
+            floor = 2 * child.shape[0] - 1
+            value, _ = solve(child, best - total + floor, ctx, memo, info)
+            total += value - floor
+            if total >= best:
+                break
+        if total < best:
+            best = total
+            best_g = g
+    if best_g >= 0:
+        _store(cand, h, slot, best, True, best_g, memo, info)
+        return best, best_g
+    _store(cand, h, slot, beta, False, -1, memo, info)
+    return beta, np.int64(-1)
+
+
+@njit(cache=True)
+def _extract(root, root_guess, ctx, memo, info):
+    """Breadth-first strategy tree from `root`: (node_guess, node_parent, node_code, node_size, value).
+
+    Node 0 plays `root_guess` (or the ApMinTotal guess if -1); every other
+    node the ApMinTotal guess of its set, mostly read back from the memo.
+    """
+    codes, win = ctx[0], ctx[7]
+    guess_of_secret = ctx[3]
+    counts = ctx[4]
+    n = root.shape[0]
+    cap = 2 * n + 1
+    pool = np.empty(cap * 4, dtype=np.int64)
+    pool[:n] = root
+    start = np.zeros(cap, dtype=np.int64)
+    size = np.zeros(cap, dtype=np.int64)
+    parent = np.full(cap, -1, dtype=np.int64)
+    code = np.full(cap, -1, dtype=np.int64)
+    guess = np.full(cap, -1, dtype=np.int64)
+    size[0] = n
+    n_nodes, pool_end, head, total = 1, n, 0, 0
+    members = np.empty(n, dtype=np.int64)
+    starts = np.empty(n + 1, dtype=np.int64)
+    class_codes = np.empty(n, dtype=np.int64)
+    while head < n_nodes:
+        cand = pool[start[head]: start[head] + size[head]]
+        total += cand.shape[0]
+        if head == 0 and root_guess >= 0:
+            g = root_guess
+        elif cand.shape[0] <= 2:
+            g = guess_of_secret[cand[0]]
+        else:
+            g = solve(cand, INF, ctx, memo, info)[1]
+        guess[head] = g
+        k = partition(codes[g], cand, win, counts, members, starts, class_codes)
+        if n_nodes + k > cap or pool_end + starts[k] > pool.shape[0]:
+            return guess[:0], parent[:0], code[:0], size[:0], np.int64(-1)  # cannot happen for a valid tree
+        for j in range(k):
+            start[n_nodes] = pool_end + starts[j]
+            size[n_nodes] = starts[j + 1] - starts[j]
+            parent[n_nodes] = head
+            code[n_nodes] = class_codes[j]
+            n_nodes += 1
+        pool[pool_end: pool_end + starts[k]] = members[: starts[k]]
+        pool_end += starts[k]
+        head += 1
+    return guess[:n_nodes], parent[:n_nodes], code[:n_nodes], size[:n_nodes], np.int64(total)
+
+
+@dataclass
+class ApResult:
+    """An ApMinTotal strategy as node arrays (breadth first, node 0 the root) plus search figures."""
+
+    breadth: int
+    total: int
+    opener: int
+    node_guess: np.ndarray
+    node_parent: np.ndarray
+    node_code: np.ndarray
+    node_size: np.ndarray
+    stats: dict = field(default_factory=dict)
+
+    def tree(self, guesses, length) -> Tree:
+        return from_arrays(guesses, length, self.node_guess, self.node_parent, self.node_code, self.node_size)
+
+
+class ApSearch:
+    """One ApMinTotal search context (matrix, breadth, memo) reused across calls.
+
+    `max_entries` bounds the memoised candidate sets and `max_pool` the total
+    number of set members stored for them (8 bytes each); when either is
+    reached new sets are simply not memoised (values stay exact).
+    """
+
+    def __init__(self, codes, secret_of_guess, n_codes, breadth, *, codes_t=None,
+                 max_entries=2_000_000, max_pool=None):
+        if breadth < 1:
+            raise ValueError(f"breadth must be at least 1, got {breadth}")
+        self.codes = np.ascontiguousarray(codes)
+        self.codes_t = transposed(codes) if codes_t is None else codes_t
+        self.secret_of_guess = np.asarray(secret_of_guess, dtype=np.int32)
+        n_secrets = self.codes.shape[1]
+        self.breadth = int(breadth)
+        self.ctx = (
+            self.codes, self.codes_t, self.secret_of_guess,
+            guess_of_secret(self.secret_of_guess, n_secrets),
+            np.zeros(int(n_codes), dtype=np.int32), np.zeros(n_secrets, dtype=np.bool_),
+            self.breadth, int(n_codes) - 1,
+        )
+        max_pool = 16 * max_entries if max_pool is None else max_pool
+        slots = 1 << max(4, int(2 * max_entries - 1).bit_length())
+        self.memo = (
+            np.zeros(slots, dtype=np.int64), np.zeros(slots, dtype=np.int64),
+            np.zeros(slots, dtype=np.int32), np.zeros(slots, dtype=np.int64),
+            np.zeros(slots, dtype=np.bool_), np.zeros(slots, dtype=np.int64),
+            np.empty(max_pool, dtype=np.int64),
+        )
+        self.info = np.zeros(7, dtype=np.int64)
+        self.info[MAX_ENTRIES] = max_entries
+        self.info[MAX_POOL] = max_pool
+
+    def _all(self, candidates):
+        if candidates is None:
+            return np.arange(self.codes.shape[1], dtype=np.int64)
+        return np.unique(np.asarray(candidates, dtype=np.int64))
+
+    def stats(self) -> dict:
+        i = self.info
+        return {"memo_entries": int(i[ENTRIES]), "memo_pool": int(i[POOL_USED]), "scans": int(i[SCANS]),
+                "memo_hits": int(i[HITS]), "memo_dropped": int(i[DROPPED])}
+
+    def value(self, candidates=None) -> int:
+        """ApMinTotal(C, n)."""
+        return int(solve(self._all(candidates), INF, self.ctx, self.memo, self.info)[0])
+
+    def ranking(self, candidates=None) -> np.ndarray:
+        """Best_n(C): the guesses ApMinTotal tries, best first."""
+        cand = self._all(candidates)
+        return best_n(self.codes, self.codes_t, self.secret_of_guess, cand, self.ctx[5], self.ctx[4],
+                      self.breadth)[0].copy()
+
+    def strategy(self, candidates=None, opener=-1) -> ApResult:
+        """The ApMinTotal strategy tree for C, optionally forcing the first guess."""
+        cand = self._all(candidates)
+        g, p, c, s, total = _extract(cand, int(opener), self.ctx, self.memo, self.info)
+        if total < 0:
+            raise RuntimeError("strategy extraction failed")
+        return ApResult(self.breadth, int(total), int(g[0]), g, p, c, s, self.stats())
+
+
+def apmintotal(codes, secret_of_guess, n_codes, candidates=None, breadth=10, **options) -> ApResult:
+    """ApMinTotal(C, breadth) with its strategy (C = all secrets by default)."""
+    return ApSearch(codes, secret_of_guess, n_codes, breadth, **options).strategy(candidates)
+
+
+def opener_total(codes, secret_of_guess, n_codes, opener_index, breadth, candidates=None, **options) -> ApResult:
+    """V(opener, C) = |C| + sum over its classes of ApMinTotal(class, breadth), with that tree.
+
+    The root's ApMinTotal is the minimum of this over `rank_openers`, so
+    the openers can be evaluated independently (one per worker).
+    """
+    return ApSearch(codes, secret_of_guess, n_codes, breadth, **options).strategy(candidates, opener_index)
+
+
+def rank_openers(codes, secret_of_guess, n_codes, breadth, candidates=None, codes_t=None) -> list[int]:
+    """Best_n(S): the openers ApMinTotal(S, breadth) tries, best first."""
+    search = ApSearch(codes, secret_of_guess, n_codes, breadth, codes_t=codes_t, max_entries=1)
+    return [int(g) for g in search.ranking(candidates)]

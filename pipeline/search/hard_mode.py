@@ -1,0 +1,86 @@
+"""Hard mode (NYT rules): which guesses are still allowed after a history of responses.
+
+Every later guess must keep each green letter in its place and contain each
+revealed letter at least as many times as it was revealed (green + yellow)
+in any single earlier response.  Grey letters may be reused, and a yellow
+letter may be played again in the same place.
+
+The state after a history is two small arrays: `greens[i]` (symbol required
+at position i, or -1) and `at_least[x]` (minimum count of symbol x).  The
+numba helpers are shared with the exact search; `allowed_mask` is the
+readable vectorised form for everything else.
+"""
+
+import numpy as np
+from numba import njit
+
+MAX_SYMBOLS = 64
+
+
+def initial_state(length: int) -> tuple[np.ndarray, np.ndarray]:
+    """(greens, at_least) before any guess: nothing required."""
+    return np.full(length, -1, dtype=np.int8), np.zeros(MAX_SYMBOLS, dtype=np.int8)
+
+
+@njit(cache=True)
+def update_state(greens, at_least, word, code):
+    """State after playing `word` (symbol indices) and seeing response `code` (digit i weight 3**i)."""
+    new_greens = greens.copy()
+    new_at_least = at_least.copy()
+    revealed = np.zeros(MAX_SYMBOLS, dtype=np.int8)
+    for i in range(word.shape[0]):
+        colour = code % 3
+        code //= 3
+        if colour == 2:
+            new_greens[i] = word[i]
+        if colour > 0:
+            revealed[word[i]] += 1
+    for i in range(word.shape[0]):
+        x = word[i]
+        if revealed[x] > new_at_least[x]:
+            new_at_least[x] = revealed[x]
+    return new_greens, new_at_least
+
+
+@njit(cache=True)
+def is_allowed(word, counts, greens, at_least):
+    """Does a word (symbol indices, with its symbol counts) satisfy the state?"""
+    for i in range(word.shape[0]):
+        if greens[i] >= 0 and word[i] != greens[i]:
+            return False
+    for x in range(at_least.shape[0]):
+        if at_least[x] > 0 and counts[x] < at_least[x]:
+            return False
+    return True
+
+
+def symbol_counts(encoded: np.ndarray) -> np.ndarray:
+    """(n, MAX_SYMBOLS) int8: how many times each symbol occurs in each word."""
+    counts = np.zeros((encoded.shape[0], MAX_SYMBOLS), dtype=np.int8)
+    for i in range(encoded.shape[1]):
+        np.add.at(counts, (np.arange(encoded.shape[0]), encoded[:, i]), 1)
+    return counts
+
+
+def state_after(history, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """State after a history of (encoded guess row, response code) pairs."""
+    greens, at_least = initial_state(length)
+    for word, code in history:
+        greens, at_least = update_state(greens, at_least, np.asarray(word, dtype=np.uint8), int(code))
+    return greens, at_least
+
+
+def allowed_mask(encoded: np.ndarray, history) -> np.ndarray:
+    """Boolean mask over encoded words (n, L): which may be guessed next in hard mode.
+
+    `history` is a sequence of (encoded guess row, response code) pairs.
+    """
+    greens, at_least = state_after(history, encoded.shape[1])
+    mask = np.ones(encoded.shape[0], dtype=bool)
+    for i, symbol in enumerate(greens):
+        if symbol >= 0:
+            mask &= encoded[:, i] == symbol
+    counts = symbol_counts(encoded)
+    for x in np.flatnonzero(at_least):
+        mask &= counts[:, x] >= at_least[x]
+    return mask
