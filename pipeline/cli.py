@@ -65,17 +65,31 @@ def to_config(cfg: DictConfig) -> Config:
         fail(explain_compose_error(err))
 
 
+def run_dir() -> Path:
+    """Hydra's folder for this run (config, overrides, log); a temp folder outside a Hydra run."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if HydraConfig.initialized():
+        return Path(HydraConfig.get().runtime.output_dir)
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="pipeline-run-"))
+
+
 def run_task(cfg: DictConfig) -> Path:
     """Load the game and run the chosen stage (and any missing inputs). Returns the artifact folder."""
     from pipeline.games.catalog import load_game
+    from pipeline.runtime.log import log_to_file, setup_console
     from pipeline.runtime.ray_session import close_ray
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     config = to_config(cfg)
+    setup_console()
     try:
-        game = load_game(config.game)
-        artifact = run_stage(config.stage, config, game, ArtifactStore(config.paths.outputs))
+        with log_to_file(run_dir() / "pipeline.log"):
+            game = load_game(config.game)
+            artifact = run_stage(config.stage, config, game, ArtifactStore(config.paths.outputs))
     except PipelineError as err:
         fail(str(err))
     except KeyboardInterrupt:

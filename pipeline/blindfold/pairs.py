@@ -296,3 +296,143 @@ def _columns(codes_t: np.ndarray, columns) -> np.ndarray:
     if columns is None:
         return np.arange(codes_t.shape[1], dtype=np.int64)
     return np.ascontiguousarray(columns, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------
+# dominance reductions of the covering matrix (exact: they keep the optimum)
+
+
+@njit(cache=True, parallel=True)
+def _column_bits(codes_t, pi, pj, cols, bits):
+    n_pairs = pi.shape[0]
+    for k in prange(cols.shape[0]):
+        g = cols[k]
+        for p in range(n_pairs):
+            if codes_t[pi[p], g] != codes_t[pj[p], g]:
+                bits[k, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+
+
+def column_bits(codes_t: np.ndarray, i, j, columns=None) -> np.ndarray:
+    """(n_columns, ceil(P/64)) uint64 bitsets: bit p of row k is set iff guess
+    columns[k] separates pair p."""
+    pi = np.ascontiguousarray(i, dtype=np.int64)
+    pj = np.ascontiguousarray(j, dtype=np.int64)
+    cols = _columns(codes_t, columns)
+    bits = np.zeros((cols.shape[0], max(1, (pi.shape[0] + 63) // 64)), dtype=np.uint64)
+    if pi.size and cols.size:
+        _column_bits(codes_t, pi, pj, cols, bits)
+    return bits
+
+
+@njit(cache=True)
+def _popcount64(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(cache=True, parallel=True)
+def _popcounts(bits, out):
+    for r in prange(bits.shape[0]):
+        c = 0
+        for w in range(bits.shape[1]):
+            c += _popcount64(bits[r, w])
+        out[r] = c
+
+
+def popcounts(bits: np.ndarray) -> np.ndarray:
+    """Number of set bits in each row of a uint64 bitset matrix."""
+    out = np.empty(bits.shape[0], dtype=np.int64)
+    if bits.shape[0]:
+        _popcounts(bits, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _contained_in_earlier(bits, order, out):
+    # out[order[a]] = order[b] for the first b < a with bits[order[a]] a subset
+    # of bits[order[b]], else -1
+    n = order.shape[0]
+    n_words = bits.shape[1]
+    for a in prange(n):
+        r = order[a]
+        for b in range(a):
+            q = order[b]
+            inside = True
+            for w in range(n_words):
+                if bits[r, w] & ~bits[q, w]:
+                    inside = False
+                    break
+            if inside:
+                out[r] = q
+                break
+
+
+def column_dominators(bits: np.ndarray) -> np.ndarray:
+    """For each column, -1 if it is kept, else the index of an undominated column
+    whose set of separated pairs contains its own (ties: the later index is the
+    dominated one).  Dropping dominated columns keeps the optimum of the covering
+    problem, since any cover can swap them for their dominators."""
+    counts = popcounts(bits)
+    order = np.lexsort((np.arange(bits.shape[0]), -counts)).astype(np.int64)
+    dom = np.full(bits.shape[0], -1, dtype=np.int64)
+    if bits.shape[0] > 1:
+        _contained_in_earlier(bits, order, dom)
+    # follow chains to an undominated column (dominators sit earlier in `order`)
+    final = dom.copy()
+    for r in order:
+        q = final[r]
+        if q >= 0 and final[q] >= 0:
+            final[r] = final[q]
+    return final
+
+
+def dominated_columns(bits: np.ndarray) -> np.ndarray:
+    """Boolean mask of the columns `column_dominators` drops."""
+    return column_dominators(bits) >= 0
+
+
+def row_bits(column_bitsets: np.ndarray, n_pairs: int, keep_columns=None) -> np.ndarray:
+    """Transpose column bitsets (from `column_bits`) into per-pair bitsets over
+    the kept columns: (n_pairs, ceil(n_kept/64)) uint64."""
+    cols = np.arange(column_bitsets.shape[0]) if keep_columns is None else np.asarray(keep_columns)
+    dense = np.unpackbits(column_bitsets[cols].view(np.uint8), axis=1, bitorder="little")[:, :n_pairs]
+    return _pack_rows(np.ascontiguousarray(dense.T))
+
+
+def _pack_rows(dense_bool: np.ndarray) -> np.ndarray:
+    n, m = dense_bool.shape
+    padded = np.zeros((n, max(1, (m + 63) // 64) * 64), dtype=np.uint8)
+    padded[:, :m] = dense_bool
+    return np.packbits(padded, axis=1, bitorder="little").view(np.uint64)
+
+
+def dominated_rows(pair_bits: np.ndarray) -> np.ndarray:
+    """Pairs whose separator set contains another pair's (ties: the later index):
+    their covering constraint is implied, so they can be left out of the model."""
+    counts = popcounts(pair_bits)
+    order = np.lexsort((np.arange(pair_bits.shape[0]), counts)).astype(np.int64)
+    out = np.zeros(pair_bits.shape[0], dtype=np.bool_)
+    if pair_bits.shape[0] > 1:
+        _contains_earlier(pair_bits, order, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _contains_earlier(bits, order, out):
+    # out[order[a]] = True iff bits[order[b]] is a subset of bits[order[a]] for some b < a
+    n = order.shape[0]
+    n_words = bits.shape[1]
+    for a in prange(n):
+        r = order[a]
+        for b in range(a):
+            q = order[b]
+            inside = True
+            for w in range(n_words):
+                if bits[q, w] & ~bits[r, w]:
+                    inside = False
+                    break
+            if inside:
+                out[r] = True
+                break

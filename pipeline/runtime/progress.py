@@ -3,6 +3,8 @@
 import sys
 import time
 
+from pipeline.runtime.log import log
+
 
 class Progress:
     """`with Progress("upper_bound", total) as p: p.advance()` shows done/total and an ETA."""
@@ -35,7 +37,7 @@ class Progress:
     def __exit__(self, *exc):
         elapsed = time.monotonic() - self.started
         if self.live:
-            self.stream.write("\r")
+            self.stream.write("\r\033[K")
+            self.stream.flush()
         resumed = f" ({self.resumed} resumed from an earlier run)" if self.resumed else ""
-        self.stream.write(f"{self.label}: {self.done}/{self.total} tasks in {elapsed:.1f}s{resumed}\n")
-        self.stream.flush()
+        log.info(f"{self.label}: {self.done}/{self.total} tasks in {elapsed:.1f}s{resumed}")

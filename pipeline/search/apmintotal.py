@@ -74,15 +74,15 @@ def _parts_sumsq(codes, codes_t, g, cand, counts):
 
 
 @njit(cache=True)
-def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, breadth):
-    """Best_n(C): up to `breadth` useful guesses, best first, and their sort keys.
+def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g, top_key):
+    """Best_n(C) into top_g/top_key (n = their length), best first; returns how many were found.
 
     key = ((|C| - parts) * 2 + (1 - [g in C])) * (|C|^2 + 1) + sum t^2 orders by
     (MostParts, InSet, ExpSizeSplit); equal keys keep guess-index order.
+    Only useful guesses (at least two parts) are ranked.
     """
+    breadth = top_g.shape[0]
     m = cand.shape[0]
-    top_g = np.empty(breadth, dtype=np.int64)
-    top_key = np.empty(breadth, dtype=np.int64)
     n = 0
     scale = m * m + 1
     for c in cand:
@@ -98,9 +98,8 @@ def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, breadth):
             continue
         pos = n if n < breadth else breadth - 1
         while pos > 0 and top_key[pos - 1] > key:
-            if pos < breadth:
-                top_key[pos] = top_key[pos - 1]
-                top_g[pos] = top_g[pos - 1]
+            top_key[pos] = top_key[pos - 1]
+            top_g[pos] = top_g[pos - 1]
             pos -= 1
         top_key[pos] = key
         top_g[pos] = g
@@ -108,7 +107,7 @@ def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, breadth):
             n += 1
     for c in cand:
         in_c[c] = False
-    return top_g[:n], top_key[:n]
+    return n
 
 
 @njit(cache=True)
@@ -165,64 +164,125 @@ def _store(cand, h, slot, value, exact, guess, memo, info):
         m_guess[slot] = guess
 
 
+# fields of a search frame (one row of `frames` per depth)
+OFF, LEN, BETA, BEST, BEST_G, RANK, N_RANKED, TOTAL, CLASS, N_BIG, HASH, SLOT, SEG, END = range(14)
+ENTER, NEXT_GUESS, NEXT_CLASS, RETURN = range(4)
+
+
 @njit(cache=True)
-def solve(cand, beta, ctx, memo, info):
-    """(value, guess): ApMinTotal(cand) and its guess if the value is < beta, else (some value >= beta, -1)."""
+def _grow_rows(a):
+    out = np.empty((2 * a.shape[0], a.shape[1]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def solve(root, beta, ctx, memo, info):
+    """(value, guess): ApMinTotal(root) and its guess if the value is < beta, else (some value >= beta, -1).
+
+    The recursion of the module docstring, run on an explicit stack (numba
+    cannot reliably cache self-recursive functions).  Frame d's candidate set
+    and its workspace live in one int64 arena: the set at [OFF, OFF+LEN), then
+    at SEG the current guess's classes (m), class starts (m+1), class codes (m)
+    and the order of the classes still to search (m).  A child's set is a
+    class of its parent, so it is never copied.
+    """
     codes, codes_t, secret_of_guess, guess_of_secret, counts, in_c, breadth, win = ctx
-    m = cand.shape[0]
-    if m == 1:
-        return np.int64(1), guess_of_secret[cand[0]]
-    if m == 2:
-        return np.int64(3), guess_of_secret[cand[0]]
-    if 2 * m - 1 >= beta:
-        return np.int64(2 * m - 1), np.int64(-1)
-    h = _hash(cand)
-    slot = _find(cand, h, memo[0], memo[1], memo[2], memo[6])
-    if slot >= 0:
-        info[HITS] += 1
-        if memo[4][slot]:
-            return memo[3][slot], memo[5][slot]
-        if memo[3][slot] >= beta:
-            return memo[3][slot], np.int64(-1)
-    info[SCANS] += 1
-    top_g, top_key = best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, breadth)
-    scale = m * m + 1
-    members = np.empty(m, dtype=np.int64)
-    starts = np.empty(m + 1, dtype=np.int64)
-    class_codes = np.empty(m, dtype=np.int64)
-    order = np.empty(m, dtype=np.int64)
-    best = beta
-    best_g = np.int64(-1)
-    for i in range(top_g.shape[0]):
-        g = top_g[i]
-        rank = top_key[i] // scale  # (m - parts) * 2 + 1 - inset
-        parts = m - rank // 2
-        inset = 1 - rank % 2
-        lower = 3 * m - parts - inset
-        if lower >= best:
-            break  # the bound never decreases along the ranking
-        k = partition(codes[g], cand, win, counts, members, starts, class_codes)
-        n_big = 0
-        for j in range(k):
-            if starts[j + 1] - starts[j] >= 3:
-                order[n_big] = j
-                n_big += 1
-        total = lower
-        for j in order[:n_big]:
-            child = members[starts[j]: starts[j + 1]]
-            floor = 2 * child.shape[0] - 1
-            value, _ = solve(child, best - total + floor, ctx, memo, info)
-            total += value - floor
-            if total >= best:
-                break
-        if total < best:
-            best = total
-            best_g = g
-    if best_g >= 0:
-        _store(cand, h, slot, best, True, best_g, memo, info)
-        return best, best_g
-    _store(cand, h, slot, beta, False, -1, memo, info)
-    return beta, np.int64(-1)
+    arena = np.empty(8 * root.shape[0] + 64, dtype=np.int64)
+    arena[: root.shape[0]] = root
+    frames = np.zeros((16, 14), dtype=np.int64)
+    top_g = np.zeros((16, breadth), dtype=np.int64)
+    top_key = np.zeros((16, breadth), dtype=np.int64)
+    d = 0
+    frames[0, OFF], frames[0, LEN], frames[0, BETA] = 0, root.shape[0], beta
+    frames[0, SEG] = root.shape[0]
+    ret_v, ret_g = np.int64(0), np.int64(-1)
+    mode = ENTER
+    while True:
+        f = frames[d]
+        m = f[LEN]
+        if mode == ENTER:
+            mode = RETURN
+            if m == 1:
+                ret_v, ret_g = 1, guess_of_secret[arena[f[OFF]]]
+            elif m == 2:
+                ret_v, ret_g = 3, guess_of_secret[arena[f[OFF]]]
+            elif 2 * m - 1 >= f[BETA]:
+                ret_v, ret_g = 2 * m - 1, -1
+            else:
+                f[END] = f[SEG] + 4 * m + 1
+                if f[END] > arena.shape[0]:
+                    bigger = np.empty(2 * f[END], dtype=np.int64)
+                    bigger[: arena.shape[0]] = arena
+                    arena = bigger
+                cand = arena[f[OFF]: f[OFF] + m]
+                f[HASH] = _hash(cand)
+                f[SLOT] = _find(cand, f[HASH], memo[0], memo[1], memo[2], memo[6])
+                slot = f[SLOT]
+                if slot >= 0 and (memo[4][slot] or memo[3][slot] >= f[BETA]):
+                    info[HITS] += 1
+                    ret_v = memo[3][slot]
+                    ret_g = memo[5][slot] if memo[4][slot] else -1
+                else:
+                    info[SCANS] += 1
+                    f[N_RANKED] = best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g[d], top_key[d])
+                    f[RANK], f[BEST], f[BEST_G] = 0, f[BETA], -1
+                    mode = NEXT_GUESS
+        if mode == NEXT_GUESS:
+            mode = RETURN
+            i = f[RANK]
+            scale = m * m + 1
+            rank = top_key[d, i] // scale  # (m - parts) * 2 + 1 - inset
+            lower = 3 * m - (m - rank // 2) - (1 - rank % 2)  # 3|C| - parts - [g in C]
+            if i < f[N_RANKED] and lower < f[BEST]:  # the bound never decreases along the ranking
+                seg = f[SEG]
+                members = arena[seg: seg + m]
+                starts = arena[seg + m: seg + 2 * m + 1]
+                class_codes = arena[seg + 2 * m + 1: seg + 3 * m + 1]
+                order = arena[seg + 3 * m + 1: seg + 4 * m + 1]
+                k = partition(codes[top_g[d, i]], arena[f[OFF]: f[OFF] + m], win, counts,
+                              members, starts, class_codes)
+                n_big = 0
+                for j in range(k):
+                    if starts[j + 1] - starts[j] >= 3:
+                        order[n_big] = j
+                        n_big += 1
+                f[N_BIG], f[CLASS], f[TOTAL] = n_big, 0, lower
+                mode = NEXT_CLASS
+            else:
+                if f[BEST_G] >= 0:
+                    ret_v, ret_g = f[BEST], f[BEST_G]
+                else:
+                    ret_v, ret_g = f[BETA], -1
+                _store(arena[f[OFF]: f[OFF] + m], f[HASH], f[SLOT], ret_v, ret_g >= 0, ret_g, memo, info)
+        if mode == NEXT_CLASS:
+            if f[CLASS] < f[N_BIG] and f[TOTAL] < f[BEST]:
+                seg = f[SEG]
+                j = arena[seg + 3 * m + 1 + f[CLASS]]
+                lo, hi = arena[seg + m + j], arena[seg + m + j + 1]
+                if d + 1 == frames.shape[0]:
+                    frames, top_g, top_key = _grow_rows(frames), _grow_rows(top_g), _grow_rows(top_key)
+                    f = frames[d]
+                child = frames[d + 1]
+                child[OFF], child[LEN] = seg + lo, hi - lo
+                child[BETA] = f[BEST] - f[TOTAL] + 2 * (hi - lo) - 1
+                child[SEG] = f[END]
+                d += 1
+                mode = ENTER
+                continue
+            if f[TOTAL] < f[BEST]:
+                f[BEST], f[BEST_G] = f[TOTAL], top_g[d, f[RANK]]
+            f[RANK] += 1
+            mode = NEXT_GUESS
+            continue
+        if mode == RETURN:
+            if d == 0:
+                return np.int64(ret_v), np.int64(ret_g)
+            d -= 1
+            f = frames[d]
+            f[TOTAL] += ret_v - (2 * frames[d + 1, LEN] - 1)
+            f[CLASS] += 1
+            mode = NEXT_CLASS
 
 
 @njit(cache=True)
@@ -342,9 +402,11 @@ class ApSearch:
 
     def ranking(self, candidates=None) -> np.ndarray:
         """Best_n(C): the guesses ApMinTotal tries, best first."""
-        cand = self._all(candidates)
-        return best_n(self.codes, self.codes_t, self.secret_of_guess, cand, self.ctx[5], self.ctx[4],
-                      self.breadth)[0].copy()
+        top_g = np.empty(self.breadth, dtype=np.int64)
+        top_key = np.empty(self.breadth, dtype=np.int64)
+        n = best_n(self.codes, self.codes_t, self.secret_of_guess, self._all(candidates),
+                   self.ctx[5], self.ctx[4], top_g, top_key)
+        return top_g[:n]
 
     def strategy(self, candidates=None, opener=-1) -> ApResult:
         """The ApMinTotal strategy tree for C, optionally forcing the first guess."""

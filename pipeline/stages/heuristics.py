@@ -36,6 +36,12 @@ def chosen_combinations(cfg: HeuristicsConfig) -> list[tuple[str, ...]]:
         raise PipelineError(str(err)) from None
 
 
+def validate(cfg: HeuristicsConfig, game) -> None:
+    chosen_combinations(cfg)
+    if cfg.batch_size < 1:
+        raise PipelineError("stage.batch_size must be at least 1")
+
+
 def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length):
     rows = []
     for combination in batch:
@@ -48,8 +54,6 @@ def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length):
 
 def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
     combinations = chosen_combinations(cfg)
-    if cfg.batch_size < 1:
-        raise PipelineError("stage.batch_size must be at least 1")
     codes = feedback.load(ctx.inputs["feedback"], ctx.game)
     game = ctx.game
     batches = [combinations[i:i + cfg.batch_size] for i in range(0, len(combinations), cfg.batch_size)]

@@ -34,6 +34,13 @@ def inputs(cfg: LowerBoundConfig) -> tuple[str, ...]:
     return ("feedback",) if cfg.ub is not None else INPUTS
 
 
+def validate(cfg: LowerBoundConfig, game) -> None:
+    if cfg.max_level < 1:
+        raise PipelineError("stage.max_level must be at least 1")
+    if cfg.ub is not None and cfg.ub < len(game.secrets):
+        raise PipelineError(f"stage.ub={cfg.ub} is below |S|={len(game.secrets)}: no strategy can be that good")
+
+
 def read_ub(ctx: StageContext, cfg: LowerBoundConfig) -> int:
     if cfg.ub is not None:
         return cfg.ub
@@ -55,8 +62,6 @@ def batches(openers: np.ndarray, cfg: LowerBoundConfig) -> list[np.ndarray]:
 
 
 def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
-    if cfg.max_level < 1:
-        raise PipelineError("stage.max_level must be at least 1")
     game, ub = ctx.game, read_ub(ctx, cfg)
     codes = feedback.load(ctx.inputs["feedback"], game)
     k_s = k_of_game(codes, game.n_codes)

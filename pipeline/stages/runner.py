@@ -1,7 +1,6 @@
 """Run a stage: make sure its inputs exist (running them if needed), key it, skip or write it."""
 
 import dataclasses
-import sys
 import time
 
 from omegaconf import OmegaConf
@@ -10,6 +9,7 @@ from pipeline import __version__
 from pipeline.config import Config
 from pipeline.errors import PipelineError
 from pipeline.games.game import Game
+from pipeline.runtime.log import log, log_to_file
 from pipeline.runtime.store import Artifact, ArtifactStore, config_key
 from pipeline.stages import STAGES
 from pipeline.stages.base import StageConfig, StageContext
@@ -40,12 +40,14 @@ def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Arti
 def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore) -> Artifact:
     """The finished artifact of `stage_cfg` for `game`, computing it (and its inputs) only if missing."""
     module = stage_module(stage_cfg.name)
+    if hasattr(module, "validate"):
+        module.validate(stage_cfg, game)  # bad settings fail before any input is computed
     needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
     inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store) for dep in needed}
     key = stage_key(module, stage_cfg, game, inputs)
     artifact = store.artifact(module.NAME, key)
     if store.is_done(module.NAME, key) and not stage_cfg.force:
-        print(f"{module.NAME}: up to date, skipped (stage.force=true recomputes): {artifact.path}", file=sys.stderr)
+        log.info(f"{module.NAME}: up to date, skipped (stage.force=true recomputes): {artifact.path}")
         return artifact
     manifest = {
         "stage": module.NAME, "key": key, "schema_version": module.VERSION, "package_version": __version__,
@@ -55,11 +57,12 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
     if stage_cfg.force:
         store.clear_shards(module.NAME, key)
     started = time.time()
-    with store.write(module.NAME, key, manifest, replace=stage_cfg.force) as out:
+    with store.write(module.NAME, key, manifest, replace=stage_cfg.force) as out, log_to_file(out.file("stage.log")):
+        log.info(f"{module.NAME}: running for game {game.name} (key {key})")
         ctx = StageContext(module.NAME, game, store, cfg.ray, out, key, inputs, cfg.progress)
         summary = module.run(ctx, stage_cfg)
         out.record(summary=summary, run_seconds=round(time.time() - started, 3),
                    fan_out={"tasks": ctx.fanout.tasks, "resumed": ctx.fanout.resumed, "nodes": sorted(ctx.fanout.nodes),
                             "task_seconds": round(ctx.fanout.task_seconds, 3)})
-    print(f"{module.NAME}: done in {time.time() - started:.1f}s", file=sys.stderr)
+    log.info(f"{module.NAME}: done in {time.time() - started:.1f}s")
     return artifact

@@ -1,0 +1,33 @@
+"""Logging for stages: plain lines on stderr, and a copy in a log file per run and per artifact."""
+
+import logging
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+log = logging.getLogger("pipeline")
+
+
+def setup_console() -> None:
+    """Plain `message` lines on stderr for the `pipeline` logger (idempotent)."""
+    if not any(getattr(h, "_pipeline_console", False) for h in log.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler._pipeline_console = True
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
+@contextmanager
+def log_to_file(path: Path):
+    """Copy every `pipeline` log record into `path` while the block runs."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        handler.close()
