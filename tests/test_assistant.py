@@ -257,3 +257,28 @@ def test_solve_command(tmp_path, mini):
     assert missing.returncode == 2 and missing.stderr.startswith("error: solve needs secret=<word>")
     stray = pipeline("play", "game=mini_nerdle", "colour=blue", outputs=tmp_path)
     assert stray.returncode == 2 and stray.stderr.startswith("error: unexpected argument 'colour=blue'")
+
+
+@pytest.mark.parametrize("name", ["mini_nerdle", "wordle_original"])
+def test_greedy_scan_agrees_with_the_valuations_module(name):
+    import numpy as np
+
+    from pipeline.assistant.strategy import greedy_choice, split_scan
+    from pipeline.feedback.matrix import game_matrix
+    from pipeline.search import valuations
+
+    game = builtin_game(name)
+    if name == "wordle_original":  # a slice keeps it fast
+        game = type(game)(name, game.guesses[::7], game.secrets[::7], game.alphabet)
+    codes = game_matrix(game)
+    rng = np.random.default_rng(7)
+    enc_g, enc_s = game.encoded_guesses(), game.encoded_secrets()
+    for size in (3, 10, 40, len(game.secrets)):
+        cands = np.sort(rng.choice(len(game.secrets), size=size, replace=False))
+        vals = valuations.values(codes, game.secret_of_guess, game.n_codes, cands)
+        parts, sum_sq = split_scan(enc_g, enc_s[cands], game.n_codes, len(game.alphabet))
+        assert np.array_equal(-parts, vals[:, valuations.MOST_PARTS])
+        assert np.array_equal(sum_sq, vals[:, valuations.EXP_SIZE_SPLIT])
+        in_c = np.isin(game.secret_of_guess, cands)
+        best = greedy_choice(enc_g, enc_s[cands], in_c, game.n_codes, len(game.alphabet))
+        assert best == valuations.rank(codes, game.secret_of_guess, game.n_codes, cands)[0]

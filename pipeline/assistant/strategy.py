@@ -8,8 +8,8 @@ the greedy rule takes over.
 
 Greedy: if |C| <= 2 guess the first candidate, else the guess with the best
 (MostParts, InSet, ExpSizeSplit), ties to the lowest guess index — computed
-over the code sub-matrix G x C built on demand (no G x S matrix is kept, so
-start-up does not pay for it).  In hard mode only guesses the NYT rule
+by a fused scan over G x C that answers and counts on the fly (no code
+matrix is built or kept, so start-up does not pay for one).  In hard mode only guesses the NYT rule
 allows are considered.
 """
 
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba import njit, prange
 
 from pipeline.errors import PipelineError
-from pipeline.feedback.kernel import code_matrix
 from pipeline.games.constraints import hard_mode_rule
 from pipeline.games.game import Game
 from pipeline.search.tree import Tree, from_json, statistics, verify
@@ -124,38 +124,81 @@ def find_tree(game: Game, outputs: Path) -> LoadedTree | None:
 # ---- greedy --------------------------------------------------------------------------------------------------
 
 
-def _values(sub: np.ndarray, sog: np.ndarray, n_codes: int) -> np.ndarray:
-    """(rows, 3) minimise-form (MostParts, InSet, ExpSizeSplit) over a G x C sub-matrix whose columns are C."""
-    candidates = np.arange(sub.shape[1], dtype=np.int64)
-    try:
-        from pipeline.search import valuations
+@njit(cache=True, parallel=True, nogil=True)
+def split_scan(guesses, candidates, n_codes, n_symbols):
+    """Per guess (rows of `guesses`, encoded): number of parts and sum of squared part sizes of Split(C, g).
 
-        vals = valuations.values(sub, sog, n_codes, candidates)
-        return vals[:, [valuations.VALUATIONS.index(name) for name in COMBINATION]]
-    except (ImportError, AttributeError):  # pragma: no cover - fallback while pipeline.search is reworked
-        from pipeline.search.partition import split_stats
+    C is given encoded (`candidates`, one row per candidate).  The responses
+    are computed on the fly by the answering function (greens, then yellows
+    left to right while an unused copy remains), fused with the counting, so
+    no G x C code matrix is materialised; releases the GIL.
+    """
+    n_guesses, length = guesses.shape
+    k = candidates.shape[0]
+    parts = np.empty(n_guesses, np.int64)
+    sum_sq = np.empty(n_guesses, np.int64)
+    pow3 = np.empty(length, np.int64)
+    p = 1
+    for i in range(length):
+        pow3[i] = p
+        p *= 3
+    n_chunks = max(1, min(n_guesses, 256))
+    size = (n_guesses + n_chunks - 1) // n_chunks
+    for chunk in prange(n_chunks):
+        counts = np.zeros(n_codes, np.int32)
+        codes = np.empty(k, np.int32)
+        unused = np.zeros(n_symbols, np.int32)
+        for gi in range(chunk * size, min(n_guesses, (chunk + 1) * size)):
+            g = guesses[gi]
+            for ci in range(k):
+                s = candidates[ci]
+                code = 0
+                for i in range(length):
+                    if g[i] == s[i]:
+                        code += 2 * pow3[i]
+                    else:
+                        unused[s[i]] += 1
+                for i in range(length):
+                    if g[i] != s[i] and unused[g[i]] > 0:
+                        code += pow3[i]
+                        unused[g[i]] -= 1
+                for i in range(length):
+                    unused[s[i]] = 0
+                codes[ci] = code
+                counts[code] += 1
+            n_parts = 0
+            squares = 0
+            for ci in range(k):
+                t = counts[codes[ci]]
+                if t > 0:
+                    n_parts += 1
+                    squares += t * t
+                    counts[codes[ci]] = 0
+            parts[gi] = n_parts
+            sum_sq[gi] = squares
+    return parts, sum_sq
 
-        parts, _, sum_sq, _ = split_stats(sub, candidates, n_codes)
-        return np.stack([-parts.astype(np.int64), -(sog >= 0).astype(np.int64), sum_sq], axis=1)
 
-
-def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, candidate_pos: np.ndarray,
-                  n_codes: int, on_progress=None) -> int:
+def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, in_candidates: np.ndarray,
+                  n_codes: int, n_symbols: int, on_progress=None) -> int:
     """Row index (into enc_guesses) of the best guess by (MostParts, InSet, ExpSizeSplit), lowest row on ties.
 
-    `candidate_pos[g]` is the column of guess g among the candidates, or -1.
+    `in_candidates[g]` says whether guess row g is itself a candidate.  The
+    same rule as `pipeline.search.valuations.rank(..., BEST_COMBINATION)[0]`
+    (tests check they agree), computed without a code matrix.
     """
     n_rows, k = enc_guesses.shape[0], enc_candidates.shape[0]
     step = max(1, CHUNK_CELLS // max(k, 1))
-    parts = []
+    parts, sum_sq = [], []
     for start in range(0, n_rows, step):
         stop = min(n_rows, start + step)
-        sub = code_matrix(enc_guesses[start:stop], enc_candidates)
-        parts.append(_values(sub, candidate_pos[start:stop], n_codes))
+        p, q = split_scan(enc_guesses[start:stop], enc_candidates, n_codes, n_symbols)
+        parts.append(p)
+        sum_sq.append(q)
         if on_progress:
             on_progress(stop / n_rows)
-    vals = np.concatenate(parts)
-    order = np.lexsort([np.arange(n_rows)] + [vals[:, j] for j in range(vals.shape[1] - 1, -1, -1)])
+    parts, sum_sq = np.concatenate(parts), np.concatenate(sum_sq)
+    order = np.lexsort([np.arange(n_rows), sum_sq, -in_candidates.astype(np.int64), -parts])
     return int(order[0])
 
 
@@ -209,10 +252,9 @@ class Strategy:
     def greedy(self, history, candidates: np.ndarray) -> str:
         rows = self.allowed_rows(history)
         enc = self.enc_guesses if rows is None else self.enc_guesses[rows]
-        position = np.full(len(self.game.secrets), -1, dtype=np.int32)
-        position[candidates] = np.arange(len(candidates), dtype=np.int32)
+        in_c = np.zeros(len(self.game.secrets) + 1, dtype=bool)  # last slot: "not a secret" (index -1)
+        in_c[candidates] = True
         sog = self.game.secret_of_guess if rows is None else self.game.secret_of_guess[rows]
-        candidate_pos = np.where(sog >= 0, position[np.maximum(sog, 0)], -1).astype(np.int32)
-        best = greedy_choice(enc, np.ascontiguousarray(self.enc_secrets[candidates]), candidate_pos,
-                             self.game.n_codes, self.on_progress)
+        best = greedy_choice(enc, np.ascontiguousarray(self.enc_secrets[candidates]), in_c[sog],
+                             self.game.n_codes, len(self.game.alphabet), self.on_progress)
         return self.game.guesses[int(best if rows is None else rows[best])]

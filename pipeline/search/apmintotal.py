@@ -231,10 +231,11 @@ def solve(root, beta, ctx, memo, info):
         if mode == NEXT_GUESS:
             mode = RETURN
             i = f[RANK]
-            scale = m * m + 1
-            rank = top_key[d, i] // scale  # (m - parts) * 2 + 1 - inset
-            lower = 3 * m - (m - rank // 2) - (1 - rank % 2)  # 3|C| - parts - [g in C]
-            if i < f[N_RANKED] and lower < f[BEST]:  # the bound never decreases along the ranking
+            lower = f[BEST]
+            if i < f[N_RANKED]:
+                rank = top_key[d, i] // (m * m + 1)  # (m - parts) * 2 + 1 - inset
+                lower = 3 * m - (m - rank // 2) - (1 - rank % 2)  # 3|C| - parts - [g in C]
+            if lower < f[BEST]:  # the bound never decreases along the ranking
                 seg = f[SEG]
                 members = arena[seg: seg + m]
                 starts = arena[seg + m: seg + 2 * m + 1]

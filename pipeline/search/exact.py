@@ -225,105 +225,176 @@ def _scan_small(codes_t, pool, lo, n, win, allowed, beta):
 
 
 @njit(cache=True)
-def _solve(codes, codes_t, win, pool, lo, n, free, beta, forced, counts, memo_keys, memo_flags, memo_vals,
-           z1, z2, stats, hard, words, word_counts, greens, at_least, zg, zm):
-    """MinTotal(pool[lo:lo+n]) if it is < beta (exact), else some value >= beta.
-
-    With forced >= 0, V*(forced, C) instead (no memo).  In hard mode (`hard`)
-    only guesses allowed by the state (greens, at_least) are tried.
-    """
-    if forced < 0:
-        if n == 1:
-            return 1
-        if n == 2:
-            return 3
+def _enter(codes, codes_t, win, pool, lo, n, beta, counts, memo_keys, memo_flags, memo_vals,
+           z1, z2, stats, hard, words, word_counts, greens, at_least, zg, zm, guess_row, lower_row):
+    """Open a node: closed forms, memo, scan.  Returns (value or -1 if the node must be searched,
+    number of guesses to try, floor, h1, h2); the guesses go to guess_row / lower_row in order."""
+    if n == 1:
+        return 1, 0, 1, np.uint64(0), np.uint64(0)
+    if n == 2:
+        return 3, 0, 3, np.uint64(0), np.uint64(0)
     stats[STAT_NODES] += 1
     floor = 2 * n - 1
     h1, h2 = _set_hash(pool, lo, n, z1, z2)
     if hard:
         h1 += _state_hash(greens, at_least, zg, zm)
-    if forced < 0:
-        slot = _memo_find(memo_keys, memo_flags, h1, h2)
-        if slot >= 0:
-            stats[STAT_HITS] += 1
-            if memo_flags[slot] == EXACT:
-                return memo_vals[slot, 0]
-            floor = max(floor, memo_vals[slot, 0])
-        if floor >= beta:
-            return floor
-        allowed = np.zeros(0, dtype=np.bool_)
-        if hard:
-            allowed = np.empty(codes.shape[0], dtype=np.bool_)
-            for g in range(codes.shape[0]):
-                allowed[g] = is_allowed(words[g], word_counts[g], greens, at_least)
-        if n <= SMALL_SET:
-            guesses, keys, m, perfect, perfect_other = _scan_small(codes_t, pool, lo, n, win, allowed, beta)
-        else:
-            guesses, keys, m, perfect, perfect_other = _scan(codes, pool, lo, n, win, counts, allowed, beta)
-        if perfect >= 0:
-            _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, 2 * n - 1, EXACT, perfect)
-            return 2 * n - 1
-        floor = max(floor, 2 * n)
-        if perfect_other >= 0:
-            _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, 2 * n, EXACT, perfect_other)
-            return 2 * n
-        if floor >= beta or m == 0:
-            _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, max(floor, beta), LOWER, -1)
-            return max(floor, beta)
-        order = np.argsort(keys[:m], kind="mergesort")
+    slot = _memo_find(memo_keys, memo_flags, h1, h2)
+    if slot >= 0:
+        stats[STAT_HITS] += 1
+        if memo_flags[slot] == EXACT:
+            return memo_vals[slot, 0], 0, floor, h1, h2
+        floor = max(floor, memo_vals[slot, 0])
+    if floor >= beta:
+        return floor, 0, floor, h1, h2
+    allowed = np.zeros(0, dtype=np.bool_)
+    if hard:
+        allowed = np.empty(codes.shape[0], dtype=np.bool_)
+        for g in range(codes.shape[0]):
+            allowed[g] = is_allowed(words[g], word_counts[g], greens, at_least)
+    if n <= SMALL_SET:
+        guesses, keys, m, perfect, perfect_other = _scan_small(codes_t, pool, lo, n, win, allowed, beta)
     else:
-        guesses = np.full(1, forced, dtype=np.int32)
-        keys = np.zeros(1, dtype=np.int64)
-        m = 1
-        order = np.zeros(1, dtype=np.int64)
+        guesses, keys, m, perfect, perfect_other = _scan(codes, pool, lo, n, win, counts, allowed, beta)
+    if perfect >= 0:
+        _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, 2 * n - 1, EXACT, perfect)
+        return 2 * n - 1, 0, floor, h1, h2
+    floor = max(floor, 2 * n)
+    if perfect_other >= 0:
+        _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, 2 * n, EXACT, perfect_other)
+        return 2 * n, 0, floor, h1, h2
+    if floor >= beta or m == 0:
+        value = max(floor, beta)
+        _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, value, LOWER, -1)
+        return value, 0, floor, h1, h2
+    order = np.argsort(keys[:m], kind="mergesort")
     mask = (np.int64(1) << KEY_SHIFT) - 1
-    best = beta
-    best_guess = -1
-    for idx in order[:m]:
-        g = guesses[idx]
-        lower = keys[idx] & mask
-        if forced >= 0:
-            lower = 0
-        if lower >= best:
-            continue
-        stats[STAT_EVALS] += 1
-        if free + n > pool.shape[0]:
-            raise RuntimeError("candidate pool exhausted (search too deep)")
-        starts, class_codes, k = _split_into(codes[g], pool, lo, n, free, win, counts)
-        child_free = starts[k]
-        total = n
-        for i in range(k):
-            total += 2 * (starts[i + 1] - starts[i]) - 1
-        if forced >= 0 and k == 0:
-            best = total
-            best_guess = g
-            break
-        for i in range(k):
-            size = starts[i + 1] - starts[i]
-            if size <= 2:
-                continue
-            child_lower = 2 * size - 1
-            child_greens, child_at_least = greens, at_least
-            if hard:
-                child_greens, child_at_least = update_state(greens, at_least, words[g], class_codes[i])
-            value = _solve(codes, codes_t, win, pool, starts[i], size, child_free, best - (total - child_lower), -1,
-                           counts, memo_keys, memo_flags, memo_vals, z1, z2, stats, hard, words, word_counts,
-                           child_greens, child_at_least, zg, zm)
-            total += value - child_lower
-            if total >= best:
-                break
-        if total < best:
-            best = total
-            best_guess = g
-            if best <= floor:
-                break
+    for t in range(m):
+        guess_row[t] = guesses[order[t]]
+        lower_row[t] = keys[order[t]] & mask
+    return -1, m, floor, h1, h2
+
+
+# phases of a search frame
+ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _solve(codes, codes_t, win, pool, n, beta, forced, counts, memo_keys, memo_flags, memo_vals,
+           z1, z2, stats, hard, words, word_counts, greens0, at_least0, zg, zm, max_depth):
+    """MinTotal(pool[:n]) if it is < beta (exact), else some value >= beta.
+
+    With forced >= 0, V*(forced, C) instead.  In hard mode only guesses allowed
+    by the state (greens, at_least) are tried.  The depth-first search keeps
+    an explicit stack of frames (numba cannot cache recursive functions).
+    """
+    n_guesses, n_codes = codes.shape[0], counts.shape[0]
+    f_lo = np.zeros(max_depth, dtype=np.int64)
+    f_n = np.zeros(max_depth, dtype=np.int64)
+    f_free = np.zeros(max_depth, dtype=np.int64)
+    f_beta = np.zeros(max_depth, dtype=np.int64)
+    f_floor = np.zeros(max_depth, dtype=np.int64)
+    f_m = np.zeros(max_depth, dtype=np.int64)
+    f_idx = np.zeros(max_depth, dtype=np.int64)
+    f_best = np.zeros(max_depth, dtype=np.int64)
+    f_best_guess = np.zeros(max_depth, dtype=np.int64)
+    f_k = np.zeros(max_depth, dtype=np.int64)
+    f_i = np.zeros(max_depth, dtype=np.int64)
+    f_total = np.zeros(max_depth, dtype=np.int64)
+    f_phase = np.zeros(max_depth, dtype=np.int64)
+    f_h = np.zeros((max_depth, 2), dtype=np.uint64)
+    guess_rows = np.empty((max_depth, n_guesses), dtype=np.int32)
+    lower_rows = np.empty((max_depth, n_guesses), dtype=np.int64)
+    starts_rows = np.empty((max_depth, n_codes + 1), dtype=np.int64)
+    class_rows = np.empty((max_depth, n_codes), dtype=np.int64)
+    greens = np.empty((max_depth, greens0.shape[0]), dtype=greens0.dtype)
+    at_least = np.empty((max_depth, at_least0.shape[0]), dtype=at_least0.dtype)
+    greens[0] = greens0
+    at_least[0] = at_least0
+
+    d = 0
+    f_lo[0], f_n[0], f_free[0], f_beta[0] = 0, n, n, beta
     if forced >= 0:
-        return best
-    if best_guess >= 0:
-        _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, best, EXACT, best_guess)
-    else:
-        _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, best, LOWER, -1)
-    return best
+        stats[STAT_NODES] += 1
+        guess_rows[0, 0] = forced
+        lower_rows[0, 0] = 0
+        f_m[0], f_floor[0], f_best[0], f_best_guess[0], f_idx[0] = 1, 0, beta, -1, 0
+        f_phase[0] = NEXT_GUESS
+    returned = 0
+    while True:
+        phase = f_phase[d]
+        lo, size, best = f_lo[d], f_n[d], f_best[d]
+        if phase == ENTER:
+            value, m, floor, h1, h2 = _enter(codes, codes_t, win, pool, lo, size, f_beta[d], counts, memo_keys,
+                                             memo_flags, memo_vals, z1, z2, stats, hard, words, word_counts,
+                                             greens[d], at_least[d], zg, zm, guess_rows[d], lower_rows[d])
+            if value >= 0:
+                returned = value
+                d -= 1
+                if d < 0:
+                    return returned
+                continue
+            f_m[d], f_floor[d], f_h[d, 0], f_h[d, 1] = m, floor, h1, h2
+            f_best[d], f_best_guess[d], f_idx[d] = f_beta[d], -1, 0
+            f_phase[d] = NEXT_GUESS
+        elif phase == NEXT_GUESS:
+            idx = f_idx[d]
+            while idx < f_m[d] and lower_rows[d, idx] >= best:
+                idx += 1
+            if idx == f_m[d] or (f_best_guess[d] >= 0 and best <= f_floor[d]):
+                if d == 0 and forced >= 0:
+                    return best
+                flag = EXACT if f_best_guess[d] >= 0 else LOWER
+                _memo_store(memo_keys, memo_flags, memo_vals, f_h[d, 0], f_h[d, 1], size, best, flag,
+                            f_best_guess[d])
+                if d == 0:
+                    return best
+                returned = best
+                d -= 1
+                continue
+            f_idx[d] = idx + 1
+            g = guess_rows[d, idx]
+            stats[STAT_EVALS] += 1
+            free = f_free[d]
+            if free + size > pool.shape[0]:
+                raise RuntimeError("candidate pool exhausted (search too deep)")
+            starts, class_codes, k = _split_into(codes[g], pool, lo, size, free, win, counts)
+            starts_rows[d, :k + 1] = starts
+            class_rows[d, :k] = class_codes
+            total = size
+            for i in range(k):
+                total += 2 * (starts[i + 1] - starts[i]) - 1
+            f_k[d], f_i[d], f_total[d] = k, 0, total
+            f_phase[d] = NEXT_CLASS
+        elif phase == NEXT_CLASS:
+            i, k = f_i[d], f_k[d]
+            while i < k and starts_rows[d, i + 1] - starts_rows[d, i] <= 2:
+                i += 1
+            f_i[d] = i
+            if i == k:
+                if f_total[d] < best:
+                    f_best[d] = f_total[d]
+                    f_best_guess[d] = guess_rows[d, f_idx[d] - 1]
+                f_phase[d] = NEXT_GUESS
+                continue
+            if d + 1 == max_depth:
+                raise RuntimeError("search deeper than max_depth")
+            child_size = starts_rows[d, i + 1] - starts_rows[d, i]
+            c = d + 1
+            f_lo[c], f_n[c] = starts_rows[d, i], child_size
+            f_free[c] = starts_rows[d, k]
+            f_beta[c] = best - (f_total[d] - (2 * child_size - 1))
+            f_phase[c] = ENTER
+            if hard:
+                g = guess_rows[d, f_idx[d] - 1]
+                greens[c], at_least[c] = update_state(greens[d], at_least[d], words[g], class_rows[d, i])
+            f_phase[d] = AFTER_CHILD
+            d = c
+        else:  # AFTER_CHILD
+            i = f_i[d]
+            child_size = starts_rows[d, i + 1] - starts_rows[d, i]
+            f_total[d] += returned - (2 * child_size - 1)
+            f_i[d] = i + 1
+            f_phase[d] = NEXT_GUESS if f_total[d] >= best else NEXT_CLASS
 
 
 class ExactSolver:
@@ -336,8 +407,9 @@ class ExactSolver:
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, hard_mode=False, encoded_guesses=None,
-                 memo_bits=21, seed=0):
+                 memo_bits=21, max_depth=48, seed=0):
         self.codes = np.ascontiguousarray(codes)
+        self.max_depth = max_depth
         self.codes_t = np.ascontiguousarray(codes.T)
         self.n_secrets = codes.shape[1]
         self.win = int(n_codes) - 1
@@ -367,12 +439,12 @@ class ExactSolver:
     def _run(self, candidates, beta, forced, state):
         candidates = np.asarray(candidates, dtype=np.int32)
         n = len(candidates)
-        pool = np.empty(self.n_secrets * 64 + n, dtype=np.int32)
+        pool = np.empty(self.n_secrets * self.max_depth + n, dtype=np.int32)
         pool[:n] = candidates
         greens, at_least = state if state is not None else initial_state(self.length)
-        return int(_solve(self.codes, self.codes_t, self.win, pool, 0, n, n, beta, forced, self.counts, self.memo_keys,
+        return int(_solve(self.codes, self.codes_t, self.win, pool, n, beta, forced, self.counts, self.memo_keys,
                           self.memo_flags, self.memo_vals, self.z1, self.z2, self.stats, self.hard, self.words,
-                          self.word_counts, greens, at_least, self.zg, self.zm))
+                          self.word_counts, greens, at_least, self.zg, self.zm, self.max_depth))
 
     def _all(self, candidates):
         return np.arange(self.n_secrets, dtype=np.int32) if candidates is None else candidates

@@ -1,0 +1,484 @@
+"""Blindfold Wordle as a set-cover MIP, solved by HiGHS with lazily added pairs.
+
+Minimise sum_g x_g over binary x_g (one per allowed guess) subject to, for
+every pair {s, t} of secrets in the current pair set, sum of x_g over the
+guesses separating s and t >= 1.  The pair set starts with hard seeds and
+grows with every pair inside the classes the current solution leaves
+unseparated, until the solution separates all secrets.
+
+The optimum of any relaxation (any subset of pairs) is a lower bound on f*;
+a separating set verified against all secrets is an upper bound.  The loop
+stops when the two meet (proven optimal), on the time limit, or on the
+round limit.
+
+Before each solve the covering matrix is reduced exactly: guesses whose
+separated pairs are contained in another guess's are dropped (ties keep the
+smaller index), then pairs implied by another pair (superset of its
+separators) are dropped, repeated to a fixpoint.  Neither step changes the
+optimum of the relaxation, and every solution of the reduced model covers
+every pair of the relaxation.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import highspy
+import numpy as np
+
+from pipeline.blindfold import pairs as P
+
+_EPS = 1e-6
+
+
+@dataclass
+class RoundInfo:
+    """What one round of the lazy loop did."""
+
+    round: int
+    pairs: int  # pairs in the relaxation
+    pairs_added: int  # pairs added after this round's solve
+    rows: int  # covering rows after reduction
+    columns: int  # guess columns after reduction
+    nonzeros: int
+    objective: float | None  # value of the best solution HiGHS found (None: none)
+    dual_bound: float  # HiGHS MIP dual bound: a lower bound on f*
+    status: str  # HiGHS model status
+    solver_seconds: float
+    prep_seconds: float  # separators + reductions + model build
+    chosen: list[int]  # guess indices of the round's solution
+    unseparated_classes: int  # classes that solution leaves (0: it separates all)
+
+
+@dataclass
+class BlindfoldResult:
+    """Outcome of `solve_blindfold`.
+
+    `f_star` is the size of the best verified separating set (`chosen`), or
+    None if none was found.  `lower_bound` is the best proven lower bound (the
+    MIP dual bound of a relaxation; rounded up, as the objective is integral).
+    `proven_optimal` is True iff lower_bound == f_star.
+    """
+
+    f_star: int | None
+    chosen: np.ndarray
+    lower_bound: int
+    lower_bound_raw: float
+    model_status: str
+    proven_optimal: bool
+    gap: float | None
+    pairs_i: np.ndarray
+    pairs_j: np.ndarray
+    rounds: int
+    solver_seconds: list[float]
+    total_seconds: float
+    round_log: list[RoundInfo] = field(default_factory=list)
+    stop_reason: str = ""
+
+    def summary(self) -> dict:
+        """JSON-friendly summary (no arrays of pairs)."""
+        return {
+            "f_star": self.f_star,
+            "chosen": [int(g) for g in self.chosen],
+            "lower_bound": self.lower_bound,
+            "lower_bound_raw": self.lower_bound_raw,
+            "model_status": self.model_status,
+            "proven_optimal": self.proven_optimal,
+            "gap": self.gap,
+            "pairs": int(len(self.pairs_i)),
+            "rounds": self.rounds,
+            "solver_seconds": [round(s, 3) for s in self.solver_seconds],
+            "solver_seconds_total": round(sum(self.solver_seconds), 3),
+            "total_seconds": round(self.total_seconds, 3),
+            "stop_reason": self.stop_reason,
+        }
+
+
+class CoverModel:
+    """The covering MIP for a fixed set of pairs over a set of allowed guesses.
+
+    `codes_t` is the secret-major code matrix (`pairs.transpose_codes`),
+    `columns` the allowed guess indices, (pairs_i, pairs_j) the pairs.
+    With `reduce` the matrix is reduced by dominance first (exact).
+    """
+
+    def __init__(self, codes_t, columns, pairs_i, pairs_j, *, reduce: bool = True):
+        self.columns = np.asarray(columns, dtype=np.int64)
+        self.pairs_i = np.asarray(pairs_i, dtype=np.int32)
+        self.pairs_j = np.asarray(pairs_j, dtype=np.int32)
+        n_pairs = len(self.pairs_i)
+        keep_cols = np.arange(len(self.columns))
+        keep_rows = np.arange(n_pairs)
+        # dominator[k] (position in self.columns) for dropped columns, -1 if kept
+        self.dominator = np.full(len(self.columns), -1, dtype=np.int64)
+        if n_pairs:
+            counts = P.separator_counts(codes_t, self.pairs_i, self.pairs_j, self.columns)
+            self.uncoverable = np.flatnonzero(counts == 0)
+        else:
+            self.uncoverable = np.empty(0, dtype=np.int64)
+        if reduce and n_pairs and len(self.columns) and self.uncoverable.size == 0:
+            keep_cols, keep_rows = self._reduce(codes_t)
+        self.kept_columns = keep_cols  # positions into self.columns
+        self.kept_rows = keep_rows  # positions into the pairs
+        indptr, indices = P.separators(
+            codes_t, self.pairs_i[keep_rows], self.pairs_j[keep_rows], self.columns[keep_cols]
+        )
+        self.n_rows = len(keep_rows)
+        self.n_cols = len(keep_cols)
+        self.nonzeros = int(indptr[-1])
+        self.highs = highspy.Highs()
+        self.highs.setOptionValue("output_flag", False)
+        n = self.n_cols
+        if n:
+            idx = np.arange(n, dtype=np.int32)
+            self.highs.addVars(n, np.zeros(n), np.ones(n))
+            self.highs.changeColsCost(n, idx, np.ones(n))
+            self.highs.changeColsIntegrality(n, idx, np.full(n, 1, dtype=np.uint8))  # kInteger
+        m = self.n_rows
+        if m:
+            self.highs.addRows(
+                m,
+                np.ones(m),
+                np.full(m, highspy.kHighsInf),
+                self.nonzeros,
+                indptr[:-1].astype(np.int32),
+                indices.astype(np.int32),
+                np.ones(self.nonzeros),
+            )
+
+    def _reduce(self, codes_t):
+        pi, pj = self.pairs_i, self.pairs_j
+        n_pairs = len(pi)
+        col_bits_all = P.column_bits(codes_t, pi, pj, self.columns)
+        keep_cols = np.arange(len(self.columns))
+        keep_rows = np.arange(n_pairs)
+        while True:
+            sub = col_bits_all[keep_cols]
+            if len(keep_rows) != n_pairs:
+                sub = _select_bits(sub, keep_rows, n_pairs)
+            dom = P.column_dominators(sub)
+            dropped = dom >= 0
+            # remember dominators as positions into self.columns
+            self.dominator[keep_cols[dropped]] = keep_cols[dom[dropped]]
+            keep_cols = keep_cols[~dropped]
+            rbits = P.row_bits(sub[~dropped], len(keep_rows))
+            rdrop = P.dominated_rows(rbits)
+            keep_rows = keep_rows[~rdrop]
+            if not dropped.any() and not rdrop.any():
+                break
+        # resolve chains of dominators to kept columns
+        kept = np.zeros(len(self.columns), dtype=bool)
+        kept[keep_cols] = True
+        for k in range(len(self.columns)):
+            q = self.dominator[k]
+            while q >= 0 and not kept[q]:
+                q = self.dominator[q]
+            self.dominator[k] = q
+        return keep_cols, keep_rows
+
+    def map_to_model(self, guesses) -> np.ndarray:
+        """Model column positions of a guess set (dominated guesses replaced by
+        their kept dominators; guesses outside the allowed columns dropped)."""
+        pos = {int(g): k for k, g in enumerate(self.columns)}
+        col_of_kept = {int(k): m for m, k in enumerate(self.kept_columns)}
+        out = set()
+        for g in np.asarray(guesses, dtype=np.int64).ravel():
+            k = pos.get(int(g))
+            if k is None:
+                continue
+            if k not in col_of_kept:
+                k = int(self.dominator[k])
+                if k < 0:
+                    continue
+            out.add(col_of_kept[k])
+        return np.array(sorted(out), dtype=np.int64)
+
+    def solve(
+        self,
+        *,
+        time_limit: float | None = None,
+        threads: int | None = None,
+        incumbent=None,
+        log: bool = False,
+        options: dict | None = None,
+    ) -> dict:
+        """Run HiGHS.  `incumbent` (guess indices covering every pair) is given
+        to HiGHS as a start solution.  Returns status, objective, dual bound,
+        chosen guess indices and seconds."""
+        h = self.highs
+        if self.uncoverable.size:
+            return {
+                "status": "Infeasible",
+                "objective": None,
+                "dual_bound": float("inf"),
+                "chosen": np.empty(0, dtype=np.int64),
+                "seconds": 0.0,
+            }
+        if self.n_rows == 0:
+            return {
+                "status": "Optimal",
+                "objective": 0.0,
+                "dual_bound": 0.0,
+                "chosen": np.empty(0, dtype=np.int64),
+                "seconds": 0.0,
+            }
+        h.setOptionValue("output_flag", bool(log))
+        if time_limit is not None:
+            h.setOptionValue("time_limit", float(max(time_limit, 0.01)))
+        if threads is not None:
+            h.setOptionValue("threads", int(threads))
+        for key, value in (options or {}).items():
+            h.setOptionValue(key, value)
+        if incumbent is not None and len(incumbent):
+            cols = self.map_to_model(incumbent)
+            values = np.zeros(self.n_cols)
+            values[cols] = 1.0
+            sol = highspy.HighsSolution()
+            sol.col_value = list(values)
+            sol.value_valid = True
+            h.setSolution(sol)
+        start = time.perf_counter()
+        h.run()
+        seconds = time.perf_counter() - start
+        status = h.modelStatusToString(h.getModelStatus())
+        info = h.getInfo()
+        has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        chosen = np.empty(0, dtype=np.int64)
+        objective = None
+        if has_solution:
+            x = np.asarray(h.getSolution().col_value)
+            chosen = np.sort(self.columns[self.kept_columns[np.flatnonzero(x > 0.5)]])
+            objective = float(info.objective_function_value)
+        dual = float(info.mip_dual_bound)
+        if status == "Optimal" and objective is not None:
+            dual = max(dual, objective) if abs(dual - objective) < 1e-6 else dual
+        return {
+            "status": status,
+            "objective": objective,
+            "dual_bound": dual,
+            "chosen": chosen,
+            "seconds": seconds,
+            "mip_gap": float(info.mip_gap),
+            "nodes": int(info.mip_node_count),
+        }
+
+    def write(self, path: str) -> None:
+        """Export the (reduced) model; the format follows the suffix (.lp, .mps)."""
+        status = self.highs.writeModel(str(path))
+        if status == highspy.HighsStatus.kError:
+            raise OSError(f"HiGHS could not write {path}")
+
+
+def _select_bits(col_bits: np.ndarray, rows: np.ndarray, n_pairs: int) -> np.ndarray:
+    dense = np.unpackbits(col_bits.view(np.uint8), axis=1, bitorder="little")[:, :n_pairs]
+    return P._pack_rows(np.ascontiguousarray(dense[:, rows]))
+
+
+# ---------------------------------------------------------------------------
+# checking and repairing fixed guess sets
+
+
+def check(codes: np.ndarray, guesses) -> list[np.ndarray]:
+    """Classes of secrets (sorted index arrays, size >= 2) that the fixed guess
+    set leaves unseparated; [] iff it identifies every secret."""
+    return P.unseparated_classes(codes, guesses)
+
+
+def greedy_complete(codes: np.ndarray, start, columns=None) -> np.ndarray:
+    """Extend `start` greedily (each step: the allowed guess leaving the fewest
+    unseparated pairs) until it separates all secrets; returns guess indices.
+    Raises ValueError if the allowed guesses cannot separate everything."""
+    chosen = [int(g) for g in np.asarray(start, dtype=np.int64).ravel()]
+    cols = np.arange(codes.shape[0]) if columns is None else np.asarray(columns, dtype=np.int64)
+    labels = P.class_labels(codes, chosen)
+    while True:
+        counts = np.bincount(labels)
+        members = np.flatnonzero(counts[labels] >= 2)
+        if members.size == 0:
+            return np.array(chosen, dtype=np.int64)
+        sub = codes[np.ix_(cols, members)].astype(np.int64)
+        key = labels[members][None, :] * 65536 + sub
+        key.sort(axis=1)
+        # remaining pairs = sum over equal-key runs of C(run, 2)
+        remaining = _pairs_left(key)
+        best = int(np.argmin(remaining))
+        before = int((counts * (counts - 1) // 2).sum())
+        if remaining[best] >= before:
+            raise ValueError("the allowed guesses cannot separate every secret")
+        chosen.append(int(cols[best]))
+        labels = P.class_labels(codes, chosen)
+
+
+def _pairs_left(sorted_keys: np.ndarray) -> np.ndarray:
+    n_rows, n = sorted_keys.shape
+    same = sorted_keys[:, 1:] == sorted_keys[:, :-1]
+    # a run of length t contributes t*(t-1)/2 = sum over its positions of (index within run)
+    run_pos = np.zeros((n_rows, n), dtype=np.int64)
+    for c in range(1, n):
+        run_pos[:, c] = np.where(same[:, c - 1], run_pos[:, c - 1] + 1, 0)
+    return run_pos.sum(axis=1)
+
+
+# ---------------------------------------------------------------------------
+# the lazy loop
+
+
+def solve_blindfold(
+    codes: np.ndarray,
+    *,
+    seeds: tuple[np.ndarray, np.ndarray] | None = None,
+    enc_secrets: np.ndarray | None = None,
+    columns=None,
+    exclude=None,
+    initial=None,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    max_rounds: int = 200,
+    reduce: bool = True,
+    repair: bool = True,
+    highs_options: dict | None = None,
+    log=None,
+    highs_log: bool = False,
+    model_path: str | None = None,
+) -> BlindfoldResult:
+    """Fewest fixed guesses identifying every secret, by a lazy set-cover MIP.
+
+    codes: |G| x |S| code matrix.  seeds: starting pairs (i, j); default the
+    one-position and anagram pairs of `enc_secrets` (needed then).  columns:
+    allowed guess indices (default all); exclude: guess indices forbidden.
+    initial: a guess set to try as starting upper bound (used only if it
+    separates everything).  time_limit: seconds for the whole loop; on
+    hitting it the result reports the best bound and gap with
+    proven_optimal False.  threads: HiGHS threads.  repair: greedily complete
+    each round's non-separating solution to get upper bounds.  log: callable
+    receiving each RoundInfo.  model_path: write the last model (.lp/.mps).
+    """
+    t0 = time.perf_counter()
+    n_guesses, n_secrets = codes.shape
+    cols = np.arange(n_guesses, dtype=np.int64) if columns is None else np.unique(np.asarray(columns, dtype=np.int64))
+    if exclude is not None and len(exclude):
+        cols = cols[~np.isin(cols, np.asarray(exclude, dtype=np.int64))]
+    if seeds is None:
+        if enc_secrets is None:
+            raise ValueError("give seeds or enc_secrets")
+        seeds = P.seed_pairs(enc_secrets)
+    pairs = P.sort_pairs(*seeds)
+    codes_t = P.transpose_codes(codes)
+
+    best: np.ndarray | None = None
+    if initial is not None and len(initial):
+        init = np.unique(np.asarray(initial, dtype=np.int64))
+        if np.isin(init, cols).all() and P.separates_all(codes, init):
+            best = init
+    lower = 0.0
+    rounds: list[RoundInfo] = []
+    status = "NotSet"
+    stop = ""
+    model = None
+    for rnd in range(1, max_rounds + 1):
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        if remaining is not None and remaining <= 0:
+            stop = "time limit"
+            break
+        tp = time.perf_counter()
+        model = CoverModel(codes_t, cols, *pairs, reduce=reduce)
+        prep = time.perf_counter() - tp
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        out = model.solve(time_limit=remaining, threads=threads, incumbent=best, log=highs_log, options=highs_options)
+        status = out["status"]
+        lower = max(lower, out["dual_bound"])
+        chosen = out["chosen"]
+        classes = P.unseparated_classes(codes, chosen) if out["objective"] is not None else None
+        info = RoundInfo(
+            round=rnd,
+            pairs=len(pairs[0]),
+            pairs_added=0,
+            rows=model.n_rows,
+            columns=model.n_cols,
+            nonzeros=model.nonzeros,
+            objective=out["objective"],
+            dual_bound=out["dual_bound"],
+            status=status,
+            solver_seconds=out["seconds"],
+            prep_seconds=prep,
+            chosen=[int(g) for g in chosen],
+            unseparated_classes=-1 if classes is None else len(classes),
+        )
+        rounds.append(info)
+        if status == "Infeasible":
+            stop = "infeasible: some pair is separated by no allowed guess"
+            if log:
+                log(info)
+            break
+        if classes is not None and not classes:
+            if best is None or len(chosen) < len(best):
+                best = chosen
+        elif classes is not None and repair:
+            try:
+                fixed = greedy_complete(codes, chosen, cols)
+                if best is None or len(fixed) < len(best):
+                    best = fixed
+            except ValueError:
+                pass
+        if best is not None and _ceil(lower) >= len(best):
+            if log:
+                log(info)
+            stop = "proven"
+            break
+        if status != "Optimal":
+            if log:
+                log(info)
+            stop = "time limit" if "time" in status.lower() else f"solver stopped: {status}"
+            break
+        if classes is None or not classes:
+            # optimal for the relaxation and separating everything: cannot happen
+            # without the bound meeting it, but stop defensively
+            if log:
+                log(info)
+            stop = "separating solution"
+            break
+        label = np.full(n_secrets, -1, dtype=np.int64)
+        for k, c in enumerate(classes):
+            label[c] = k
+        members = np.flatnonzero(label >= 0)
+        ci, cj = P.pairs_within_labels(label[members])
+        new = (members[ci].astype(np.int32), members[cj].astype(np.int32))
+        new = P.difference_pairs(new, pairs, n_secrets)
+        info.pairs_added = len(new[0])
+        if log:
+            log(info)
+        pairs = P.merge_pairs(pairs, new)
+    else:
+        stop = "round limit"
+
+    if model_path is not None and model is not None:
+        model.write(model_path)
+    lb = _ceil(lower)
+    f_star = None if best is None else int(len(best))
+    proven = f_star is not None and lb >= f_star
+    if proven:
+        lb = f_star
+    gap = None if f_star is None else (f_star - lb) / f_star if f_star else 0.0
+    return BlindfoldResult(
+        f_star=f_star,
+        chosen=np.empty(0, dtype=np.int64) if best is None else np.sort(best),
+        lower_bound=int(lb) if np.isfinite(lb) else lb,
+        lower_bound_raw=float(lower),
+        model_status=status,
+        proven_optimal=bool(proven),
+        gap=gap,
+        pairs_i=pairs[0],
+        pairs_j=pairs[1],
+        rounds=len(rounds),
+        solver_seconds=[r.solver_seconds for r in rounds],
+        total_seconds=time.perf_counter() - t0,
+        round_log=rounds,
+        stop_reason=stop,
+    )
+
+
+def _ceil(x: float) -> float:
+    if not np.isfinite(x):
+        return x
+    return float(np.ceil(x - _EPS))
