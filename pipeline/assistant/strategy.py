@@ -131,7 +131,10 @@ def split_scan(guesses, candidates, n_codes, n_symbols):
     C is given encoded (`candidates`, one row per candidate).  The responses
     are computed on the fly by the answering function (greens, then yellows
     left to right while an unused copy remains), fused with the counting, so
-    no G x C code matrix is materialised; releases the GIL.
+    no G x C code matrix is materialised; releases the GIL.  A guess without
+    repeated symbols takes a shortcut: a non-green symbol is yellow iff the
+    candidate contains it at all (its only copy in the guess is not green, so
+    no copy of it in the candidate is used up).
     """
     n_guesses, length = guesses.shape
     k = candidates.shape[0]
@@ -142,6 +145,10 @@ def split_scan(guesses, candidates, n_codes, n_symbols):
     for i in range(length):
         pow3[i] = p
         p *= 3
+    present = np.zeros(k, np.uint64)  # bit x set: the candidate contains symbol x (n_symbols <= 64)
+    for ci in range(k):
+        for i in range(length):
+            present[ci] |= np.uint64(1) << np.uint64(candidates[ci, i])
     n_chunks = max(1, min(n_guesses, 256))
     size = (n_guesses + n_chunks - 1) // n_chunks
     for chunk in prange(n_chunks):
@@ -150,20 +157,35 @@ def split_scan(guesses, candidates, n_codes, n_symbols):
         unused = np.zeros(n_symbols, np.int32)
         for gi in range(chunk * size, min(n_guesses, (chunk + 1) * size)):
             g = guesses[gi]
+            seen = np.uint64(0)
+            distinct = True
+            for i in range(length):
+                bit = np.uint64(1) << np.uint64(g[i])
+                if seen & bit:
+                    distinct = False
+                seen |= bit
             for ci in range(k):
                 s = candidates[ci]
                 code = 0
-                for i in range(length):
-                    if g[i] == s[i]:
-                        code += 2 * pow3[i]
-                    else:
-                        unused[s[i]] += 1
-                for i in range(length):
-                    if g[i] != s[i] and unused[g[i]] > 0:
-                        code += pow3[i]
-                        unused[g[i]] -= 1
-                for i in range(length):
-                    unused[s[i]] = 0
+                if distinct:
+                    mask = present[ci]
+                    for i in range(length):
+                        if g[i] == s[i]:
+                            code += 2 * pow3[i]
+                        elif (mask >> np.uint64(g[i])) & np.uint64(1):
+                            code += pow3[i]
+                else:
+                    for i in range(length):
+                        if g[i] == s[i]:
+                            code += 2 * pow3[i]
+                        else:
+                            unused[s[i]] += 1
+                    for i in range(length):
+                        if g[i] != s[i] and unused[g[i]] > 0:
+                            code += pow3[i]
+                            unused[g[i]] -= 1
+                    for i in range(length):
+                        unused[s[i]] = 0
                 codes[ci] = code
                 counts[code] += 1
             n_parts = 0

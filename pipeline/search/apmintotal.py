@@ -248,6 +248,13 @@ def solve(root, beta, ctx, memo, info):
                     if starts[j + 1] - starts[j] >= 3:
                         order[n_big] = j
                         n_big += 1
+                sizes = np.empty(n_big, dtype=np.int64)
+                for q in range(n_big):
+                    sizes[q] = -(starts[order[q] + 1] - starts[order[q]])
+                idx = np.argsort(sizes, kind="mergesort")
+                tmp = order[:n_big].copy()
+                for q in range(n_big):
+                    order[q] = tmp[idx[q]]
                 f[N_BIG], f[CLASS], f[TOTAL] = n_big, 0, lower
                 mode = NEXT_CLASS
             else:

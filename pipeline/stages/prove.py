@@ -1,0 +1,145 @@
+"""Stage prove: close the gap. For each opener that survived the funnel, raise a lower bound on every
+response class (LB_j for growing j, then an exact solve), one Ray task per class, until
+|S| + sum of class bounds reaches UB. Writes certificate.json (checked by `verify-certificate`)."""
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from pipeline.errors import PipelineError
+from pipeline.games.answer import code_to_colours
+from pipeline.search.bounds import BoundSolver, k_of_game
+from pipeline.search.exact import ExactSolver
+from pipeline.search.hard_mode import initial_state, update_state
+from pipeline.search.partition import split
+from pipeline.search.tree import from_json
+from pipeline.stages import feedback
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME = "prove"
+VERSION = 1
+INPUTS = ("feedback", "upper_bound", "lower_bound")
+
+
+@dataclass
+class ProveConfig(StageConfig):
+    name: str = NAME
+    max_level: int = 5  # class bounds LB_1..LB_max_level are tried before an exact solve
+    memo_bits: int = 20  # exact-search memo per task: 2**memo_bits entries (~41 bytes each)
+
+
+SCHEMA = ProveConfig
+
+
+def validate(cfg: ProveConfig, game) -> None:
+    if cfg.max_level < 1:
+        raise PipelineError("stage.max_level must be at least 1")
+
+
+def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, hard_state,
+                encoded_guesses):
+    """(bound, method) for one response class: the first LB_j reaching `target`, else the exact MinTotal.
+
+    With target None (an opener without a known tree) the exact MinTotal is computed directly.
+    LB_j are normal-mode bounds, which also bound hard mode (it only removes guesses).
+    """
+    members = np.asarray(members, dtype=np.int32)
+    if target is not None:
+        solver = BoundSolver(codes, secret_of_guess, n_codes, k_s)
+        for level in range(1, max_level + 1):
+            value, exact = solver.lb(members, level, target)
+            if value >= target:
+                return int(value), f"LB_{level}"
+    hard = hard_state is not None
+    exact_solver = ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
+                               memo_bits=memo_bits)
+    value, _ = exact_solver.min_total(members, state=hard_state)
+    return int(value), "exact"
+
+
+def _class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, encoded_guesses):
+    members, target, hard_state = job
+    return class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits,
+                       hard_state, encoded_guesses)
+
+
+def survivor_classes(codes, game, opener: int):
+    """The non-win response classes of an opener: [(colours, members)]."""
+    win = game.n_codes - 1
+    class_codes, members = split(codes[opener], np.arange(len(game.secrets), dtype=np.int32))
+    return [(int(c), m) for c, m in zip(class_codes, members) if c != win]
+
+
+def subtree_totals(tree_json: dict) -> dict[str, int]:
+    """Total of each child subtree of the root, by colour string."""
+    tree = from_json(tree_json)
+    return {colours: sum(node.candidates for _, node in child.nodes()) for colours, child in tree.children.items()}
+
+
+def _read_json(artifact, name):
+    return json.loads(artifact.file(name).read_text())
+
+
+def run(ctx: StageContext, cfg: ProveConfig) -> dict:
+    game = ctx.game
+    codes = feedback.load(ctx.inputs["feedback"], game)
+    ub_summary, funnel = _read_json(ctx.inputs["upper_bound"], "summary.json"), _read_json(ctx.inputs["lower_bound"], "summary.json")
+    ub, ub_opener = ub_summary["ub"], ub_summary["opener"]
+    if funnel["ub"] != ub:
+        raise PipelineError(f"the funnel was run against UB={funnel['ub']}, not the upper bound {ub}")
+    if not funnel["survivors"]:
+        raise PipelineError(f"no opener survived the funnel at UB={ub}: the UB is below the optimum, nothing to prove")
+    tree_file = ctx.inputs["upper_bound"].file("tree.json")
+    tree_body = json.loads(tree_file.read_text())
+    targets = subtree_totals(tree_body["tree"])
+    k_s = k_of_game(codes, game.n_codes)
+    jobs, owners = [], []
+    for word in funnel["survivors"]:
+        opener = game.guess_index[word]
+        for code, members in survivor_classes(codes, game, opener):
+            colours = code_to_colours(code, game.length)
+            target = targets.get(colours) if word == ub_opener else None
+            state = (update_state(*initial_state(game.length), game.encoded_guesses()[opener], code)
+                     if game.hard_mode else None)
+            jobs.append((members, target, state))
+            owners.append((word, colours, len(members), target))
+    shared = (codes, game.secret_of_guess, game.n_codes, k_s, cfg.max_level, cfg.memo_bits, game.encoded_guesses())
+    results = ctx.fan_out(_class_task, jobs, shared, label=f"{NAME}-classes")
+    survivors = {}
+    for (word, colours, size, target), (bound, method) in zip(owners, results):
+        entry = survivors.setdefault(word, {"opener": word, "classes": []})
+        entry["classes"].append({"response": colours, "size": size, "bound": bound, "method": method,
+                                 **({"target": target} if target is not None else {})})
+    for entry in survivors.values():
+        entry["sum"] = sum(c["bound"] for c in entry["classes"])
+        entry["value"] = len(game.secrets) + entry["sum"]
+    shutil.copy(tree_file, ctx.out.file("tree.json"))
+    certificate = build_certificate(ctx, ub, ub_opener, tree_file, survivors, k_s)
+    ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
+    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers")}
+
+
+def eliminated_openers(lower_bound_artifact) -> list[dict]:
+    rows = pq.read_table(lower_bound_artifact.file("funnel.parquet")).to_pylist()
+    return [{"opener": r["opener"], "level": r["level"], "bound": r["value"]} for r in rows if r["eliminated"]]
+
+
+def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_s) -> dict:
+    game = ctx.game
+    ub_entry = survivors.get(ub_opener)
+    closes = ub_entry is not None and ub_entry["value"] == ub
+    others_not_better = all(s["value"] >= ub for s in survivors.values())
+    return {
+        "game": game.name, "hard_mode": game.hard_mode,
+        "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
+        "n_guesses": len(game.guesses), "n_secrets": len(game.secrets), "k_s": k_s,
+        "ub": ub, "ub_opener": ub_opener, "ub_tree_sha256": hashlib.sha256(tree_file.read_bytes()).hexdigest(),
+        "eliminated": eliminated_openers(ctx.inputs["lower_bound"]),
+        "survivors": list(survivors.values()),
+        "optimal_openers": sorted(w for w, s in survivors.items() if s["value"] == ub),
+        "proven": bool(closes and others_not_better),
+    }
