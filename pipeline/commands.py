@@ -12,6 +12,8 @@ USAGE = """usage:
   python -m pipeline stage=<stage> game=<game> [key=value ...]   run a stage (Hydra overrides)
   python -m pipeline data verify|rebuild                            check / re-download the shipped word lists
   python -m pipeline verify-tree <tree.json> game=<name>            replay every secret through a strategy tree
+  python -m pipeline verify-certificate <prove dir> [sample=50]     re-check a proof of optimality
+  python -m pipeline verify-certificate <prove dir> [sample=50]     re-check a proof of optimality
   python -m pipeline play game=<name> [game.hard_mode=true]         interactive assistant: type guesses and colours
   python -m pipeline solve game=<name> secret=<word>                play the strategy against a secret
 """
@@ -73,7 +75,27 @@ def solve_command(args: list[str]) -> int:
     return solve(args)
 
 
-COMMANDS = {"data": data_command, "verify-tree": verify_tree_command, "play": play_command, "solve": solve_command}
+def verify_certificate_command(args: list[str]) -> int:
+    from pipeline.stages.certificate import load_certificate, verify_certificate
+
+    folders, overrides = split_args(args)
+    sample = [o for o in overrides if o.startswith("sample=")]
+    overrides = [o for o in overrides if not o.startswith("sample=")]
+    if len(folders) != 1:
+        print("usage: python -m pipeline verify-certificate <prove artifact dir> [sample=50] [game overrides]",
+              file=sys.stderr)
+        return 2
+    cert = load_certificate(Path(folders[0]))
+    game = load_game_from([f"game={cert.get('game')}", f"game.hard_mode={cert.get('hard_mode', False)}", *overrides])
+    result = verify_certificate(Path(folders[0]), game, int(sample[0].split("=", 1)[1]) if sample else 50)
+    print(f"ok: certificate verified — MinTotal = {result['ub']} for {game.name}, optimal opener(s) "
+          f"{', '.join(result['optimal_openers'])}; re-derived {result['openers_rederived']} elimination bounds "
+          f"and {result['classes_rederived']} closure classes")
+    return 0
+
+
+COMMANDS = {"data": data_command, "verify-tree": verify_tree_command, "verify-certificate": verify_certificate_command,
+            "play": play_command, "solve": solve_command}
 
 
 def main(argv: list[str]) -> int:

@@ -128,66 +128,77 @@ def find_tree(game: Game, outputs: Path) -> LoadedTree | None:
 def split_scan(guesses, candidates, n_codes, n_symbols):
     """Per guess (rows of `guesses`, encoded): number of parts and sum of squared part sizes of Split(C, g).
 
-    C is given encoded (`candidates`, one row per candidate).  The responses
-    are computed on the fly by the answering function (greens, then yellows
-    left to right while an unused copy remains), fused with the counting, so
-    no G x C code matrix is materialised; releases the GIL.  A guess without
-    repeated symbols takes a shortcut: a non-green symbol is yellow iff the
-    candidate contains it at all (its only copy in the guess is not green, so
-    no copy of it in the candidate is used up).
+    C is given encoded (`candidates`, one row per candidate).  Responses are
+    built on the fly, position by position over all candidates at once (a
+    loop the compiler vectorises), fused with the counting: no G x C code
+    matrix is materialised, and the GIL is released.  The answering function
+    per symbol x of the guess:
+    - x once in the guess: green where the candidate has x there, else
+      yellow iff the candidate contains x at all (no copy of x is used up by
+      a green or an earlier yellow);
+    - x repeated: its positions left to right, green where matched, then
+      yellow while the candidate still has an unused copy (its count of x
+      minus the greens of x).
     """
     n_guesses, length = guesses.shape
     k = candidates.shape[0]
     parts = np.empty(n_guesses, np.int64)
     sum_sq = np.empty(n_guesses, np.int64)
-    pow3 = np.empty(length, np.int64)
+    pow3 = np.empty(length, np.int32)
     p = 1
     for i in range(length):
         pow3[i] = p
         p *= 3
-    present = np.zeros(k, np.uint64)  # bit x set: the candidate contains symbol x (n_symbols <= 64)
+    cols = np.empty((length, k), np.uint8)
     for ci in range(k):
         for i in range(length):
-            present[ci] |= np.uint64(1) << np.uint64(candidates[ci, i])
+            cols[i, ci] = candidates[ci, i]
+    cnt = np.zeros((n_symbols, k), np.int32)
+    for ci in range(k):
+        for i in range(length):
+            cnt[candidates[ci, i], ci] += 1
+    has = np.minimum(cnt, 1)
     n_chunks = max(1, min(n_guesses, 256))
     size = (n_guesses + n_chunks - 1) // n_chunks
     for chunk in prange(n_chunks):
         counts = np.zeros(n_codes, np.int32)
         codes = np.empty(k, np.int32)
-        unused = np.zeros(n_symbols, np.int32)
         for gi in range(chunk * size, min(n_guesses, (chunk + 1) * size)):
             g = guesses[gi]
-            seen = np.uint64(0)
-            distinct = True
+            codes[:] = 0
             for i in range(length):
-                bit = np.uint64(1) << np.uint64(g[i])
-                if seen & bit:
-                    distinct = False
-                seen |= bit
+                x = g[i]
+                mult = 0
+                first = True
+                for j in range(length):
+                    if g[j] == x:
+                        mult += 1
+                        if j < i:
+                            first = False
+                if mult == 1:
+                    col = cols[i]
+                    h = has[x]
+                    p3 = pow3[i]
+                    for ci in range(k):
+                        codes[ci] += p3 * (h[ci] + (col[ci] == x))
+                elif first:
+                    cx = cnt[x]
+                    for ci in range(k):
+                        avail = cx[ci]
+                        for j in range(i, length):
+                            if g[j] == x and cols[j, ci] == x:
+                                avail -= 1
+                        add = 0
+                        for j in range(i, length):
+                            if g[j] == x:
+                                if cols[j, ci] == x:
+                                    add += 2 * pow3[j]
+                                elif avail > 0:
+                                    add += pow3[j]
+                                    avail -= 1
+                        codes[ci] += add
             for ci in range(k):
-                s = candidates[ci]
-                code = 0
-                if distinct:
-                    mask = present[ci]
-                    for i in range(length):
-                        if g[i] == s[i]:
-                            code += 2 * pow3[i]
-                        elif (mask >> np.uint64(g[i])) & np.uint64(1):
-                            code += pow3[i]
-                else:
-                    for i in range(length):
-                        if g[i] == s[i]:
-                            code += 2 * pow3[i]
-                        else:
-                            unused[s[i]] += 1
-                    for i in range(length):
-                        if g[i] != s[i] and unused[g[i]] > 0:
-                            code += pow3[i]
-                            unused[g[i]] -= 1
-                    for i in range(length):
-                        unused[s[i]] = 0
-                codes[ci] = code
-                counts[code] += 1
+                counts[codes[ci]] += 1
             n_parts = 0
             squares = 0
             for ci in range(k):

@@ -250,7 +250,7 @@ def solve(root, beta, ctx, memo, info):
                         n_big += 1
                 sizes = np.empty(n_big, dtype=np.int64)
                 for q in range(n_big):
-                    sizes[q] = -(starts[order[q] + 1] - starts[order[q]])
+                    sizes[q] = starts[order[q] + 1] - starts[order[q]]
                 idx = np.argsort(sizes, kind="mergesort")
                 tmp = order[:n_big].copy()
                 for q in range(n_big):

@@ -56,6 +56,15 @@ def _state_hash(greens, at_least, zg, zm):
 
 
 @njit(cache=True)
+def _node_hash(pool, lo, n, z1, z2, hard, greens, at_least, zg, zm):
+    """Memo key of a node: its candidate set, plus the hard-mode state in hard mode."""
+    h1, h2 = _set_hash(pool, lo, n, z1, z2)
+    if hard:
+        h1 += _state_hash(greens, at_least, zg, zm)
+    return h1, h2
+
+
+@njit(cache=True)
 def _memo_find(memo_keys, memo_flags, h1, h2):
     base = np.int64(h1 & np.uint64(memo_flags.shape[0] - 1)) & ~np.int64(3)
     for slot in range(base, base + 4):
@@ -235,9 +244,7 @@ def _enter(codes, codes_t, win, pool, lo, n, beta, counts, memo_keys, memo_flags
         return 3, 0, 3, np.uint64(0), np.uint64(0)
     stats[STAT_NODES] += 1
     floor = 2 * n - 1
-    h1, h2 = _set_hash(pool, lo, n, z1, z2)
-    if hard:
-        h1 += _state_hash(greens, at_least, zg, zm)
+    h1, h2 = _node_hash(pool, lo, n, z1, z2, hard, greens, at_least, zg, zm)
     slot = _memo_find(memo_keys, memo_flags, h1, h2)
     if slot >= 0:
         stats[STAT_HITS] += 1
@@ -465,10 +472,7 @@ class ExactSolver:
             return int(self.guess_of_secret[candidates[0]])
         self._run(candidates, INF, -1, state)
         pool = np.asarray(candidates, dtype=np.int32)
-        h1, h2 = _set_hash(pool, 0, n, self.z1, self.z2)
-        h1, h2 = np.uint64(h1), np.uint64(h2)
-        if self.hard:
-            h1 += np.uint64(_state_hash(state[0], state[1], self.zg, self.zm))
+        h1, h2 = _node_hash(pool, 0, n, self.z1, self.z2, self.hard, state[0], state[1], self.zg, self.zm)
         return int(self.memo_vals[_memo_find(self.memo_keys, self.memo_flags, h1, h2), 1])
 
     def tree(self, guess=None, candidates=None, state=None):
