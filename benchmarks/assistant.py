@@ -5,10 +5,12 @@ first suggestion and ends at end of input (best of 3), plus that process's own b
 timed with no precomputed tree (greedy on the spot) along the games of a few seeded random secrets, normal and
 hard mode, each on a fresh session (nothing memoised), JIT warmed up first.
 
-Prints one JSON object.  Run: .venv/bin/python benchmarks/assistant.py
+Wall times are only meaningful on an idle host; the 1-minute load average and the suggestions' CPU seconds
+(all threads) are printed alongside.  Prints one JSON object.  Run: .venv/bin/python benchmarks/assistant.py
 """
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -56,18 +58,21 @@ def suggestion_times(hard_mode: bool, secrets: list[str]) -> dict:
     warm = Session(strategy)
     warm.suggestion()  # JIT warm-up (and one full root scan)
     by_turn: dict[int, list[float]] = {}
+    cpu_by_turn: dict[int, list[float]] = {}
     guesses = []
     for secret in secrets:
         session = Session(strategy)
         while not session.solved:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             word = session.suggestion().word
             by_turn.setdefault(len(session.rows) + 1, []).append(time.perf_counter() - start)
+            cpu_by_turn.setdefault(len(session.rows) + 1, []).append(time.process_time() - cpu)
             session.play(word, feedback(word, secret))
         guesses.append(len(session.rows))
     return {
         "max_s_by_turn": {turn: round(max(ts), 4) for turn, ts in sorted(by_turn.items())},
         "mean_s_by_turn": {turn: round(sum(ts) / len(ts), 4) for turn, ts in sorted(by_turn.items())},
+        "max_cpu_s_by_turn": {turn: round(max(ts), 4) for turn, ts in sorted(cpu_by_turn.items())},
         "max_s": round(max(max(ts) for ts in by_turn.values()), 4),
         "guesses": guesses,
     }
@@ -79,6 +84,7 @@ def main():
         startup_seconds(tmp)  # numba caches, page cache
         startup = min(startup_seconds(tmp) for _ in range(3))
     print(json.dumps({
+        "cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 2),  # wall times need an idle host
         "startup_s": round(startup, 3), "target_startup_s": 3.0,
         "startup_breakdown": in_process_breakdown(),
         "secrets": secrets,

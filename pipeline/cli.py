@@ -11,7 +11,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from pipeline.config import PROJECT_ROOT, Config
 from pipeline.errors import PipelineError
-from pipeline.stages import STAGES
+from pipeline.stages import STAGES, upstream_schema
 
 CONF_DIR = str(PROJECT_ROOT / "conf")
 EXIT_BAD_INPUT = 2
@@ -22,6 +22,7 @@ def register_schemas() -> None:
     store.store(name="config_schema", node=Config)
     for module in STAGES.values():
         store.store(group="stage", name=f"{module.NAME}_schema", node=module.SCHEMA)
+    store.store(group="upstream", name="upstream_schema", node=upstream_schema())
 
 
 def fail(message: str) -> None:

@@ -58,7 +58,7 @@ class Config:
     stage: Any = MISSING
     ray: RayConfig = MISSING
     paths: PathsConfig = MISSING
-    upstream: dict[str, Any] = field(default_factory=dict)  # config of stages run as inputs
+    upstream: Any = MISSING  # config of stages run as inputs (schema: pipeline.stages.upstream_schema)
     progress: bool = True  # progress lines on a TTY
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.assistant.parse import Entry, InputError, parse_colours, parse_line
 from pipeline.assistant.session import Session
-from pipeline.assistant.strategy import Strategy, load_tree_file
+from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
 from pipeline.config import PROJECT_ROOT
 from pipeline.errors import PipelineError
 from pipeline.games.answer import feedback
@@ -52,7 +52,8 @@ def play_out(session: Session, secret: str, first: str | None = None) -> list[tu
 
 
 @pytest.mark.parametrize("text", ["02100", "bgybb", "BGYBB", "wgyww", "xgyxx", ".!?..", "-g?__", "0 2 1 0 0",
-                                  "\u2b1b\U0001f7e9\U0001f7e8\u2b1c\u2b1b", "\u2b1b\U0001f7e9\ufe0f\U0001f7e8\u2b1b\u2b1b"])
+                                  "\u2b1b\U0001f7e9\U0001f7e8\u2b1c\u2b1b",
+                                  "\u2b1b\U0001f7e9\ufe0f\U0001f7e8\u2b1b\u2b1b"])
 def test_colour_notations(text):
     assert parse_colours(text, 5) == "02100"
 
@@ -168,8 +169,8 @@ def test_play_follows_the_tree_then_greedy(tree_outputs, mini):
     assert suggests[2].startswith(f"suggest: {opener} (strategy tree)")  # after undo: back at the root
     assert "(strategy tree)" not in suggests[3]  # 4*7=28 leaves the tree: greedy from here
     # hard mode is a different game: the tree does not apply
-    proc = pipeline("play", "game=mini_nerdle", "game.hard_mode=true", stdin="", outputs=tree_outputs)
-    assert "suggestions: greedy" in proc.stdout and "hard mode" in proc.stdout.splitlines()[0]
+    assert find_tree(builtin_game("mini_nerdle", hard_mode=True), tree_outputs) is None
+    assert find_tree(mini, tree_outputs).label == "upper_bound/fake0001"
 
 
 def test_solve_uses_the_tree(tree_outputs, mini):
@@ -239,7 +240,8 @@ def test_wordle_explains_repeated_letters_and_enforces_hard_mode(tmp_path):
     assert "learned: T in position 5; no S, A, L or E" in out
     assert "hard mode: next guess must keep T in position 5" in out
     assert "error: hard mode does not allow 'crane': position 5 must be T" in out
-    assert "learned: exactly two T, in position 3, not in positions 1 or 4; at least one I, not in position 5; no U" in out
+    assert ("learned: exactly two T, in position 3, not in positions 1 or 4; at least one I, not in position 5; "
+            "no U") in out
     assert "note: a yellow E after a grey E cannot happen" in out
 
 
@@ -282,3 +284,27 @@ def test_greedy_scan_agrees_with_the_valuations_module(name):
         in_c = np.isin(game.secret_of_guess, cands)
         best = greedy_choice(enc_g, enc_s[cands], in_c, game.n_codes, len(game.alphabet))
         assert best == valuations.rank(codes, game.secret_of_guess, game.n_codes, cands)[0]
+
+
+def test_split_scan_matches_the_scalar_answering_function():
+    from collections import Counter
+
+    import numpy as np
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pipeline.assistant.strategy import split_scan
+    from pipeline.feedback.kernel import encode_words
+
+    @settings(max_examples=60, deadline=None)
+    @given(length=st.integers(4, 7), data=st.data())
+    def check(length, data):
+        word = st.text(alphabet="abcd", min_size=length, max_size=length)
+        guesses = data.draw(st.lists(word, min_size=1, max_size=8))
+        cands = data.draw(st.lists(word, min_size=1, max_size=25, unique=True))
+        parts, sum_sq = split_scan(encode_words(guesses, "abcd"), encode_words(cands, "abcd"), 3**length, 4)
+        for g, p, q in zip(guesses, parts, sum_sq):
+            sizes = Counter(feedback(g, c) for c in cands).values()
+            assert (p, q) == (len(sizes), sum(t * t for t in sizes)), g
+
+    check()

@@ -8,6 +8,7 @@ slow steps show a spinner; with piped input every line is echoed after "> "
 and the output is plain and deterministic.
 """
 
+import os
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ from pipeline.errors import PipelineError
 PLAY_USAGE = """usage: python -m pipeline play game=<name> [game.<key>=<value> ...] [tree=<tree.json>|none]
   e.g. python -m pipeline play game=wordle_original game.hard_mode=true
        python -m pipeline play game=words game.length=6 game.secrets.path=words.txt"""
-SOLVE_USAGE = """usage: python -m pipeline solve game=<name> secret=<word> [game.<key>=<value> ...] [tree=<tree.json>|none]"""
+SOLVE_USAGE = ("usage: python -m pipeline solve game=<name> secret=<word> [game.<key>=<value> ...] "
+               "[tree=<tree.json>|none]")
 OVERRIDE_PREFIXES = ("game=", "game.", "paths.", "+game.", "~game.")
 
 
@@ -100,6 +102,21 @@ def _input_lines(interactive: bool):
             yield line
 
 
+def _quiet_broken_pipe(command):
+    """A reader that stops early (`| head`) ends the command quietly instead of with a traceback."""
+
+    def run(args: list[str]) -> int:
+        try:
+            return command(args)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+            return 0
+
+    run.__name__, run.__doc__ = command.__name__, command.__doc__
+    return run
+
+
+@_quiet_broken_pipe
 def play_command(args: list[str]) -> int:
     if any(a in ("-h", "--help", "help") for a in args):
         print(PLAY_USAGE)
@@ -147,6 +164,7 @@ def play_command(args: list[str]) -> int:
     return 0
 
 
+@_quiet_broken_pipe
 def solve_command(args: list[str]) -> int:
     if any(a in ("-h", "--help", "help") for a in args):
         print(SOLVE_USAGE)

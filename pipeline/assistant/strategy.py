@@ -9,8 +9,8 @@ the greedy rule takes over.
 Greedy: if |C| <= 2 guess the first candidate, else the guess with the best
 (MostParts, InSet, ExpSizeSplit), ties to the lowest guess index — computed
 by a fused scan over G x C that answers and counts on the fly (no code
-matrix is built or kept, so start-up does not pay for one).  In hard mode only guesses the NYT rule
-allows are considered.
+matrix is built or kept, so start-up does not pay for one).  In hard mode
+only guesses the NYT rule allows are considered.
 """
 
 import json
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from pipeline.errors import PipelineError
 from pipeline.games.constraints import hard_mode_rule
@@ -27,8 +27,7 @@ from pipeline.games.game import Game
 from pipeline.search.tree import Tree, from_json, statistics, verify
 
 TREE_STAGES = ("upper_bound",)
-COMBINATION = ("MostParts", "InSet", "ExpSizeSplit")
-CHUNK_CELLS = 4_000_000  # code-matrix cells per chunk of the greedy scan (progress granularity)
+CHUNK_CELLS = 4_000_000  # (guess, candidate) pairs per call of the greedy scan (progress granularity)
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,7 @@ def find_tree(game: Game, outputs: Path) -> LoadedTree | None:
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def split_scan(guesses, candidates, n_codes, n_symbols):
+def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
     """Per guess (rows of `guesses`, encoded): number of parts and sum of squared part sizes of Split(C, g).
 
     C is given encoded (`candidates`, one row per candidate).  Responses are
@@ -158,7 +157,7 @@ def split_scan(guesses, candidates, n_codes, n_symbols):
         for i in range(length):
             cnt[candidates[ci, i], ci] += 1
     has = np.minimum(cnt, 1)
-    n_chunks = max(1, min(n_guesses, 256))
+    n_chunks = max(1, min(n_guesses, chunks))  # one count array per chunk
     size = (n_guesses + n_chunks - 1) // n_chunks
     for chunk in prange(n_chunks):
         counts = np.zeros(n_codes, np.int32)
@@ -225,7 +224,7 @@ def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, in_candid
     parts, sum_sq = [], []
     for start in range(0, n_rows, step):
         stop = min(n_rows, start + step)
-        p, q = split_scan(enc_guesses[start:stop], enc_candidates, n_codes, n_symbols)
+        p, q = split_scan(enc_guesses[start:stop], enc_candidates, n_codes, n_symbols, 8 * get_num_threads())
         parts.append(p)
         sum_sq.append(q)
         if on_progress:

@@ -103,7 +103,7 @@ class CoverModel:
     With `reduce` the matrix is reduced by dominance first (exact).
     """
 
-    def __init__(self, codes_t, columns, pairs_i, pairs_j, *, reduce: bool = True):
+    def __init__(self, codes_t, columns, pairs_i, pairs_j, *, reduce: bool = True, lower_bound: float = 0.0):
         self.columns = np.asarray(columns, dtype=np.int64)
         self.pairs_i = np.asarray(pairs_i, dtype=np.int32)
         self.pairs_j = np.asarray(pairs_j, dtype=np.int32)
@@ -146,6 +146,11 @@ class CoverModel:
                 indices.astype(np.int32),
                 np.ones(self.nonzeros),
             )
+        self.lower_bound = float(lower_bound)
+        if n and self.lower_bound > 0:
+            # a proven lower bound on the optimum, as the row sum_g x_g >= L: valid,
+            # and it lets HiGHS stop as soon as it finds a solution of size L
+            self.highs.addRow(self.lower_bound, highspy.kHighsInf, n, np.arange(n, dtype=np.int32), np.ones(n))
 
     def _reduce(self, codes_t):
         pi, pj = self.pairs_i, self.pairs_j
@@ -382,7 +387,7 @@ def solve_blindfold(
             stop = "time limit"
             break
         tp = time.perf_counter()
-        model = CoverModel(codes_t, cols, *pairs, reduce=reduce)
+        model = CoverModel(codes_t, cols, *pairs, reduce=reduce, lower_bound=_ceil(lower))
         prep = time.perf_counter() - tp
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         out = model.solve(time_limit=remaining, threads=threads, incumbent=best, log=highs_log, options=highs_options)

@@ -19,12 +19,14 @@ Beyond the paper, and without changing any value or chosen guess:
   is what its guess may still spend given the exact values and lower bounds of
   its siblings; a guess is dropped as soon as its running total reaches the
   best value so far (later guesses must be strictly better, which keeps the
-  first-in-ranking tie rule);
+  first-in-ranking tie rule); classes are searched largest first, which
+  raises the running total fastest;
 - a memo keyed by the sorted candidate set (hash table with the sets kept in
   a pool and compared exactly), holding exact values with their guess and
   proven lower bounds, bounded by `max_entries` and `max_pool` set members.
 
-The recursion runs inside numba; candidate sets are sorted int64 arrays.
+The recursion runs inside numba on an explicit stack; candidate sets are
+sorted int64 arrays of secret indices.
 """
 
 from dataclasses import dataclass, field
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from pipeline.search.greedy import guess_of_secret, partition
+from pipeline.search.greedy import grow_array, guess_of_secret, partition
 from pipeline.search.tree import Tree, from_arrays
 from pipeline.search.valuations import SMALL_SET, transposed
 
@@ -170,6 +172,19 @@ ENTER, NEXT_GUESS, NEXT_CLASS, RETURN = range(4)
 
 
 @njit(cache=True)
+def _largest_first(order, starts):
+    """Sort class indices by decreasing class size (stable): big classes raise the bound most."""
+    for q in range(1, order.shape[0]):
+        j = order[q]
+        size = starts[j + 1] - starts[j]
+        p = q
+        while p > 0 and starts[order[p - 1] + 1] - starts[order[p - 1]] < size:
+            order[p] = order[p - 1]
+            p -= 1
+        order[p] = j
+
+
+@njit(cache=True)
 def _grow_rows(a):
     out = np.empty((2 * a.shape[0], a.shape[1]), dtype=a.dtype)
     out[: a.shape[0]] = a
@@ -248,13 +263,7 @@ def solve(root, beta, ctx, memo, info):
                     if starts[j + 1] - starts[j] >= 3:
                         order[n_big] = j
                         n_big += 1
-                sizes = np.empty(n_big, dtype=np.int64)
-                for q in range(n_big):
-                    sizes[q] = starts[order[q] + 1] - starts[order[q]]
-                idx = np.argsort(sizes, kind="mergesort")
-                tmp = order[:n_big].copy()
-                for q in range(n_big):
-                    order[q] = tmp[idx[q]]
+                _largest_first(order[:n_big], starts)
                 f[N_BIG], f[CLASS], f[TOTAL] = n_big, 0, lower
                 mode = NEXT_CLASS
             else:
@@ -328,8 +337,10 @@ def _extract(root, root_guess, ctx, memo, info):
             g = solve(cand, INF, ctx, memo, info)[1]
         guess[head] = g
         k = partition(codes[g], cand, win, counts, members, starts, class_codes)
-        if n_nodes + k > cap or pool_end + starts[k] > pool.shape[0]:
-            return guess[:0], parent[:0], code[:0], size[:0], np.int64(-1)  # cannot happen for a valid tree
+        if n_nodes + k > cap:
+            return guess[:0], parent[:0], code[:0], size[:0], np.int64(-1)  # a tree has < 2|C| nodes
+        if pool_end + starts[k] > pool.shape[0]:
+            pool = grow_array(pool, pool_end + starts[k])
         for j in range(k):
             start[n_nodes] = pool_end + starts[j]
             size[n_nodes] = starts[j + 1] - starts[j]
@@ -368,7 +379,7 @@ class ApSearch:
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, breadth, *, codes_t=None,
-                 max_entries=2_000_000, max_pool=None):
+                 max_entries=1_000_000, max_pool=None):
         if breadth < 1:
             raise ValueError(f"breadth must be at least 1, got {breadth}")
         self.codes = np.ascontiguousarray(codes)

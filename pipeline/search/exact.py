@@ -28,6 +28,8 @@ from numba import njit
 from pipeline.search.hard_mode import MAX_SYMBOLS, initial_state, is_allowed, symbol_counts, update_state
 
 INF = 1 << 40
+IMPOSSIBLE = INF  # the value of a set that cannot be solved within the guesses left
+UNLIMITED = 1 << 30
 KEY_SHIFT = 24  # ordering key = sum_sq << KEY_SHIFT | lower bound
 EMPTY, EXACT, LOWER = 0, 1, 2
 STAT_NODES, STAT_HITS, STAT_EVALS = 0, 1, 2
@@ -56,11 +58,14 @@ def _state_hash(greens, at_least, zg, zm):
 
 
 @njit(cache=True)
-def _node_hash(pool, lo, n, z1, z2, hard, greens, at_least, zg, zm):
-    """Memo key of a node: its candidate set, plus the hard-mode state in hard mode."""
+def _node_hash(pool, lo, n, z1, z2, hard, greens, at_least, zg, zm, left, zl):
+    """Memo key of a node: its candidate set, plus the hard-mode state in hard mode and the
+    guesses left when the number of guesses is limited."""
     h1, h2 = _set_hash(pool, lo, n, z1, z2)
     if hard:
         h1 += _state_hash(greens, at_least, zg, zm)
+    if left < zl.shape[0]:
+        h2 += zl[left]
     return h1, h2
 
 
@@ -235,16 +240,21 @@ def _scan_small(codes_t, pool, lo, n, win, allowed, beta):
 
 @njit(cache=True)
 def _enter(codes, codes_t, win, pool, lo, n, beta, counts, memo_keys, memo_flags, memo_vals,
-           z1, z2, stats, hard, words, word_counts, greens, at_least, zg, zm, guess_row, lower_row):
+           z1, z2, stats, hard, words, word_counts, greens, at_least, zg, zm, left, zl, guess_row, lower_row):
     """Open a node: closed forms, memo, scan.  Returns (value or -1 if the node must be searched,
-    number of guesses to try, floor, h1, h2); the guesses go to guess_row / lower_row in order."""
+    number of guesses to try, floor, h1, h2); the guesses go to guess_row / lower_row in order.
+    `left` is the number of guesses still allowed, this one included (IMPOSSIBLE if too few)."""
+    if left <= 0:
+        return IMPOSSIBLE, 0, IMPOSSIBLE, np.uint64(0), np.uint64(0)
     if n == 1:
         return 1, 0, 1, np.uint64(0), np.uint64(0)
+    if left == 1:
+        return IMPOSSIBLE, 0, IMPOSSIBLE, np.uint64(0), np.uint64(0)
     if n == 2:
         return 3, 0, 3, np.uint64(0), np.uint64(0)
     stats[STAT_NODES] += 1
     floor = 2 * n - 1
-    h1, h2 = _node_hash(pool, lo, n, z1, z2, hard, greens, at_least, zg, zm)
+    h1, h2 = _node_hash(pool, lo, n, z1, z2, hard, greens, at_least, zg, zm, left, zl)
     slot = _memo_find(memo_keys, memo_flags, h1, h2)
     if slot >= 0:
         stats[STAT_HITS] += 1
@@ -269,6 +279,9 @@ def _enter(codes, codes_t, win, pool, lo, n, beta, counts, memo_keys, memo_flags
     if perfect_other >= 0:
         _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, 2 * n, EXACT, perfect_other)
         return 2 * n, 0, floor, h1, h2
+    if left == 2:  # the next guess must leave only singletons
+        _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, IMPOSSIBLE, EXACT, -1)
+        return IMPOSSIBLE, 0, floor, h1, h2
     if floor >= beta or m == 0:
         value = max(floor, beta)
         _memo_store(memo_keys, memo_flags, memo_vals, h1, h2, n, value, LOWER, -1)
@@ -287,7 +300,7 @@ ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
 
 @njit(cache=True)
 def _solve(codes, codes_t, win, pool, n, beta, forced, counts, memo_keys, memo_flags, memo_vals,
-           z1, z2, stats, hard, words, word_counts, greens0, at_least0, zg, zm, max_depth):
+           z1, z2, stats, hard, words, word_counts, greens0, at_least0, zg, zm, left, zl, max_depth):
     """MinTotal(pool[:n]) if it is < beta (exact), else some value >= beta.
 
     With forced >= 0, V*(forced, C) instead.  In hard mode only guesses allowed
@@ -308,6 +321,7 @@ def _solve(codes, codes_t, win, pool, n, beta, forced, counts, memo_keys, memo_f
     f_i = np.zeros(max_depth, dtype=np.int64)
     f_total = np.zeros(max_depth, dtype=np.int64)
     f_phase = np.zeros(max_depth, dtype=np.int64)
+    f_left = np.zeros(max_depth, dtype=np.int64)
     f_h = np.zeros((max_depth, 2), dtype=np.uint64)
     guess_rows = np.empty((max_depth, n_guesses), dtype=np.int32)
     lower_rows = np.empty((max_depth, n_guesses), dtype=np.int64)
@@ -319,7 +333,7 @@ def _solve(codes, codes_t, win, pool, n, beta, forced, counts, memo_keys, memo_f
     at_least[0] = at_least0
 
     d = 0
-    f_lo[0], f_n[0], f_free[0], f_beta[0] = 0, n, n, beta
+    f_lo[0], f_n[0], f_free[0], f_beta[0], f_left[0] = 0, n, n, beta, left
     if forced >= 0:
         stats[STAT_NODES] += 1
         guess_rows[0, 0] = forced
@@ -333,7 +347,8 @@ def _solve(codes, codes_t, win, pool, n, beta, forced, counts, memo_keys, memo_f
         if phase == ENTER:
             value, m, floor, h1, h2 = _enter(codes, codes_t, win, pool, lo, size, f_beta[d], counts, memo_keys,
                                              memo_flags, memo_vals, z1, z2, stats, hard, words, word_counts,
-                                             greens[d], at_least[d], zg, zm, guess_rows[d], lower_rows[d])
+                                             greens[d], at_least[d], zg, zm, f_left[d], zl, guess_rows[d],
+                                             lower_rows[d])
             if value >= 0:
                 returned = value
                 d -= 1
@@ -374,7 +389,7 @@ def _solve(codes, codes_t, win, pool, n, beta, forced, counts, memo_keys, memo_f
             f_phase[d] = NEXT_CLASS
         elif phase == NEXT_CLASS:
             i, k = f_i[d], f_k[d]
-            while i < k and starts_rows[d, i + 1] - starts_rows[d, i] <= 2:
+            while i < k and starts_rows[d, i + 1] - starts_rows[d, i] <= 2 and f_left[d] >= 3:
                 i += 1
             f_i[d] = i
             if i == k:
@@ -391,6 +406,7 @@ def _solve(codes, codes_t, win, pool, n, beta, forced, counts, memo_keys, memo_f
             f_free[c] = starts_rows[d, k]
             f_beta[c] = best - (f_total[d] - (2 * child_size - 1))
             f_phase[c] = ENTER
+            f_left[c] = f_left[d] - 1
             if hard:
                 g = guess_rows[d, f_idx[d] - 1]
                 greens[c], at_least[c] = update_state(greens[d], at_least[d], words[g], class_rows[d, i])
@@ -409,14 +425,16 @@ class ExactSolver:
 
     `codes` is the |G| x |S| code matrix, `secret_of_guess` maps guesses to
     secrets (-1 if not a secret).  Hard mode needs the encoded guesses
-    (`encode_words`).  The memo holds 2**memo_bits entries (about 41 bytes
+    (`encode_words`).  `max_guesses` limits every secret to be found within
+    that many guesses (sets that cannot be get IMPOSSIBLE).  The memo holds 2**memo_bits entries (about 41 bytes
     each) and survives between calls.
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, hard_mode=False, encoded_guesses=None,
-                 memo_bits=21, max_depth=48, seed=0):
+                 max_guesses=None, memo_bits=21, max_depth=48, seed=0):
         self.codes = np.ascontiguousarray(codes)
         self.max_depth = max_depth
+        self.max_guesses = UNLIMITED if max_guesses is None else int(max_guesses)
         self.codes_t = np.ascontiguousarray(codes.T)
         self.n_secrets = codes.shape[1]
         self.win = int(n_codes) - 1
@@ -436,6 +454,7 @@ class ExactSolver:
         draw = lambda *shape: rng.integers(0, 2**63, size=shape, dtype=np.uint64) * np.uint64(2) + np.uint64(1)  # noqa: E731
         self.z1, self.z2 = draw(self.n_secrets), draw(self.n_secrets)
         self.zg, self.zm = draw(length, MAX_SYMBOLS + 1), draw(MAX_SYMBOLS, length + 1)
+        self.zl = draw(max_depth + 1)
         size = 1 << memo_bits
         self.memo_keys = np.zeros((size, 2), dtype=np.uint64)
         self.memo_flags = np.zeros(size, dtype=np.int8)
@@ -443,7 +462,7 @@ class ExactSolver:
         self.counts = np.zeros(int(n_codes), dtype=np.int64)
         self.stats = np.zeros(3, dtype=np.int64)
 
-    def _run(self, candidates, beta, forced, state):
+    def _run(self, candidates, beta, forced, state, left=None):
         candidates = np.asarray(candidates, dtype=np.int32)
         n = len(candidates)
         pool = np.empty(self.n_secrets * self.max_depth + n, dtype=np.int32)
@@ -451,7 +470,8 @@ class ExactSolver:
         greens, at_least = state if state is not None else initial_state(self.length)
         return int(_solve(self.codes, self.codes_t, self.win, pool, n, beta, forced, self.counts, self.memo_keys,
                           self.memo_flags, self.memo_vals, self.z1, self.z2, self.stats, self.hard, self.words,
-                          self.word_counts, greens, at_least, self.zg, self.zm, self.max_depth))
+                          self.word_counts, greens, at_least, self.zg, self.zm,
+                          self.max_guesses if left is None else left, self.zl, self.max_depth))
 
     def _all(self, candidates):
         return np.arange(self.n_secrets, dtype=np.int32) if candidates is None else candidates
@@ -466,16 +486,19 @@ class ExactSolver:
         value = self._run(self._all(candidates), beta, int(guess), state)
         return value, value < beta
 
-    def _best_guess(self, candidates, state):
+    def _best_guess(self, candidates, state, left):
         n = len(candidates)
         if n <= 2:
             return int(self.guess_of_secret[candidates[0]])
-        self._run(candidates, INF, -1, state)
+        if self._run(candidates, INF, -1, state, left) >= IMPOSSIBLE:
+            raise ValueError("no strategy solves these candidates within the guess limit")
         pool = np.asarray(candidates, dtype=np.int32)
-        h1, h2 = _node_hash(pool, 0, n, self.z1, self.z2, self.hard, state[0], state[1], self.zg, self.zm)
+        h1, h2 = _node_hash(pool, 0, n, self.z1, self.z2, self.hard, state[0], state[1], self.zg, self.zm,
+                            left, self.zl)
+        h1, h2 = np.uint64(h1), np.uint64(h2)  # keep numba from typing a small key as int64
         return int(self.memo_vals[_memo_find(self.memo_keys, self.memo_flags, h1, h2), 1])
 
-    def tree(self, guess=None, candidates=None, state=None):
+    def tree(self, guess=None, candidates=None, state=None, left=None):
         """An optimal strategy tree: (guess index, {response code: subtree}); a win has no entry.
 
         With `guess` given, the best tree that opens with it.
@@ -483,8 +506,9 @@ class ExactSolver:
         candidates = self._all(candidates)
         if state is None:
             state = initial_state(self.length)
+        left = self.max_guesses if left is None else left
         if guess is None:
-            guess = self._best_guess(candidates, state)
+            guess = self._best_guess(candidates, state, left)
         children = {}
         row = self.codes[guess]
         for code in np.unique(row[candidates]):
@@ -492,7 +516,7 @@ class ExactSolver:
                 continue
             members = candidates[row[candidates] == code]
             child_state = update_state(state[0], state[1], self.words[guess], int(code)) if self.hard else state
-            children[int(code)] = self.tree(None, members, child_state)
+            children[int(code)] = self.tree(None, members, child_state, left - 1)
         return int(guess), children
 
 

@@ -16,7 +16,8 @@ from pipeline.search.valuations import VALUATIONS, best_guess, combination_ids, 
 
 
 @njit(cache=True)
-def _grow(a, size):
+def grow_array(a, size):
+    """A copy of `a` with room for at least `size` items (doubling)."""
     out = np.empty(max(size, 2 * a.shape[0]), dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
@@ -59,7 +60,7 @@ def partition(row, cand, win, counts, out, class_start, class_code):
 
 @njit(cache=True)
 def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlogt):
-    """Breadth-first greedy tree: (node_guess, node_parent, node_code, node_size, n_nodes).
+    """Breadth-first greedy tree as node arrays (node_guess, node_parent, node_code, node_size).
 
     A node's guess is -1 if the chosen guess failed to split its set (cannot
     happen when S is a subset of G, kept as a guard).
@@ -97,10 +98,10 @@ def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, com
             k = 0
         if n_nodes + k > start.shape[0]:
             need = n_nodes + k
-            start, size, parent = _grow(start, need), _grow(size, need), _grow(parent, need)
-            code, guess = _grow(code, need), _grow(guess, need)
+            start, size, parent = grow_array(start, need), grow_array(size, need), grow_array(parent, need)
+            code, guess = grow_array(code, need), grow_array(guess, need)
         if pool_end + class_start[k] > pool.shape[0]:
-            pool = _grow(pool, pool_end + class_start[k])
+            pool = grow_array(pool, pool_end + class_start[k])
         for j in range(k):
             start[n_nodes] = pool_end + class_start[j]
             size[n_nodes] = class_start[j + 1] - class_start[j]

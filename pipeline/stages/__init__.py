@@ -7,3 +7,11 @@ dataclass), `run(ctx, cfg) -> summary dict`, and optionally `game_identity`.
 from pipeline.stages import exact, feedback, heuristics, lower_bound, prove, upper_bound
 
 STAGES = {m.NAME: m for m in (feedback, heuristics, upper_bound, lower_bound, exact, prove)}
+
+
+def upstream_schema():
+    """A dataclass with one typed field per stage: the `upstream` config group's schema."""
+    from dataclasses import field, make_dataclass
+
+    return make_dataclass("UpstreamConfig", [(name, m.SCHEMA, field(default_factory=m.SCHEMA))
+                                             for name, m in STAGES.items()])

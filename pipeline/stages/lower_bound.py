@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
+from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game, opener_values
 from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
@@ -88,5 +89,6 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
                "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest}
     if not len(survivors):
         summary["note"] = f"every opener has a lower bound above UB={ub}: the optimum is larger than this UB"
+        log.warning(f"{NAME}: {summary['note']}")
     ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return {k: summary[k] for k in ("ub", "funnel", "survivors")} | ({"note": summary["note"]} if "note" in summary else {})

@@ -89,10 +89,11 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     codes = feedback.load(ctx.inputs["feedback"], game)
     ub_summary, funnel = _read_json(ctx.inputs["upper_bound"], "summary.json"), _read_json(ctx.inputs["lower_bound"], "summary.json")
     ub, ub_opener = ub_summary["ub"], ub_summary["opener"]
+    if not funnel["survivors"]:
+        raise PipelineError(f"no opener survived the funnel at UB={funnel['ub']}: that UB is below the optimum, "
+                            "nothing to prove")
     if funnel["ub"] != ub:
         raise PipelineError(f"the funnel was run against UB={funnel['ub']}, not the upper bound {ub}")
-    if not funnel["survivors"]:
-        raise PipelineError(f"no opener survived the funnel at UB={ub}: the UB is below the optimum, nothing to prove")
     tree_file = ctx.inputs["upper_bound"].file("tree.json")
     tree_body = json.loads(tree_file.read_text())
     targets = subtree_totals(tree_body["tree"])

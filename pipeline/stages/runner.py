@@ -3,8 +3,6 @@
 import dataclasses
 import time
 
-from omegaconf import OmegaConf
-
 from pipeline import __version__
 from pipeline.config import Config
 from pipeline.errors import PipelineError
@@ -25,9 +23,7 @@ def stage_module(name: str):
 
 def upstream_config(name: str, cfg: Config) -> StageConfig:
     """The config of a stage run as an input: its schema defaults plus `upstream.<name>` overrides."""
-    module = stage_module(name)
-    merged = OmegaConf.merge(OmegaConf.structured(module.SCHEMA), cfg.upstream.get(name, {}) or {})
-    return OmegaConf.to_object(merged)
+    return getattr(cfg.upstream, name)
 
 
 def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Artifact]) -> str:
@@ -37,17 +33,24 @@ def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Arti
                        "inputs": {name: art.key for name, art in sorted(inputs.items())}})
 
 
-def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore) -> Artifact:
-    """The finished artifact of `stage_cfg` for `game`, computing it (and its inputs) only if missing."""
+def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore,
+              ready: dict | None = None) -> Artifact:
+    """The finished artifact of `stage_cfg` for `game`, computing it (and its inputs) only if missing.
+
+    `ready` remembers artifacts already settled in this run (inputs shared by several stages)."""
+    ready = {} if ready is None else ready
+    if stage_cfg.name in ready and not stage_cfg.force:
+        return ready[stage_cfg.name]
     module = stage_module(stage_cfg.name)
     if hasattr(module, "validate"):
         module.validate(stage_cfg, game)  # bad settings fail before any input is computed
     needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
-    inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store) for dep in needed}
+    inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store, ready) for dep in needed}
     key = stage_key(module, stage_cfg, game, inputs)
     artifact = store.artifact(module.NAME, key)
     if store.is_done(module.NAME, key) and not stage_cfg.force:
         log.info(f"{module.NAME}: up to date, skipped (stage.force=true recomputes): {artifact.path}")
+        ready[module.NAME] = artifact
         return artifact
     manifest = {
         "stage": module.NAME, "key": key, "schema_version": module.VERSION, "package_version": __version__,
@@ -65,4 +68,5 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
                    fan_out={"tasks": ctx.fanout.tasks, "resumed": ctx.fanout.resumed, "nodes": sorted(ctx.fanout.nodes),
                             "task_seconds": round(ctx.fanout.task_seconds, 3)})
     log.info(f"{module.NAME}: done in {time.time() - started:.1f}s")
+    ready[module.NAME] = artifact
     return artifact

@@ -1,0 +1,86 @@
+"""Time the upper-bound maths (greedy valuations and ApMinTotal) on one game; print JSON.
+
+    python benchmarks/upper_bound_core.py [--game wordle_original] [--breadths 1,5,10] [--sweep]
+
+Compilation (numba, cached on disk) is timed separately from the runs.
+`--sweep` also times all 325 greedy combinations single-threaded.
+"""
+
+import argparse
+import json
+import resource
+import time
+
+import numpy as np
+
+from pipeline.feedback.matrix import game_matrix
+from pipeline.games.catalog import builtin_game
+from pipeline.search.apmintotal import ApSearch
+from pipeline.search.greedy import greedy
+from pipeline.search.tree import statistics, verify
+from pipeline.search.valuations import all_combinations, transposed
+
+TABLE_1 = [
+    "MostParts,InSet,ExpSizeSplit", "MostParts,InSet,Information", "MostParts,InSet",
+    "Information,InSet,ExpSizeSplit", "MostParts", "Information", "ExpSizeSplit", "MaxSizeSplit", "InSet",
+]
+
+
+def timed(fn, *args, **kwargs):
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn(*args, **kwargs)
+    return out, round(time.perf_counter() - wall, 3), round(time.process_time() - cpu, 3)
+
+
+def warm_up(codes, codes_t, sog, n_codes) -> None:
+    """Compile (or load from the numba cache) every kernel on a 40-secret sub-game."""
+    small = np.arange(min(40, codes.shape[1]))
+    greedy(np.ascontiguousarray(codes[:, small]), np.where(sog < len(small), sog, -1), n_codes, "MostParts")
+    ApSearch(codes, sog, n_codes, 2, codes_t=codes_t).strategy(small)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="wordle_original")
+    parser.add_argument("--breadths", default="1,5,10")
+    parser.add_argument("--sweep", action="store_true")
+    args = parser.parse_args()
+
+    game = builtin_game(args.game)
+    guesses, secrets = list(game.guesses), list(game.secrets)
+    codes, matrix_s, _ = timed(game_matrix, game)
+    codes_t, transpose_s, _ = timed(transposed, codes)
+    sog = game.secret_of_guess
+    report = {"game": args.game, "guesses": len(guesses), "secrets": len(secrets),
+              "matrix_s": matrix_s, "transpose_s": transpose_s}
+
+    _, report["compile_s"], _ = timed(warm_up, codes, codes_t, sog, game.n_codes)
+
+    report["greedy"] = []
+    for combination in TABLE_1:
+        result, wall, cpu = timed(greedy, codes, sog, game.n_codes, combination, codes_t=codes_t)
+        report["greedy"].append({"combination": combination, "total": result.total,
+                                 "opener": guesses[result.opener], "wall_s": wall, "cpu_s": cpu})
+    if args.sweep:
+        totals, wall, cpu = timed(lambda: [greedy(codes, sog, game.n_codes, c, codes_t=codes_t).total
+                                           for c in all_combinations()])
+        report["sweep"] = {"combinations": len(totals), "best": min(totals),
+                           "reaching_best": totals.count(min(totals)), "wall_s": wall, "cpu_s": cpu}
+
+    report["apmintotal"] = []
+    for breadth in [int(b) for b in args.breadths.split(",") if b]:
+        search = ApSearch(codes, sog, game.n_codes, breadth, codes_t=codes_t)
+        result, wall, cpu = timed(search.strategy)
+        tree = result.tree(guesses, game.length)
+        stats = statistics(tree)
+        report["apmintotal"].append({
+            "breadth": breadth, "total": result.total, "opener": guesses[result.opener],
+            "verified_total": verify(tree, guesses, secrets), "distribution": stats["distribution"],
+            "wall_s": wall, "cpu_s": cpu, **result.stats,
+        })
+    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

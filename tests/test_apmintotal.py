@@ -1,0 +1,140 @@
+"""ApMinTotal against a brute-force MinTotal written from the definition (ALGORITHMS.md §3)."""
+
+import functools
+import random
+
+import numpy as np
+import pytest
+
+from pipeline.feedback.kernel import code_matrix, encode_words
+from pipeline.games.answer import feedback
+from pipeline.search.apmintotal import ApSearch, apmintotal, opener_total, rank_openers
+from pipeline.search.tree import statistics, verify
+
+
+def make_game(guesses, secrets, alphabet):
+    guesses, secrets = sorted(set(guesses) | set(secrets)), sorted(set(secrets))
+    codes = code_matrix(encode_words(guesses, alphabet), encode_words(secrets, alphabet))
+    index = {w: i for i, w in enumerate(secrets)}
+    sog = np.array([index.get(w, -1) for w in guesses], dtype=np.int32)
+    return guesses, secrets, codes, sog, 3 ** len(secrets[0])
+
+
+def brute_min_total(guesses, secrets):
+    """MinTotal(S) straight from the definition, with the scalar answering function."""
+
+    @functools.lru_cache(maxsize=None)
+    def min_total(cand):
+        if len(cand) == 1:
+            return 1
+        best = None
+        for g in guesses:
+            classes = {}
+            for s in cand:
+                classes.setdefault(feedback(g, s), []).append(s)
+            if len(classes) < 2:
+                continue  # not useful
+            value = len(cand) + sum(min_total(tuple(c)) for c in classes.values() if c != [g])
+            best = value if best is None else min(best, value)
+        return best
+
+    return min_total(tuple(secrets))
+
+
+HAND_MADE = [
+    # repeated letters everywhere (the classic source of feedback bugs)
+    (["salet", "lemon", "plead", "eerie", "geese"],
+     ["eerie", "there", "geese", "speed", "abide", "lolly", "hello", "sheep"], "abcdefghijklmnopqrstuvwxyz"),
+    ([a + b + c + d for a in "ab" for b in "ab" for c in "ab" for d in "ab"],
+     ["aaab", "abab", "baba", "bbaa", "abba", "aabb", "bbbb"], "ab"),
+    (["abc", "cab", "bca", "aab", "bbc"], ["aaa", "aab", "aba", "abb", "bab", "bbb", "cca"], "abc"),
+]
+
+
+def random_game(seed):
+    rng = random.Random(seed)
+    alphabet = "abcd"[: rng.randint(2, 4)]
+    length = rng.randint(2, 4)
+    universe = sorted({"".join(rng.choice(alphabet) for _ in range(length)) for _ in range(40)})
+    secrets = rng.sample(universe, min(len(universe), rng.randint(4, 9)))
+    extra = rng.sample(universe, min(len(universe), rng.randint(0, 5)))
+    return extra, secrets, alphabet
+
+
+@pytest.mark.parametrize("game", HAND_MADE + [random_game(seed) for seed in range(12)])
+def test_full_breadth_equals_brute_force(game):
+    guesses, secrets, codes, sog, n_codes = make_game(*game)
+    expected = brute_min_total(guesses, secrets)
+    result = apmintotal(codes, sog, n_codes, breadth=len(guesses))
+    assert result.total == expected
+    tree = result.tree(guesses, len(secrets[0]))
+    assert verify(tree, guesses, secrets) == expected
+    assert statistics(tree)["total"] == expected
+
+
+@pytest.mark.parametrize("game", HAND_MADE)
+def test_breadth_monotone_and_openers_consistent(game):
+    guesses, secrets, codes, sog, n_codes = make_game(*game)
+    values = [apmintotal(codes, sog, n_codes, breadth=n).total for n in range(1, len(guesses) + 1)]
+    assert all(a >= b for a, b in zip(values, values[1:]))
+    assert values[-1] >= 2 * len(secrets) - 1
+    for n in (1, 2, 3):
+        openers = rank_openers(codes, sog, n_codes, n)
+        per_opener = [opener_total(codes, sog, n_codes, g, n) for g in openers]
+        assert min(r.total for r in per_opener) == values[n - 1]
+        best = min(per_opener, key=lambda r: r.total)  # first in ranking order on ties
+        assert best.opener == apmintotal(codes, sog, n_codes, breadth=n).opener
+        for r in per_opener:
+            assert verify(r.tree(guesses, len(secrets[0])), guesses, secrets) == r.total
+
+
+def test_small_sets_and_subsets():
+    guesses, secrets, codes, sog, n_codes = make_game(*HAND_MADE[0])
+    search = ApSearch(codes, sog, n_codes, breadth=3)
+    assert search.value([4]) == 1
+    assert search.value([2, 5]) == 3
+    sub = [0, 2, 5, 7]
+    assert search.value(sub) >= 2 * len(sub) - 1
+    strategy = search.strategy(sub)
+    sub_words = [secrets[i] for i in sub]
+    assert verify(strategy.tree(guesses, 5), guesses, sub_words) == strategy.total == search.value(sub)
+
+
+def test_tiny_memo_gives_same_answer():
+    guesses, secrets, codes, sog, n_codes = make_game(*HAND_MADE[1])
+    full = apmintotal(codes, sog, n_codes, breadth=4)
+    tiny = apmintotal(codes, sog, n_codes, breadth=4, max_entries=1, max_pool=4)
+    assert tiny.total == full.total
+    assert tiny.stats["memo_dropped"] > 0
+    assert np.array_equal(tiny.node_guess, full.node_guess)
+
+
+def test_bad_breadth():
+    guesses, secrets, codes, sog, n_codes = make_game(*HAND_MADE[2])
+    with pytest.raises(ValueError, match="breadth"):
+        apmintotal(codes, sog, n_codes, breadth=0)
+
+
+def _wordle():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "data" / "wordle"
+    guesses = sorted((root / "original_guesses.txt").read_text().split())
+    secrets = sorted((root / "original_answers.txt").read_text().split())
+    return make_game(guesses, secrets, "abcdefghijklmnopqrstuvwxyz")
+
+
+@pytest.mark.slow
+def test_wordle_breadth_one_is_7944_trace():
+    guesses, secrets, codes, sog, n_codes = _wordle()
+    result = apmintotal(codes, sog, n_codes, breadth=1)
+    assert (result.total, guesses[result.opener]) == (7944, "trace")
+    assert verify(result.tree(guesses, 5), guesses, secrets) == 7944
+
+
+def test_deep_search_grows_its_stack():
+    """Guesses that only ever identify themselves: a chain of depth |S|, value 1 + 2 + ... + |S|."""
+    letters = "abcdefghijklmnopqrst"
+    guesses, secrets, codes, sog, n_codes = make_game([], [c * 4 for c in letters], letters)
+    result = apmintotal(codes, sog, n_codes, breadth=3)
+    assert result.total == len(secrets) * (len(secrets) + 1) // 2
+    assert verify(result.tree(guesses, 4), guesses, secrets) == result.total

@@ -1,0 +1,136 @@
+"""Upper bound, funnel, exact search and proof end to end on FFXIVrdle and Mini Nerdle (real embedded Ray)."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.errors import PipelineError
+from pipeline.feedback.matrix import game_matrix
+from pipeline.games.catalog import builtin_game
+from pipeline.search.apmintotal import opener_total
+from pipeline.stages.certificate import verify_certificate
+
+
+@pytest.fixture(scope="module")
+def ffxiv_proof(tmp_path_factory, ray_session):
+    """Run the whole proof for FFXIVrdle once for this module."""
+    from pipeline.cli import compose, to_config
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.runner import run_stage
+
+    outputs = tmp_path_factory.mktemp("outputs")
+    cfg = to_config(compose([f"paths.outputs={outputs}", "progress=false", "experiment=prove_wordle", "game=ffxivrdle"]))
+    game = load_game(cfg.game)
+    artifact = run_stage(cfg.stage, cfg, game, ArtifactStore(outputs))
+    return artifact, game, outputs
+
+
+def test_upper_bound_ffxivrdle_432_raise(ffxiv_proof):
+    _, _, outputs = ffxiv_proof
+    folder = next((outputs / "upper_bound").glob("[!.]*"))
+    summary = json.loads((folder / "summary.json").read_text())
+    assert (summary["ub"], summary["opener"], summary["breadth"]) == (432, "raise", 10)
+    assert sum(summary["distribution"].values()) == 168
+    openers = pq.read_table(folder / "openers.parquet").to_pylist()
+    assert len(openers) == 10 and min(r["total"] for r in openers) == 432
+    assert (folder / "tree.txt").read_text().count("\n") == 168
+
+
+def test_funnel_and_certificate_for_ffxivrdle(ffxiv_proof):
+    artifact, game, _ = ffxiv_proof
+    cert = json.loads(artifact.file("certificate.json").read_text())
+    assert cert["proven"] is True and cert["ub"] == 432 and cert["optimal_openers"] == ["raise"]
+    assert len(cert["eliminated"]) == 848 and max(e["level"] for e in cert["eliminated"]) <= 3
+    survivor = cert["survivors"][0]
+    assert 168 + sum(c["bound"] for c in survivor["classes"]) == 432
+    result = verify_certificate(artifact.path, game, sample=20)
+    assert result["ub"] == 432 and result["classes_rederived"] == len(survivor["classes"])
+
+
+def test_tampered_certificate_is_rejected(ffxiv_proof, tmp_path):
+    artifact, game, _ = ffxiv_proof
+    from pipeline.stages.certificate import CertificateError
+
+    def tampered(edit):
+        folder = tmp_path / f"t{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(artifact.path, folder)
+        cert = json.loads((folder / "certificate.json").read_text())
+        edit(cert)
+        (folder / "certificate.json").write_text(json.dumps(cert))
+        return folder
+
+    def move_one_guess_between_classes(cert):  # the sums still close; only re-derivation notices
+        classes = cert["survivors"][0]["classes"]
+        classes[0]["bound"] += 1
+        classes[1]["bound"] -= 1
+
+    cases = {
+        "sum of class bounds": lambda c: c["survivors"][0].__setitem__("value", 431),
+        "re-derived": move_one_guess_between_classes,
+        "not exactly the allowed guesses": lambda c: c["eliminated"].pop(),
+        "does not exceed ub": lambda c: c["eliminated"][0].__setitem__("bound", 400),
+        "tree.json digest": lambda c: c.__setitem__("ub_tree_sha256", "0" * 64),
+    }
+    for where, edit in cases.items():
+        with pytest.raises(CertificateError, match=where):
+            verify_certificate(tampered(edit), game, sample=5)
+
+
+def test_verify_certificate_command_fails_with_one_line(ffxiv_proof, tmp_path):
+    artifact, _, _ = ffxiv_proof
+    folder = tmp_path / "bad"
+    shutil.copytree(artifact.path, folder)
+    (folder / "certificate.json").write_text("{not json")
+    proc = subprocess.run([sys.executable, "-m", "pipeline", "verify-certificate", str(folder)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "certificate rejected" in proc.stderr
+
+
+def test_mini_nerdle_proof_end_to_end(run_pipeline, ray_session):
+    artifact = run_pipeline("experiment=prove_wordle", "game=mini_nerdle")
+    cert = json.loads(artifact.file("certificate.json").read_text())
+    assert cert["proven"] and cert["ub"] == 544 and cert["optimal_openers"] == ["4*7=28"]
+
+
+def test_exact_stage_matches_apmintotal_on_mini_nerdle(run_pipeline, ray_session):
+    artifact = run_pipeline("stage=exact", "game=mini_nerdle", "stage.openers=['4*7=28','1+9=10']")
+    rows = {r["opener"]: r for r in pq.read_table(artifact.file("exact.parquet")).to_pylist()}
+    assert rows["4*7=28"]["total"] == 544
+    game = builtin_game("mini_nerdle")
+    codes = game_matrix(game)
+    ap = opener_total(codes, game.secret_of_guess, game.n_codes, game.guess_index["1+9=10"], len(game.guesses))
+    assert rows["1+9=10"]["total"] == ap.total  # ApMinTotal with n = |G| is exact
+    assert artifact.file("tree-4*7=28.json").is_file()
+
+
+def test_upper_bound_on_ray_equals_in_process(run_pipeline, ray_session):
+    artifact = run_pipeline("stage=upper_bound", "game=mini_nerdle", "stage.breadth=3", "stage.openers=all",
+                            "stage.batch_size=50")
+    totals = {r["opener"]: r["total"] for r in pq.read_table(artifact.file("openers.parquet")).to_pylist()}
+    game = builtin_game("mini_nerdle")
+    codes = game_matrix(game)
+    for word in ("4*7=28", "1+9=10", "9*8=72"):
+        assert totals[word] == opener_total(codes, game.secret_of_guess, game.n_codes, game.guess_index[word], 3).total
+    assert json.loads(artifact.file("summary.json").read_text())["ub"] == min(totals.values())
+
+
+@pytest.mark.parametrize("override,message", [
+    ("stage.breadth=0", "breadth must be at least 1"),
+    ("stage.openers=[zzzzz]", "not an allowed guess"),
+    ("stage.openers=best", "must be ranked, all or a list"),
+])
+def test_upper_bound_bad_input(run_pipeline, override, message):
+    with pytest.raises(PipelineError, match=message):
+        run_pipeline("stage=upper_bound", "game=mini_nerdle", override)
+
+
+def test_prove_refuses_when_the_ub_is_below_the_optimum(run_pipeline, ray_session, outputs):
+    with pytest.raises(PipelineError, match="below the optimum"):
+        run_pipeline("stage=prove", "game=mini_nerdle", "upstream.lower_bound.ub=543")
+    assert not list((outputs / "prove").glob("[!.]*"))
