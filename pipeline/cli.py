@@ -81,7 +81,6 @@ def run_task(cfg: DictConfig) -> Path:
     """Load the game and run the chosen stage (and any missing inputs). Returns the artifact folder."""
     from pipeline.games.catalog import load_game
     from pipeline.runtime.log import log_to_file, setup_console
-    from pipeline.runtime.ray_session import close_ray
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
@@ -96,8 +95,6 @@ def run_task(cfg: DictConfig) -> Path:
     except KeyboardInterrupt:
         print("interrupted: finished shards are kept; rerun the same command to resume", file=sys.stderr)
         sys.exit(130)
-    finally:
-        close_ray()
     print(artifact.path)
     return artifact.path
 

@@ -238,7 +238,7 @@ def test_wordle_explains_repeated_letters_and_enforces_hard_mode(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "learned: T in position 5; no S, A, L or E" in out
-    assert "hard mode: next guess must keep T in position 5" in out
+    assert "hard mode: the next guess must keep T in position 5" in out
     assert "error: hard mode does not allow 'crane': position 5 must be T" in out
     assert ("learned: exactly two T, in position 3, not in positions 1 or 4; at least one I, not in position 5; "
             "no U") in out

@@ -124,11 +124,12 @@ def hard_mode_note(session: Session) -> str | None:
     """What hard mode requires of the next guess, in words (None outside hard mode or before the first row)."""
     if not session.game.hard_mode or not session.rows:
         return None
-    from pipeline.games.constraints import hard_mode_rule
+    from pipeline.games.constraints import count_phrase, hard_mode_rule, join_or
 
     rule = hard_mode_rule(session.history, session.game.length)
-    parts = [f"{show(s)} in position {p + 1}" for p, s in sorted(rule.fixed.items())]
+    keep = [f"{show(s)} in position {p + 1}" for p, s in sorted(rule.fixed.items())]
     greens = {s: sum(1 for v in rule.fixed.values() if v == s) for s in rule.at_least}
-    parts += [f"{'at least ' + str(n) + ' ' if n > 1 else ''}{show(s)}" for s, n in rule.at_least.items()
-              if n > greens.get(s, 0)]
-    return "next guess must keep " + ", ".join(parts) if parts else None
+    use = [(show(s) if n == 1 else f"{count_phrase(n, 'at least')} {show(s)}")
+           for s, n in rule.at_least.items() if n > greens[s]]
+    parts = ([f"keep {join_or(keep, 'and')}"] if keep else []) + ([f"use {join_or(use, 'and')}"] if use else [])
+    return "the next guess must " + " and ".join(parts) if parts else None

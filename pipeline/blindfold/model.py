@@ -295,34 +295,66 @@ def greedy_complete(codes: np.ndarray, start, columns=None) -> np.ndarray:
     unseparated pairs) until it separates all secrets; returns guess indices.
     Raises ValueError if the allowed guesses cannot separate everything."""
     chosen = [int(g) for g in np.asarray(start, dtype=np.int64).ravel()]
-    cols = np.arange(codes.shape[0]) if columns is None else np.asarray(columns, dtype=np.int64)
+    cols = np.arange(codes.shape[0], dtype=np.int64) if columns is None else np.asarray(columns, dtype=np.int64)
     labels = P.class_labels(codes, chosen)
-    while True:
-        counts = np.bincount(labels)
-        members = np.flatnonzero(counts[labels] >= 2)
-        if members.size == 0:
-            return np.array(chosen, dtype=np.int64)
-        sub = codes[np.ix_(cols, members)].astype(np.int64)
-        key = labels[members][None, :] * 65536 + sub
-        key.sort(axis=1)
-        # remaining pairs = sum over equal-key runs of C(run, 2)
-        remaining = _pairs_left(key)
-        best = int(np.argmin(remaining))
-        before = int((counts * (counts - 1) // 2).sum())
-        if remaining[best] >= before:
+    left = P.unseparated_pair_count(codes, chosen)
+    while left:
+        scores = P.pairs_left_after(codes, labels, cols)
+        best = int(np.argmin(scores))
+        if scores[best] >= left:
             raise ValueError("the allowed guesses cannot separate every secret")
         chosen.append(int(cols[best]))
+        left = int(scores[best])
         labels = P.class_labels(codes, chosen)
+    return np.array(chosen, dtype=np.int64)
 
 
-def _pairs_left(sorted_keys: np.ndarray) -> np.ndarray:
-    n_rows, n = sorted_keys.shape
-    same = sorted_keys[:, 1:] == sorted_keys[:, :-1]
-    # a run of length t contributes t*(t-1)/2 = sum over its positions of (index within run)
-    run_pos = np.zeros((n_rows, n), dtype=np.int64)
-    for c in range(1, n):
-        run_pos[:, c] = np.where(same[:, c - 1], run_pos[:, c - 1] + 1, 0)
-    return run_pos.sum(axis=1)
+def local_search(
+    codes: np.ndarray,
+    start,
+    columns=None,
+    *,
+    max_steps: int = 2000,
+    time_limit: float = 30.0,
+    tabu: int = 10,
+    seed: int = 0,
+) -> tuple[np.ndarray, int]:
+    """Tabu search over guess sets of size len(start) for one separating all
+    secrets.  A step swaps one member for the allowed guess that leaves the
+    fewest unseparated pairs (recently removed guesses are tabu; ties broken
+    at random).  Returns (best set found, its number of unseparated pairs);
+    0 pairs means the set is a verified separating set."""
+    rng = np.random.default_rng(seed)
+    cols = np.arange(codes.shape[0], dtype=np.int64) if columns is None else np.asarray(columns, dtype=np.int64)
+    current = [int(g) for g in np.asarray(start, dtype=np.int64).ravel()]
+    score = P.unseparated_pair_count(codes, current)
+    best, best_score = list(current), score
+    recent: dict[int, int] = {}
+    t0 = time.perf_counter()
+    for step in range(max_steps):
+        if best_score == 0 or time.perf_counter() - t0 > time_limit:
+            break
+        move = None
+        for r in range(len(current)):
+            rest = current[:r] + current[r + 1 :]
+            scores = P.pairs_left_after(codes, P.class_labels(codes, rest), cols).astype(np.float64)
+            scores[np.isin(cols, rest)] = np.inf
+            banned = [g for g, until in recent.items() if until > step]
+            if banned:
+                scores[np.isin(cols, banned)] = np.inf
+            scores += rng.random(len(scores)) * 0.5  # random tie-break
+            k = int(np.argmin(scores))
+            if np.isfinite(scores[k]) and (move is None or scores[k] < move[0]):
+                move = (scores[k], r, int(cols[k]))
+        if move is None:
+            break
+        _, r, g = move
+        recent[current[r]] = step + tabu
+        current[r] = g
+        score = P.unseparated_pair_count(codes, current)
+        if score < best_score:
+            best, best_score = list(current), score
+    return np.array(sorted(best), dtype=np.int64), int(best_score)
 
 
 # ---------------------------------------------------------------------------

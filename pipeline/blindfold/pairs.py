@@ -436,3 +436,51 @@ def _contains_earlier(bits, order, out):
             if inside:
                 out[r] = True
                 break
+
+
+# ---------------------------------------------------------------------------
+# scoring candidate guesses against a partition (for greedy / local search)
+
+
+@njit(cache=True, parallel=True)
+def _pairs_left(codes, members, starts, cols, n_codes, out):
+    n_classes = starts.shape[0] - 1
+    for k in prange(cols.shape[0]):
+        row = codes[cols[k]]
+        counts = np.zeros(n_codes, dtype=np.int64)
+        total = 0
+        for c in range(n_classes):
+            for x in range(starts[c], starts[c + 1]):
+                code = row[members[x]]
+                total += counts[code]
+                counts[code] += 1
+            for x in range(starts[c], starts[c + 1]):
+                counts[row[members[x]]] = 0
+        out[k] = total
+
+
+def pairs_left_after(codes: np.ndarray, labels: np.ndarray, columns=None) -> np.ndarray:
+    """For each guess (row index in `columns`, default all), the number of pairs
+    still unseparated after refining the partition `labels` (one label per
+    secret, e.g. from `class_labels`) by that guess."""
+    cols = np.arange(codes.shape[0], dtype=np.int64) if columns is None else np.ascontiguousarray(columns, dtype=np.int64)
+    labels = np.asarray(labels, dtype=np.int64)
+    counts = np.bincount(labels)
+    in_big = counts[labels] >= 2
+    members = np.flatnonzero(in_big)
+    out = np.zeros(cols.shape[0], dtype=np.int64)
+    if members.size == 0 or cols.size == 0:
+        return out
+    order = members[np.argsort(labels[members], kind="stable")]
+    sizes = np.bincount(labels[order])
+    sizes = sizes[sizes > 0]
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    n_codes = int(codes.max()) + 1
+    _pairs_left(codes, order.astype(np.int64), starts, cols, n_codes, out)
+    return out
+
+
+def unseparated_pair_count(codes: np.ndarray, guesses) -> int:
+    """Number of pairs of secrets that `guesses` leaves unseparated."""
+    counts = np.bincount(class_labels(codes, guesses))
+    return int((counts * (counts - 1) // 2).sum())

@@ -1,5 +1,6 @@
 """The one place that starts, joins and closes Ray."""
 
+import atexit
 import logging
 import os
 
@@ -25,6 +26,7 @@ def ensure_ray(cfg: RayConfig) -> None:
     else:
         ray.init(address=cfg.address, logging_level=logging.WARNING)
     _owned = True
+    atexit.register(close_ray)  # once per process: the jobs of a sweep share the session
 
 
 def close_ray() -> None:

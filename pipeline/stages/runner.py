@@ -26,11 +26,12 @@ def upstream_config(name: str, cfg: Config) -> StageConfig:
     return getattr(cfg.upstream, name)
 
 
-def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Artifact]) -> str:
+def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Artifact], store: ArtifactStore) -> str:
     fields = {k: v for k, v in dataclasses.asdict(stage_cfg).items() if k not in NOT_IN_KEY}
     identity = module.game_identity(game) if hasattr(module, "game_identity") else game.identity()
+    extra = module.key_material(stage_cfg, game, store) if hasattr(module, "key_material") else {}
     return config_key({"stage": module.NAME, "version": module.VERSION, "config": fields, "game": identity,
-                       "inputs": {name: art.key for name, art in sorted(inputs.items())}})
+                       "inputs": {name: art.key for name, art in sorted(inputs.items())}, **extra})
 
 
 def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore,
@@ -46,7 +47,7 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
         module.validate(stage_cfg, game)  # bad settings fail before any input is computed
     needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
     inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store, ready) for dep in needed}
-    key = stage_key(module, stage_cfg, game, inputs)
+    key = stage_key(module, stage_cfg, game, inputs, store)
     artifact = store.artifact(module.NAME, key)
     if store.is_done(module.NAME, key) and not stage_cfg.force:
         log.info(f"{module.NAME}: up to date, skipped (stage.force=true recomputes): {artifact.path}")

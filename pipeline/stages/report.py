@@ -1,0 +1,160 @@
+"""Stage report: report.md and PNG plots from the artifacts present for a game, beside the published figures.
+Missing artifacts are listed with the command that makes them, never faked."""
+
+import json
+from dataclasses import dataclass
+
+import pyarrow.parquet as pq
+
+from pipeline.runtime.store import MANIFEST
+from pipeline.stages import published
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME = "report"
+VERSION = 1
+INPUTS: tuple[str, ...] = ()
+REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold")
+
+
+@dataclass
+class ReportConfig(StageConfig):
+    name: str = NAME
+    plots: bool = True
+
+
+SCHEMA = ReportConfig
+
+
+def artifacts_for(store, game) -> dict[str, list[dict]]:
+    """Manifests of every finished artifact built from this game's lists, by stage, oldest first."""
+    found = {}
+    for stage in REPORTED:
+        manifests = []
+        for manifest in sorted((store.root / stage).glob(f"[!.]*/{MANIFEST}"), key=lambda p: p.stat().st_mtime):
+            body = json.loads(manifest.read_text())
+            g = body.get("game", {})
+            if (g.get("guesses_sha256"), g.get("secrets_sha256")) == (game.guesses_digest, game.secrets_digest):
+                manifests.append({**body, "path": manifest.parent})
+        found[stage] = manifests
+    return found
+
+
+def key_material(cfg: ReportConfig, game, store) -> dict:
+    """The report changes whenever the set of artifacts it reads changes."""
+    return {stage: [m["key"] for m in found] for stage, found in artifacts_for(store, game).items()}
+
+
+def _table(header: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def heuristics_section(found, game) -> str:
+    if not found:
+        return ""
+    m = found[-1]
+    rows = {r["valuation"]: r for r in pq.read_table(m["path"] / "valuations.parquet").to_pylist()}
+    paper = published.TABLE1_WORDLE if game.name == "wordle_original" else {}
+    names = list(paper) or sorted(rows, key=lambda v: rows[v]["total"])[:10]
+    body = [[v, *(paper.get(v, (None, None))), rows.get(v, {}).get("total"), rows.get(v, {}).get("opener")]
+            for v in names]
+    best = min(rows.values(), key=lambda r: r["total"])
+    return (f"## Greedy valuations ({len(rows)} combinations, {m['run_seconds']} s)\n\n"
+            + _table(["valuation", "paper total", "paper opener", "total", "opener"], body)
+            + f"\nBest: {best['total']} by {best['valuation']} ({best['opener']}).\n")
+
+
+def upper_bound_section(found, game) -> str:
+    if not found:
+        return ""
+    paper = published.TABLE2_UPPER_BOUNDS.get(game.name, {})
+    rows = []
+    for m in found:
+        s = json.loads((m["path"] / "summary.json").read_text())
+        p = paper.get(s["breadth"], (None, None))
+        rows.append([s["breadth"], s["openers_tried"], p[0], p[1], s["ub"], s["opener"], s["max_guesses"],
+                     m["run_seconds"], m["fan_out"]["task_seconds"]])
+    return "## Upper bounds: ApMinTotal(S, n)\n\n" + _table(
+        ["n", "openers", "paper total", "paper opener", "total", "opener", "max guesses", "wall s", "task s"], rows)
+
+
+def lower_bound_section(found, game) -> str:
+    if not found:
+        return ""
+    out = "## Lower-bound funnel\n\n"
+    paper = published.TABLE4_FUNNEL.get(game.name)
+    for m in found:
+        s = json.loads((m["path"] / "summary.json").read_text())
+        survivors = [f["survivors"] for f in s["funnel"]]
+        out += f"UB = {s['ub']}: survivors per level {' → '.join(map(str, survivors))}"
+        out += f" (paper: {' → '.join(map(str, paper))})" if paper else ""
+        out += f"; left: {', '.join(s['survivors']) or 'none'} ({m['run_seconds']} s)\n\n"
+    return out
+
+
+def exact_section(found, game) -> str:
+    if not found:
+        return ""
+    rows = []
+    for m in found:
+        for r in pq.read_table(m["path"] / "exact.parquet").to_pylist():
+            paper = published.EXACT.get((game.name, r["opener"], game.hard_mode))
+            rows.append([r["opener"], m["game"]["hard_mode"], paper, r["total"], r["max_guesses"], m["run_seconds"]])
+    return "## Exact search\n\n" + _table(["opener", "hard mode", "paper", "total", "max guesses", "wall s"], rows)
+
+
+def prove_section(found, game) -> str:
+    if not found:
+        return ""
+    out = "## Proof\n\n"
+    for m in found:
+        c = json.loads((m["path"] / "certificate.json").read_text())
+        out += (f"proven: **{c['proven']}** — MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])}; "
+                f"{len(c['eliminated'])} openers eliminated by the funnel; certificate `{m['path']}` "
+                f"({m['run_seconds']} s)\n\n")
+    return out
+
+
+def blindfold_section(found, game) -> str:
+    if not found:
+        return ""
+    rows = []
+    for m in found:
+        s = json.loads((m["path"] / "solution.json").read_text())
+        rows.append([s.get("guesses_from"), s.get("f_star"), s.get("lower_bound"), s.get("proven_optimal"),
+                     " ".join(s.get("guesses", [])), m["run_seconds"]])
+    return "## Blindfold\n\n" + _table(["guesses from", "f*", "lower bound", "proven", "guesses", "wall s"], rows)
+
+
+SECTIONS = {"heuristics": heuristics_section, "upper_bound": upper_bound_section, "lower_bound": lower_bound_section,
+            "exact": exact_section, "prove": prove_section, "blindfold": blindfold_section}
+
+
+def run(ctx: StageContext, cfg: ReportConfig) -> dict:
+    game = ctx.game
+    found = artifacts_for(ctx.store, game)
+    text = f"# Report: {game.name}\n\n|S| = {len(game.secrets)}, |G| = {len(game.guesses)}, hard mode: {game.hard_mode}\n\n"
+    for stage, section in SECTIONS.items():
+        text += section(found[stage], game) + ("\n" if found[stage] else "")
+    missing = [s for s in REPORTED if not found[s]]
+    if missing:
+        text += "## Missing artifacts\n\n" + "".join(
+            f"- {s}: `python -m pipeline stage={s} game={game.name}`\n" for s in missing)
+    plots = make_plots(ctx, found) if cfg.plots else []
+    text += "".join(f"\n![{p}]({p})\n" for p in plots)
+    ctx.out.file("report.md").write_text(text)
+    return {"sections": [s for s in SECTIONS if found[s]], "missing": missing, "plots": plots}
+
+
+def make_plots(ctx: StageContext, found) -> list[str]:
+    from pipeline.stages.report_plots import distribution_plot, funnel_plot, openers_plot
+
+    made = []
+    if found["lower_bound"]:
+        made.append(funnel_plot(ctx.out.file("funnel.png"), found["lower_bound"][-1]["path"]))
+    if found["upper_bound"]:
+        best = min(found["upper_bound"], key=lambda m: json.loads((m["path"] / "summary.json").read_text())["ub"])
+        made.append(distribution_plot(ctx.out.file("distribution.png"), best["path"]))
+        made.append(openers_plot(ctx.out.file("openers.png"), found["upper_bound"]))
+    return made

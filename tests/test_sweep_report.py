@@ -1,0 +1,27 @@
+"""A Hydra multirun sweep through the real CLI, then the report gathering it."""
+
+import subprocess
+import sys
+
+import pytest
+
+from pipeline.config import PROJECT_ROOT
+
+
+@pytest.mark.slow
+def test_breadth_sweep_and_report(outputs):
+    sweep = subprocess.run([sys.executable, "-m", "pipeline", "-m", "stage=upper_bound", "stage.breadth=1,2",
+                            "game=mini_nerdle", f"paths.outputs={outputs}", "ray.num_cpus=2"],
+                           capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=900)
+    assert sweep.returncode == 0, sweep.stderr
+    assert len([p for p in (outputs / "upper_bound").iterdir() if not p.name.startswith(".")]) == 2
+    report = subprocess.run([sys.executable, "-m", "pipeline", "stage=report", "game=mini_nerdle",
+                             f"paths.outputs={outputs}"], capture_output=True, text=True, cwd=PROJECT_ROOT)
+    assert report.returncode == 0, report.stderr
+    folder = outputs / "report" / report.stdout.strip().splitlines()[-1].rsplit("/", 1)[1]
+    text = (folder / "report.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    assert len(rows) == 2 and "| 1 | 1 | 544 | 4*7=28 |" in rows[0]  # paper's n = 1 beside ours
+    assert "- lower_bound: `python -m pipeline stage=lower_bound game=mini_nerdle`" in text  # missing, not faked
+    assert (folder / "distribution.png").stat().st_size > 1000 and (folder / "openers.png").is_file()
+    assert not (folder / "funnel.png").exists()
