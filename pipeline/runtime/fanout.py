@@ -21,7 +21,12 @@ class FanOutStats:
     tasks: int = 0
     resumed: int = 0
     nodes: set = field(default_factory=set)
-    task_seconds: float = 0.0  # CPU-side wall time summed over tasks (for scaling projections)
+    task_seconds: float = 0.0  # wall time inside tasks, summed (for scaling projections)
+    rounds: list = field(default_factory=list)  # per fan-out: label, tasks, task seconds, longest task, wall
+
+    def as_dict(self) -> dict:
+        return {"tasks": self.tasks, "resumed": self.resumed, "nodes": sorted(self.nodes),
+                "task_seconds": round(self.task_seconds, 3), "rounds": self.rounds}
 
 
 def _run_task(fn, item, *shared):
@@ -70,6 +75,8 @@ def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str,
     task = ray.remote(max_retries=max_retries, num_cpus=num_cpus)(_run_task).options(name=f"{label}")
     pending = [i for i in range(len(items)) if i not in results]
     in_flight: dict = {}
+    round_stats = {"label": label, "tasks": len(pending), "task_seconds": 0.0, "longest_task": 0.0}
+    started = time.perf_counter()
     with Progress(label, len(items), enabled=progress, resumed=len(results)) as bar:
         while pending or in_flight:
             while pending and len(in_flight) < max_in_flight:
@@ -81,6 +88,10 @@ def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str,
                 results[i], node, seconds = ray.get(ref)
                 stats.nodes.add(node)
                 stats.task_seconds += seconds
+                round_stats["task_seconds"] += seconds
+                round_stats["longest_task"] = max(round_stats["longest_task"], seconds)
                 _save_shard(shard_dir, i, results[i])
                 bar.advance()
+    round_stats["wall_seconds"] = time.perf_counter() - started
+    stats.rounds.append({k: round(v, 4) if isinstance(v, float) else v for k, v in round_stats.items()})
     return [results[i] for i in range(len(items))]

@@ -66,8 +66,7 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
         ctx = StageContext(module.NAME, game, store, cfg.ray, out, key, inputs, cfg.progress)
         summary = module.run(ctx, stage_cfg)
         out.record(summary=summary, run_seconds=round(time.time() - started, 3),
-                   fan_out={"tasks": ctx.fanout.tasks, "resumed": ctx.fanout.resumed, "nodes": sorted(ctx.fanout.nodes),
-                            "task_seconds": round(ctx.fanout.task_seconds, 3)})
+                   fan_out=ctx.fanout.as_dict())
     log.info(f"{module.NAME}: done in {time.time() - started:.1f}s")
     ready[module.NAME] = artifact
     return artifact
