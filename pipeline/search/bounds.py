@@ -342,13 +342,18 @@ class BoundSolver:
             return (best, True) if best <= budget else (best, False)
         heap = [(int(keys[g]), False, int(g)) for g in useful]
         heapq.heapify(heap)
+        best_exact = UNBOUNDED  # an upgrade only matters if it beats the best exact value found
         while True:
             value, upgraded, g = heap[0]
+            if value >= best_exact:
+                return best_exact, True
             if value > budget:
                 return value, False
             if upgraded:
                 return value, True
-            new_value, exact = self.v(g, candidates, level - 2, budget)
+            new_value, exact = self.v(g, candidates, level - 2, min(budget, best_exact - 1))
+            if exact:
+                best_exact = min(best_exact, new_value)
             heapq.heapreplace(heap, (new_value, exact, g))
 
     # ---- V_i(g, C) -----------------------------------------------------

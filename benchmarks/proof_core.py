@@ -1,0 +1,92 @@
+"""Time the proof's mathematical core on original Wordle and print the figures as JSON.
+
+    python benchmarks/proof_core.py [--hard] [--funnel-levels N]
+
+Reports: V*(SALET) by exact search (normal mode; hard mode with at most six
+guesses when --hard), V_1 and V_2 of all 12972 openers with the UB = 7920
+funnel, optionally the funnel up to level N (V_3.. in-process, slow), SALET's
+V_1..V_N, and peak memory.  CPU seconds are process time (all threads).
+"""
+
+import argparse
+import json
+import resource
+import time
+
+import numpy as np
+
+from pipeline.feedback.matrix import game_matrix
+from pipeline.games.catalog import builtin_game
+from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
+from pipeline.search.exact import ExactSolver, tree_total
+
+UB = 7920
+
+
+class Clock:
+    def __enter__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = round(time.perf_counter() - self.wall, 3)
+        self.cpu = round(time.process_time() - self.cpu, 3)
+
+
+def exact_figures(game, codes, hard):
+    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard_mode=hard,
+                         encoded_guesses=game.encoded_guesses(), max_guesses=6 if hard else None)
+    salet = game.guess_index["salet"]
+    solver.guess_value(salet, np.arange(20, dtype=np.int32))  # compile / load the kernels
+    solver.memo_flags[:] = 0
+    solver.stats[:] = 0
+    with Clock() as clock:
+        value, exact = solver.guess_value(salet)
+    nodes, hits, evals = (int(x) for x in solver.stats)
+    total = tree_total(solver.tree(salet), codes, np.arange(codes.shape[1]), game.n_codes - 1)
+    return {"value": value, "exact": exact, "tree_total": total, "wall_s": clock.wall, "cpu_s": clock.cpu,
+            "nodes": nodes, "memo_hits": hits, "guess_evaluations": evals}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hard", action="store_true", help="also solve SALET in hard mode (slower)")
+    parser.add_argument("--funnel-levels", type=int, default=2, help="run the funnel up to this level")
+    args = parser.parse_args()
+    out = {}
+    with Clock() as clock:
+        game = builtin_game("wordle_original")
+        codes = game_matrix(game)
+    out["matrix"] = {"shape": list(codes.shape), "wall_s": clock.wall}
+    out["exact_normal"] = exact_figures(game, codes, hard=False)
+    if args.hard:
+        out["exact_hard_max6"] = exact_figures(game, codes, hard=True)
+
+    k_s = k_of_game(codes, game.n_codes)
+    solver = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_s,
+                         game.encoded_guesses(), game.encoded_secrets())
+    salet = game.guess_index["salet"]
+    opener_values(codes, game.secret_of_guess, game.n_codes, k_s, [salet], 2, solver=solver)  # compile
+    alive = np.arange(codes.shape[0])
+    funnel = [{"level": 0, "survivors": len(alive)}]
+    for level in range(1, args.funnel_levels + 1):
+        with Clock() as clock:
+            values, _ = opener_values(codes, game.secret_of_guess, game.n_codes, k_s, alive, level, UB,
+                                      solver=solver)
+        alive = alive[values <= UB]
+        funnel.append({"level": level, "survivors": len(alive), "wall_s": clock.wall, "cpu_s": clock.cpu})
+    out["k_s"] = k_s
+    out["funnel_ub_7920"] = funnel
+    out["survivors"] = [game.guesses[g] for g in alive] if len(alive) <= 10 else len(alive)
+    salet_values = {}
+    for level in range(1, max(args.funnel_levels, 2) + 1):
+        with Clock() as clock:
+            value, _ = solver.v(salet, np.arange(codes.shape[1], dtype=np.int32), level)
+        salet_values[f"V{level}"] = {"value": value, "wall_s": clock.wall}
+    out["salet"] = salet_values
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

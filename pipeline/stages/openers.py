@@ -1,0 +1,115 @@
+"""Stage openers: every allowed guess ranked by the average information it gives over all secrets.
+
+For each guess: average remaining candidates (sum t^2 / |S|), average information in
+bits (sum (t/|S|) log2(|S|/t)), parts and largest part, computed in blocks of guesses
+over Ray.  Writes openers.parquet (best first by information) and openers.png (top N).
+
+`candidates=guesses` counts the remaining candidates among all allowed guesses (answer
+list unknown) while averaging over the secrets S: (1/|S|) sum_s t_G(s) and
+(1/|S|) sum_s log2(|G| / t_G(s)); each task builds its rows of the |G| x |G| code matrix
+with the feedback kernel.  This is the variant the write-up's figures (SOARE about
+6.2 bits, about 274 words left) correspond to.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.errors import PipelineError
+from pipeline.search.simulate import opener_measures, opener_stats
+from pipeline.stages import feedback
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME = "openers"
+VERSION = 1
+INPUTS = ("feedback",)
+
+
+@dataclass
+class OpenersConfig(StageConfig):
+    name: str = NAME
+    candidates: str = "answers"  # answers: remaining counted among S; guesses: among all of G
+    block_rows: int = 2048  # guesses per Ray task
+    plot_top: int = 30  # openers shown in openers.png
+
+
+SCHEMA = OpenersConfig
+
+
+def validate(cfg: OpenersConfig, game) -> None:
+    if cfg.candidates not in ("answers", "guesses"):
+        raise PipelineError(f"stage.candidates must be answers or guesses, not {cfg.candidates!r}")
+    if cfg.block_rows < 1:
+        raise PipelineError(f"stage.block_rows must be at least 1, got {cfg.block_rows}")
+    if cfg.plot_top < 1:
+        raise PipelineError(f"stage.plot_top must be at least 1, got {cfg.plot_top}")
+
+
+def _block(bounds, codes, n_codes, encoded_guesses):
+    start, stop = bounds
+    block = codes[start:stop]
+    if encoded_guesses is None:
+        return opener_stats(block, block, n_codes)
+    from pipeline.feedback.kernel import code_matrix
+
+    return opener_stats(block, code_matrix(encoded_guesses[start:stop], encoded_guesses), n_codes)
+
+
+def _plot(path, table: pa.Table, top: int, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = table.slice(0, top).to_pylist()
+    fig, ax = plt.subplots(figsize=(7, 0.25 * len(rows) + 1.5))
+    ax.barh(range(len(rows)), [r["avg_bits"] for r in rows], color="#4c72b0")
+    ax.set_yticks(range(len(rows)), [r["opener"] for r in rows])
+    ax.invert_yaxis()
+    low = min(r["avg_bits"] for r in rows)
+    ax.set_xlim(max(0.0, low - 0.3), max(r["avg_bits"] for r in rows) + 0.15)
+    for y, r in enumerate(rows):
+        ax.annotate(f"{r['avg_remaining']:.0f} left", (r["avg_bits"], y), xytext=(3, 0),
+                    textcoords="offset points", va="center", fontsize=7)
+    ax.set_xlabel("average information (bits)")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def run(ctx: StageContext, cfg: OpenersConfig) -> dict:
+    game = ctx.game
+    codes = feedback.load(ctx.inputs["feedback"], game)
+    n_secrets = codes.shape[1]
+    blocks = [(i, min(i + cfg.block_rows, codes.shape[0])) for i in range(0, codes.shape[0], cfg.block_rows)]
+    over_guesses = cfg.candidates == "guesses"
+    shared = (codes, game.n_codes, game.encoded_guesses() if over_guesses else None)
+    parts = ctx.fan_out(_block, blocks, shared, label=NAME)
+    n_parts, largest, sum_left, sum_log = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    n_universe = len(game.guesses) if over_guesses else n_secrets
+    avg_remaining, avg_bits = opener_measures(sum_left, sum_log, n_secrets, n_universe)
+    table = pa.table({
+        "opener": list(game.guesses),
+        "avg_remaining": avg_remaining,
+        "avg_bits": avg_bits,
+        "parts": n_parts,
+        "largest": largest,
+        "is_secret": game.secret_of_guess >= 0,
+    }).sort_by([("avg_bits", "descending"), ("avg_remaining", "ascending"), ("opener", "ascending")])
+    pq.write_table(table, ctx.out.file("openers.parquet"))
+    top = min(cfg.plot_top, table.num_rows)
+    _plot(ctx.out.file("openers.png"), table, top,
+          f"{game.name}: top {top} openers by information over {n_secrets} secrets"
+          + (f"\n(candidates among all {n_universe} allowed guesses)" if over_guesses else ""))
+    best = table.slice(0, 1).to_pylist()[0]
+    by_remaining = table.sort_by([("avg_remaining", "ascending"), ("opener", "ascending")]).slice(0, 1).to_pylist()[0]
+    return {
+        "openers": table.num_rows, "secrets": n_secrets, "candidates": cfg.candidates,
+        "best_by_bits": best["opener"], "best_bits": round(best["avg_bits"], 4),
+        "best_bits_remaining": round(best["avg_remaining"], 2),
+        "best_by_remaining": by_remaining["opener"], "best_remaining": round(by_remaining["avg_remaining"], 2),
+        "top10_by_bits": table.column("opener").to_pylist()[:10],
+    }

@@ -1,0 +1,216 @@
+"""Stage simulate: the write-up's baseline strategies played over every secret, fanned out over Ray.
+
+Strategies (rules in `pipeline.search.simulate`):
+- random_candidate:          random remaining candidate, every allowed word may be the secret (C filtered
+                             from G); seeded
+- random_candidate_answers:  the same knowing the answer list (C filtered from S); seeded; not in the default set
+- elimination:               `opener`, then elimination guesses from all of G, C filtered from G (answer list unknown)
+- elimination_answers:       the same with C filtered from S (answer list known)
+- tree:                      the best finished upper_bound tree of this game in the store (lowest total, then key);
+                             skipped with a note when there is none
+
+Candidates over G need the |G| x |G| code matrix: it is built here with the feedback
+kernel (`code_matrix(G, G)`, 1-2 s on two idle cores and |G|^2 = 168 MB for Wordle) and shared with the
+tasks through the Ray object store, so filtering is always `codes[g, c] == response`.
+Candidates over S use the feedback artifact's |G| x |S| matrix.
+
+Random runs draw per (seed, secret) from numpy's PCG64, so the same seeds give the same
+artifact whatever the blocking.  Tasks are (strategy, seed, block of secrets).
+
+simulate.parquet: one row per strategy and seed (seed null for deterministic strategies)
+plus, for seeded strategies, a pooled row over all seeds with seed null and `runs` = number
+of seeds.  mean is over won games; 95% CI over secrets by normal approximation
+(mean +- 1.96 s/sqrt(|S|), s the sample sd of per-secret guesses, for pooled rows of each
+secret's average over the seeds); failures = games not won within max_guesses.
+per_secret.parquet: strategy, seed, secret, guesses (0 = failure), path (comma-separated guesses).
+"""
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.errors import PipelineError
+from pipeline.runtime.store import MANIFEST
+from pipeline.search import simulate as sim
+from pipeline.stages import feedback
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME = "simulate"
+VERSION = 1
+INPUTS = ("feedback",)
+
+# strategy -> (rule, candidates over G (True) or S (False), seeded)
+STRATEGIES = {
+    "random_candidate": (sim.RANDOM, True, True),
+    "random_candidate_answers": (sim.RANDOM, False, True),
+    "elimination": (sim.ELIMINATION, True, False),
+    "elimination_answers": (sim.ELIMINATION, False, False),
+    "tree": (None, False, False),
+}
+DEFAULT_STRATEGIES = ["random_candidate", "elimination", "elimination_answers", "tree"]
+
+
+@dataclass
+class SimulateConfig(StageConfig):
+    name: str = NAME
+    strategies: list[str] = field(default_factory=lambda: list(DEFAULT_STRATEGIES))
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])  # for the random strategies
+    opener: str | None = "tares"  # first guess of the elimination strategies; null = the rule's own choice
+    max_guesses: int = 20  # a game not won within this many guesses is a failure
+    block_secrets: int = 512  # secrets per Ray task
+
+
+SCHEMA = SimulateConfig
+
+
+def validate(cfg: SimulateConfig, game) -> None:
+    if not cfg.strategies:
+        raise PipelineError(f"stage.strategies is empty; choose from {', '.join(STRATEGIES)}")
+    unknown = [s for s in cfg.strategies if s not in STRATEGIES]
+    if unknown:
+        raise PipelineError(f"unknown strategy {unknown[0]!r}; strategies: {', '.join(STRATEGIES)}")
+    if len(set(cfg.strategies)) != len(cfg.strategies):
+        raise PipelineError("stage.strategies lists a strategy twice")
+    if not cfg.seeds:
+        raise PipelineError("stage.seeds is empty; give at least one seed, e.g. stage.seeds=[0]")
+    if any(s < 0 for s in cfg.seeds) or len(set(cfg.seeds)) != len(cfg.seeds):
+        raise PipelineError(f"stage.seeds must be distinct non-negative integers, got {list(cfg.seeds)}")
+    if cfg.max_guesses < 1:
+        raise PipelineError(f"stage.max_guesses must be at least 1, got {cfg.max_guesses}")
+    if cfg.block_secrets < 1:
+        raise PipelineError(f"stage.block_secrets must be at least 1, got {cfg.block_secrets}")
+    if game.hard_mode:
+        raise PipelineError("simulate plays normal-mode baselines; game.hard_mode=true is not supported")
+    uses_opener = any(STRATEGIES[s][0] == sim.ELIMINATION for s in cfg.strategies)
+    if uses_opener and cfg.opener is not None and str(cfg.opener).lower() not in game.guess_index:
+        raise PipelineError(f"opener {cfg.opener!r} is not an allowed guess of game {game.name} "
+                            "(give stage.opener=<word>, or stage.opener=null to let the rule choose)")
+
+
+def find_tree(store, game) -> dict | None:
+    """The finished upper_bound artifact of this game's lists with the lowest total (then key), or None."""
+    found = []
+    for manifest in (store.root / "upper_bound").glob(f"[!.]*/{MANIFEST}"):
+        body = json.loads(manifest.read_text())
+        g = body.get("game", {})
+        same = (g.get("guesses_sha256"), g.get("secrets_sha256"), bool(g.get("hard_mode"))) == \
+            (game.guesses_digest, game.secrets_digest, game.hard_mode)
+        ub = body.get("summary", {}).get("ub")
+        if same and ub is not None and (manifest.parent / "tree.json").is_file():
+            found.append((ub, body["key"], manifest.parent / "tree.json"))
+    if not found:
+        return None
+    ub, key, path = min(found)
+    return {"ub": ub, "key": key, "path": path}
+
+
+def key_material(cfg: SimulateConfig, game, store) -> dict:
+    """Playing the store's tree: the result changes when a better tree appears."""
+    if "tree" not in cfg.strategies:
+        return {}
+    tree = find_tree(store, game)
+    return {"tree": tree["key"] if tree else None}
+
+
+def _play_block(item, codes_gg, codes_gs, guess_of_secret, enc, first, n_symbols, opener, cap):
+    strategy, seed, start, stop = item
+    rule, over_g, seeded = STRATEGIES[strategy]
+    secrets = np.arange(start, stop)
+    if over_g:
+        codes, u_to_g, targets = codes_gg, np.arange(codes_gg.shape[0]), guess_of_secret[start:stop]
+    else:
+        codes, u_to_g, targets = codes_gs, guess_of_secret, secrets
+    uniforms = sim.seeded_uniforms(seed, secrets, cap) if seeded else np.zeros((0, 0))
+    return sim.play(codes, u_to_g.astype(np.int64), targets.astype(np.int64), rule, opener, uniforms,
+                    enc, first, n_symbols, cap)
+
+
+def _row(strategy, seed, runs, cfg, n_secrets, stats) -> dict:
+    rule, over_g, _ = STRATEGIES[strategy]
+    return {"strategy": strategy, "seed": seed, "runs": runs,
+            "candidates": "tree" if rule is None else ("G" if over_g else "S"),
+            "opener": cfg.opener if rule == sim.ELIMINATION else None,
+            "secrets": n_secrets, **stats}
+
+
+def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
+    from pipeline.feedback.kernel import code_matrix
+
+    game = ctx.game
+    codes_gs = feedback.load(ctx.inputs["feedback"], game)
+    n_secrets = len(game.secrets)
+    cap = cfg.max_guesses
+    enc = game.encoded_guesses()
+    notes = []
+    played = [s for s in cfg.strategies if s != "tree"]
+    runs = [(s, seed) for s in played for seed in (cfg.seeds if STRATEGIES[s][2] else [None])]
+    items = [(s, 0 if seed is None else seed, a, min(a + cfg.block_secrets, n_secrets))
+             for s, seed in runs for a in range(0, n_secrets, cfg.block_secrets)]
+    need_gg = any(STRATEGIES[s][1] for s in played)
+    codes_gg = code_matrix(enc, enc) if need_gg else np.zeros((0, 0), dtype=codes_gs.dtype)
+    opener = game.guess_index[str(cfg.opener).lower()] if cfg.opener is not None and \
+        str(cfg.opener).lower() in game.guess_index else -1
+    shared = (codes_gg, codes_gs, game.guess_of_secret, enc, sim.first_occurrences(enc), len(game.alphabet),
+              opener, cap)
+    results = ctx.fan_out(_play_block, items, shared, label=NAME) if items else []
+    del codes_gg
+
+    outcomes = {}  # (strategy, seed) -> (counts over secrets, paths as guess indices or None)
+    blocks_per_run = len(range(0, n_secrets, cfg.block_secrets))
+    for r, (s, seed) in enumerate(runs):
+        part = results[r * blocks_per_run:(r + 1) * blocks_per_run]
+        outcomes[(s, seed)] = (np.concatenate([p[0] for p in part]), np.concatenate([p[1] for p in part]))
+    if "tree" in cfg.strategies:
+        found = find_tree(ctx.store, game)
+        if found is None:
+            notes.append(f"tree skipped: no finished upper_bound artifact for game {game.name} in {ctx.store.root} "
+                         f"(run: python -m pipeline stage=upper_bound game={game.name})")
+        else:
+            from pipeline.stages.trees import read_tree
+
+            tree = read_tree(found["path"], game)
+            counts = sim.play_tree(tree, codes_gs, game.guess_index, game.length, cap)
+            outcomes[("tree", None)] = (counts, None)
+            notes.append(f"tree: upper_bound {found['key']} (total {found['ub']})")
+            if int(counts[counts > 0].sum()) != found["ub"] or (counts == 0).any():
+                notes.append(f"tree replay total {int(counts.sum())} differs from its recorded total {found['ub']}")
+
+    rows, per_secret = [], []
+    words = np.array(game.guesses, dtype=object)
+    for (s, seed), (counts, paths) in outcomes.items():
+        rows.append(_row(s, seed, 1, cfg, n_secrets, sim.summarize(counts)))
+        for k in range(n_secrets):
+            route = "" if paths is None else ",".join(words[paths[k][paths[k] >= 0]])
+            per_secret.append({"strategy": s, "seed": seed, "secret": game.secrets[k], "guesses": int(counts[k]),
+                               "path": route})
+    for s in played:
+        if STRATEGIES[s][2] and len(cfg.seeds) > 1:
+            stack = np.stack([outcomes[(s, seed)][0] for seed in cfg.seeds]).astype(np.float64)
+            won = np.where(stack > 0, stack, np.nan)
+            per_secret_means = np.nanmean(won, axis=0)
+            per_secret_means = per_secret_means[~np.isnan(per_secret_means)]
+            rows.append(_row(s, None, len(cfg.seeds), cfg, n_secrets,
+                             sim.summarize(stack.ravel().astype(np.int64), per_secret_means)))
+    pq.write_table(pa.Table.from_pylist(rows), ctx.out.file("simulate.parquet"))
+    pq.write_table(pa.Table.from_pylist(per_secret), ctx.out.file("per_secret.parquet"))
+
+    summary = {"secrets": n_secrets, "max_guesses": cap, "seeds": list(cfg.seeds), "opener": cfg.opener,
+               "ci": "95% normal approximation over secrets", "strategies": {}, "notes": notes}
+    for row in rows:
+        if row["seed"] is None:  # deterministic strategies, or the pooled row of a seeded one
+            summary["strategies"][row["strategy"]] = {
+                "mean": None if row["mean"] is None else round(row["mean"], 4),
+                "ci": None if row["mean"] is None else [round(row["ci_low"], 4), round(row["ci_high"], 4)],
+                "max": row["max"], "failures": row["failures"], "runs": row["runs"]}
+    for s in played:
+        if STRATEGIES[s][2] and len(cfg.seeds) == 1:
+            row = next(r for r in rows if r["strategy"] == s)
+            summary["strategies"][s] = {"mean": round(row["mean"], 4), "ci": [round(row["ci_low"], 4),
+                                        round(row["ci_high"], 4)], "max": row["max"], "failures": row["failures"],
+                                        "runs": 1}
+    if any(r["failures"] for r in rows):
+        notes.append("some games were not won within max_guesses (see the failures column)")
+    return summary

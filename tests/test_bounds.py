@@ -1,0 +1,123 @@
+"""Lower bounds: Bound(n, k), LB_i and V_i against brute-force MinTotal on tiny games."""
+
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pipeline.feedback.kernel import code_matrix, encode_words
+from pipeline.search.bounds import UNBOUNDED, BoundSolver, bound, class_lower_bound, k_of_game, opener_values
+from test_exact import ALPHABET, GAMES, brute_min_total, build
+
+LEVELS = range(1, 8)
+
+
+def level_fill(n, k):
+    """Bound(n, k) written out: list the depth of every node, filling level d with k**(d-1) nodes."""
+    depths, depth, width = [], 1, 1
+    while len(depths) < n:
+        depths += [depth] * width
+        depth, width = depth + 1, width * k
+    return sum(depths[:n])
+
+
+def test_bound_against_level_fill():
+    for k in range(1, 8):
+        for n in range(1, 60):
+            assert bound(n, k) == level_fill(n, k), (n, k)
+    assert bound(1, 150) == 1 and bound(2, 1) == 3 and bound(2, 150) == 3
+    for n in range(2, 40):
+        assert bound(n, n - 1) == 2 * n - 1 == bound(n, n + 5)
+    assert bound(221, 150) == 1 + 2 * 150 + 3 * 70
+    assert bound(10**6, 150) == level_fill(10**6, 150)
+
+
+def subsets(n, rng, count):
+    out = [tuple(range(n))]
+    for size in range(1, n + 1):
+        out += [c for c in combinations(range(n), size)][:3]
+    out += [tuple(sorted(rng.choice(n, size=rng.integers(2, n + 1), replace=False))) for _ in range(count)]
+    return out
+
+
+@pytest.fixture(params=sorted(GAMES))
+def game(request):
+    secrets, guesses, codes, sog, n_codes = build(request.param)
+    min_total, value = brute_min_total(tuple(secrets), guesses)
+    k_s = k_of_game(codes, n_codes)
+    return secrets, guesses, codes, sog, n_codes, k_s, min_total, value
+
+
+def test_lower_bounds_never_exceed_min_total(game):
+    secrets, guesses, codes, sog, n_codes, k_s, min_total, value = game
+    solver = BoundSolver(codes, sog, n_codes, k_s, encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET))
+    for subset in subsets(len(secrets), np.random.default_rng(1), 10):
+        cands = np.array(subset, dtype=np.int32)
+        truth = min_total(tuple(secrets[i] for i in subset), ())
+        for level in LEVELS:
+            lb, exact = solver.lb(cands, level)
+            assert exact and lb <= truth, (subset, level)
+        assert solver.lb(cands, 2)[0] >= solver.lb(cands, 1)[0]
+
+
+def test_v_levels_bound_v_star_and_grow_every_two_levels(game):
+    secrets, guesses, codes, sog, n_codes, k_s, min_total, value = game
+    solver = BoundSolver(codes, sog, n_codes, k_s)
+    everyone = np.arange(len(secrets), dtype=np.int32)
+    for g, word in enumerate(guesses):
+        if len({codes[g, s] for s in everyone}) < 2:
+            continue
+        truth = value(word, tuple(secrets), ())
+        values = [solver.v(g, everyone, level)[0] for level in LEVELS]
+        assert all(v <= truth for v in values), (word, values, truth)
+        assert all(values[i] <= values[i + 2] for i in range(len(values) - 2)), (word, values)
+        batch, exact = opener_values(codes, sog, n_codes, k_s, [g], 2, solver=solver)
+        assert exact[0] and batch[0] == values[1]
+    # the bounds become exact once deep enough (V_{2|S|+1})
+    g = guesses.index(secrets[0])
+    assert solver.v(g, everyone, 2 * len(secrets) + 1)[0] == value(secrets[0], tuple(secrets), ())
+
+
+def test_early_exit_never_overstates(game):
+    secrets, guesses, codes, sog, n_codes, k_s, min_total, value = game
+    everyone = np.arange(len(secrets), dtype=np.int32)
+    openers = np.arange(len(guesses), dtype=np.int32)
+    for level in (1, 2, 3, 4, 5):
+        truth, exact = opener_values(codes, sog, n_codes, k_s, openers, level)
+        assert exact.all()
+        for budget in range(len(secrets), int(truth.max()) + 2, 3):
+            cut, cut_exact = opener_values(codes, sog, n_codes, k_s, openers, level, budget)
+            assert (cut <= truth).all()
+            assert (cut[cut_exact] == truth[cut_exact]).all()
+            assert (cut[~cut_exact] > budget).all()
+            assert ((truth <= budget) <= cut_exact).all()  # everything within budget is exact
+        lb, lb_exact = class_lower_bound(codes, sog, n_codes, k_s, everyone, level, budget=len(secrets))
+        full = class_lower_bound(codes, sog, n_codes, k_s, everyone, level)[0]
+        assert lb <= full and (lb_exact or lb > len(secrets))
+
+
+def test_opener_batches_agree_with_one_batch(game):
+    secrets, guesses, codes, sog, n_codes, k_s, *_ = game
+    openers = np.arange(len(guesses))
+    whole = opener_values(codes, sog, n_codes, k_s, openers, 2)[0]
+    halves = np.concatenate([opener_values(codes, sog, n_codes, k_s, part, 2)[0]
+                             for part in np.array_split(openers, 2)])
+    assert (whole == halves).all()
+
+
+@pytest.mark.slow
+def test_salet_first_levels_on_original_wordle():
+    root = Path(__file__).resolve().parents[1] / "data/wordle"
+    guesses = sorted((root / "original_guesses.txt").read_text().split())
+    secrets = sorted((root / "original_answers.txt").read_text().split())
+    enc_g, enc_s = encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET)
+    codes = code_matrix(enc_g, enc_s)
+    index = {w: i for i, w in enumerate(secrets)}
+    sog = np.array([index.get(w, -1) for w in guesses], dtype=np.int32)
+    assert k_of_game(codes, 243) == 150
+    salet = guesses.index("salet")
+    solver = BoundSolver(codes, sog, 243, 150, enc_g, enc_s)
+    values = [opener_values(codes, sog, 243, 150, [salet], level, solver=solver)[0][0] for level in (1, 2, 3)]
+    assert values == [6881, 7686, 7812]
+    assert UNBOUNDED > 10**12
