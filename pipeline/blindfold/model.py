@@ -103,7 +103,7 @@ class CoverModel:
     With `reduce` the matrix is reduced by dominance first (exact).
     """
 
-    def __init__(self, codes_t, columns, pairs_i, pairs_j, *, reduce: bool = True, lower_bound: float = 0.0):
+    def __init__(self, codes_t, columns, pairs_i, pairs_j, *, reduce: bool = True):
         self.columns = np.asarray(columns, dtype=np.int64)
         self.pairs_i = np.asarray(pairs_i, dtype=np.int32)
         self.pairs_j = np.asarray(pairs_j, dtype=np.int32)
@@ -146,11 +146,6 @@ class CoverModel:
                 indices.astype(np.int32),
                 np.ones(self.nonzeros),
             )
-        self.lower_bound = float(lower_bound)
-        if n and self.lower_bound > 0:
-            # a proven lower bound on the optimum, as the row sum_g x_g >= L: valid,
-            # and it lets HiGHS stop as soon as it finds a solution of size L
-            self.highs.addRow(self.lower_bound, highspy.kHighsInf, n, np.arange(n, dtype=np.int32), np.ones(n))
 
     def _reduce(self, codes_t):
         pi, pj = self.pairs_i, self.pairs_j
@@ -205,12 +200,16 @@ class CoverModel:
         time_limit: float | None = None,
         threads: int | None = None,
         incumbent=None,
+        stop_at: float | None = None,
         log: bool = False,
         options: dict | None = None,
     ) -> dict:
         """Run HiGHS.  `incumbent` (guess indices covering every pair) is given
-        to HiGHS as a start solution.  Returns status, objective, dual bound,
-        chosen guess indices and seconds."""
+        to HiGHS as a start solution.  `stop_at`: a proven lower bound on the
+        optimum; HiGHS is interrupted as soon as it finds a solution that
+        good (which is then optimal).  Returns status, objective, dual bound,
+        chosen guess indices, every improving solution found ("solutions")
+        and seconds."""
         h = self.highs
         if self.uncoverable.size:
             return {
@@ -219,6 +218,7 @@ class CoverModel:
                 "dual_bound": float("inf"),
                 "chosen": np.empty(0, dtype=np.int64),
                 "seconds": 0.0,
+                "solutions": [],
             }
         if self.n_rows == 0:
             return {
@@ -227,6 +227,7 @@ class CoverModel:
                 "dual_bound": 0.0,
                 "chosen": np.empty(0, dtype=np.int64),
                 "seconds": 0.0,
+                "solutions": [],
             }
         h.setOptionValue("output_flag", bool(log))
         if time_limit is not None:
@@ -243,8 +244,27 @@ class CoverModel:
             sol.col_value = list(values)
             sol.value_valid = True
             h.setSolution(sol)
+        found: list[np.ndarray] = []
+        hit = [False]
+
+        def on_solution(event):
+            x = np.asarray(event.data_out.mip_solution)
+            found.append(np.sort(self.columns[self.kept_columns[np.flatnonzero(x > 0.5)]]))
+            if stop_at is not None and event.data_out.objective_function_value <= stop_at + _EPS:
+                hit[0] = True
+
+        def on_interrupt(event):
+            if hit[0]:
+                event.interrupt()
+
+        h.cbMipImprovingSolution.subscribe(on_solution)
+        h.cbMipInterrupt.subscribe(on_interrupt)
         start = time.perf_counter()
-        h.run()
+        try:
+            h.run()
+        finally:
+            h.cbMipImprovingSolution.unsubscribe(on_solution)
+            h.cbMipInterrupt.unsubscribe(on_interrupt)
         seconds = time.perf_counter() - start
         status = h.modelStatusToString(h.getModelStatus())
         info = h.getInfo()
@@ -256,8 +276,10 @@ class CoverModel:
             chosen = np.sort(self.columns[self.kept_columns[np.flatnonzero(x > 0.5)]])
             objective = float(info.objective_function_value)
         dual = float(info.mip_dual_bound)
-        if status == "Optimal" and objective is not None:
-            dual = max(dual, objective) if abs(dual - objective) < 1e-6 else dual
+        if hit[0] and objective is not None and objective <= stop_at + _EPS:
+            # interrupted on reaching the known lower bound: the solution is optimal
+            status = "Optimal"
+            dual = max(dual, float(stop_at))
         return {
             "status": status,
             "objective": objective,
@@ -266,6 +288,7 @@ class CoverModel:
             "seconds": seconds,
             "mip_gap": float(info.mip_gap),
             "nodes": int(info.mip_node_count),
+            "solutions": found,
         }
 
     def write(self, path: str) -> None:
@@ -419,10 +442,18 @@ def solve_blindfold(
             stop = "time limit"
             break
         tp = time.perf_counter()
-        model = CoverModel(codes_t, cols, *pairs, reduce=reduce, lower_bound=_ceil(lower))
+        model = CoverModel(codes_t, cols, *pairs, reduce=reduce)
         prep = time.perf_counter() - tp
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        out = model.solve(time_limit=remaining, threads=threads, incumbent=best, log=highs_log, options=highs_options)
+        stop_at = _ceil(lower) if lower > 0 else None
+        out = model.solve(
+            time_limit=remaining,
+            threads=threads,
+            incumbent=best,
+            stop_at=stop_at,
+            log=highs_log,
+            options=highs_options,
+        )
         status = out["status"]
         lower = max(lower, out["dual_bound"])
         chosen = out["chosen"]
@@ -448,10 +479,20 @@ def solve_blindfold(
             if log:
                 log(info)
             break
-        if classes is not None and not classes:
-            if best is None or len(chosen) < len(best):
-                best = chosen
-        elif classes is not None and repair:
+        # every solution HiGHS reported this round: verified ones are upper
+        # bounds, the others contribute the pairs they leave unseparated
+        new_labels = []
+        candidates = list(out["solutions"])
+        if out["objective"] is not None:
+            candidates.append(chosen)
+        for sol in candidates:
+            labels = P.class_labels(codes, sol)
+            if int(labels.max(initial=-1)) + 1 == n_secrets:
+                if best is None or len(sol) < len(best):
+                    best = np.asarray(sol, dtype=np.int64)
+            else:
+                new_labels.append(labels)
+        if classes and repair:
             try:
                 fixed = greedy_complete(codes, chosen, cols)
                 if best is None or len(fixed) < len(best):
@@ -468,19 +509,12 @@ def solve_blindfold(
                 log(info)
             stop = "time limit" if "time" in status.lower() else f"solver stopped: {status}"
             break
-        if classes is None or not classes:
-            # optimal for the relaxation and separating everything: cannot happen
-            # without the bound meeting it, but stop defensively
+        if not new_labels:
             if log:
                 log(info)
             stop = "separating solution"
             break
-        label = np.full(n_secrets, -1, dtype=np.int64)
-        for k, c in enumerate(classes):
-            label[c] = k
-        members = np.flatnonzero(label >= 0)
-        ci, cj = P.pairs_within_labels(label[members])
-        new = (members[ci].astype(np.int32), members[cj].astype(np.int32))
+        new = P.merge_pairs(*[P.pairs_within_labels(lab) for lab in new_labels])
         new = P.difference_pairs(new, pairs, n_secrets)
         info.pairs_added = len(new[0])
         if log:

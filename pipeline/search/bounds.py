@@ -377,9 +377,6 @@ class BoundSolver:
             exact = exact and class_exact
         return total, exact
 
-    def class_bound(self, candidates, level, budget=UNBOUNDED):
-        return self.lb(np.asarray(candidates, dtype=np.int32), level, budget)
-
 
 def k_of_game(codes, n_codes):
     """K_S = max_g |Split(S, g)|."""
