@@ -451,7 +451,10 @@ class ExactSolver:
         self.word_counts = symbol_counts(self.words) if self.hard else np.zeros((0, MAX_SYMBOLS), dtype=np.int8)
         self.length = length
         rng = np.random.default_rng(seed)
-        draw = lambda *shape: rng.integers(0, 2**63, size=shape, dtype=np.uint64) * np.uint64(2) + np.uint64(1)  # noqa: E731
+
+        def draw(*shape):  # random odd 64-bit words for the set and state hashes
+            return rng.integers(0, 2**63, size=shape, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
         self.z1, self.z2 = draw(self.n_secrets), draw(self.n_secrets)
         self.zg, self.zm = draw(length, MAX_SYMBOLS + 1), draw(MAX_SYMBOLS, length + 1)
         self.zl = draw(max_depth + 1)

@@ -4,10 +4,11 @@ Each stage module has NAME, VERSION, INPUTS (upstream stage names), SCHEMA (its 
 dataclass), `run(ctx, cfg) -> summary dict`, and optionally `game_identity`.
 """
 
-from pipeline.stages import exact, feedback, heuristics, lower_bound, openers, prove, report, simulate, upper_bound
+from pipeline.stages import (blindfold, exact, feedback, heuristics, lower_bound, openers, prove, report, simulate,
+                             upper_bound)
 
-STAGES = {m.NAME: m for m in (feedback, heuristics, upper_bound, lower_bound, exact, prove, report, openers,
-                                simulate)}
+STAGES = {m.NAME: m for m in (feedback, heuristics, upper_bound, lower_bound, exact, prove, blindfold, openers,
+                                simulate, report)}
 
 
 def upstream_schema():

@@ -1,0 +1,128 @@
+"""Stage blindfold: the fewest fixed guesses that identify every secret (set cover, HiGHS, lazy pairs),
+with the relaxation's bound as proof; or check a given set (`stage.check=[...]`)."""
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.blindfold.model import check, solve_blindfold
+from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs
+from pipeline.errors import PipelineError
+from pipeline.runtime.log import log
+from pipeline.stages import feedback
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME = "blindfold"
+VERSION = 1
+INPUTS = ("feedback",)
+K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous boards
+
+
+@dataclass
+class BlindfoldConfig(StageConfig):
+    name: str = NAME
+    guesses_from: str = "allowed"  # allowed | secrets (only answer words may be played)
+    check: list[str] = field(default_factory=list)  # verify this set instead of solving
+    exclude: list[str] = field(default_factory=list)  # guesses that may not be used
+    seed_pairs: list[str] = field(default_factory=list)  # extra starting pairs, "word1,word2"
+    uniqueness: bool = False  # re-solve without each chosen word (one Ray task each)
+    time_limit_s: float = 900.0
+    max_rounds: int = 200
+    threads: int | None = None  # HiGHS threads; None = its default
+    model_format: str = "lp"  # lp | mps: export of the final relaxation
+
+
+SCHEMA = BlindfoldConfig
+
+
+def _words(game, words, what) -> list[int]:
+    for w in words:
+        if w.lower() not in game.guess_index:
+            raise PipelineError(f"{what}: {w!r} is not an allowed guess of game {game.name}")
+    return [game.guess_index[w.lower()] for w in words]
+
+
+def validate(cfg: BlindfoldConfig, game) -> None:
+    if cfg.guesses_from not in ("allowed", "secrets"):
+        raise PipelineError(f"stage.guesses_from must be allowed or secrets, not {cfg.guesses_from!r}")
+    if cfg.time_limit_s <= 0:
+        raise PipelineError(f"stage.time_limit_s must be positive, got {cfg.time_limit_s}")
+    if cfg.model_format not in ("lp", "mps"):
+        raise PipelineError("stage.model_format must be lp or mps")
+    _words(game, cfg.check, "stage.check")
+    _words(game, cfg.exclude, "stage.exclude")
+    for pair in cfg.seed_pairs:
+        words = pair.split(",")
+        if len(words) != 2 or any(w.lower() not in game.secret_index for w in words):
+            raise PipelineError(f"stage.seed_pairs: {pair!r} must be two secrets joined by a comma")
+
+
+def columns(cfg: BlindfoldConfig, game) -> np.ndarray:
+    if cfg.guesses_from == "secrets":
+        return np.asarray(game.guess_of_secret, dtype=np.int64)
+    return np.arange(len(game.guesses), dtype=np.int64)
+
+
+def starting_pairs(cfg: BlindfoldConfig, game):
+    pairs = seed_pairs(game.encoded_secrets())
+    if cfg.seed_pairs:
+        extra = np.array([[game.secret_index[w.lower()] for w in p.split(",")] for p in cfg.seed_pairs])
+        pairs = merge_pairs(pairs, sort_pairs(extra[:, 0], extra[:, 1]))
+    return pairs
+
+
+def _solve(exclude, codes, cols, seeds, time_limit, max_rounds, threads):
+    return solve_blindfold(codes, seeds=seeds, columns=cols, exclude=exclude, time_limit=time_limit,
+                           max_rounds=max_rounds, threads=threads)
+
+
+def run_check(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
+    game = ctx.game
+    classes = check(codes, _words(game, cfg.check, "stage.check"))
+    result = {"check": [w.lower() for w in cfg.check], "separates_all": not classes,
+              "unseparated_classes": [[game.secrets[i] for i in c] for c in classes]}
+    ctx.out.file("solution.json").write_text(json.dumps(result, indent=2) + "\n")
+    if classes:
+        log.warning(f"{NAME}: {' '.join(result['check'])} leaves {len(classes)} class(es) unseparated, "
+                    f"e.g. {' '.join(result['unseparated_classes'][0][:6])}")
+    return {k: result[k] for k in ("check", "separates_all")} | {"unseparated": len(classes)}
+
+
+def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
+    game = ctx.game
+    codes = feedback.load(ctx.inputs["feedback"], game)
+    if cfg.check:
+        return run_check(ctx, cfg, codes)
+    cols, seeds = columns(cfg, game), starting_pairs(cfg, game)
+    excluded = _words(game, cfg.exclude, "stage.exclude")
+    result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, time_limit=cfg.time_limit_s,
+                             max_rounds=cfg.max_rounds, threads=cfg.threads,
+                             model_path=str(ctx.out.file(f"model.{cfg.model_format}")),
+                             log=lambda r: log.info(f"{NAME}: round {r.round}: {r.pairs} pairs, objective "
+                                                    f"{r.objective}, bound {r.dual_bound:.2f}, {r.solver_seconds:.1f}s"))
+    pq.write_table(pa.table({"i": result.pairs_i, "j": result.pairs_j,
+                             "secret_i": [game.secrets[i] for i in result.pairs_i],
+                             "secret_j": [game.secrets[j] for j in result.pairs_j]}), ctx.out.file("pairs.parquet"))
+    summary = {**result.summary(), "guesses": [game.guesses[g] for g in result.chosen],
+               "guesses_from": cfg.guesses_from, "excluded": [w.lower() for w in cfg.exclude]}
+    if result.f_star is not None:
+        summary["k_boards"] = {k: result.f_star + k for k in range(1, K_BOARDS + 1)}
+    if cfg.uniqueness and result.proven_optimal:
+        summary["uniqueness"] = uniqueness(ctx, cfg, codes, cols, seeds, result)
+    ctx.out.file("solution.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return {k: summary.get(k) for k in ("f_star", "guesses", "lower_bound", "proven_optimal", "rounds", "pairs")}
+
+
+def uniqueness(ctx: StageContext, cfg: BlindfoldConfig, codes, cols, seeds, result) -> dict:
+    """Re-solve without each chosen guess: the set is unique iff every re-solve needs more guesses."""
+    game = ctx.game
+    shared = (codes, cols, seeds, cfg.time_limit_s, cfg.max_rounds, cfg.threads)
+    excludes = [[*_words(game, cfg.exclude, "stage.exclude"), int(g)] for g in result.chosen]
+    again = ctx.fan_out(_solve, excludes, shared, label=f"{NAME}-uniqueness")
+    rows = {game.guesses[g]: {"lower_bound": r.lower_bound, "f_star": r.f_star, "proven_optimal": r.proven_optimal}
+            for g, r in zip(result.chosen, again)}
+    unique = all(r["lower_bound"] > result.f_star for r in rows.values())
+    return {"unique": unique, "without": rows}
