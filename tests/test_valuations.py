@@ -1,4 +1,9 @@
-"""Valuations, combinations and greedy trees against an exact pure-Python reference."""
+"""Valuations, combinations and greedy trees against pure-Python references.
+
+Both arithmetics: "exact" against an exact reference (integers and
+fractions), "paper" against a float64 reference summing the classes in the
+order they first appear, and the paper's Table 1 on original Wordle.
+"""
 
 import math
 import random
@@ -11,8 +16,9 @@ from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import feedback
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import verify
+from pipeline.errors import PipelineError
 from pipeline.search.valuations import (
-    INFO_BITS, VALUATIONS, all_combinations, parse_combination, rank, tlogt_table, values,
+    INFO_BITS, VALUATIONS, all_combinations, paper_terms, parse_combination, rank, tlogt_table, values,
 )
 
 
@@ -41,12 +47,28 @@ def reference_key(g, cand, combination):
     return tuple(exact[name] for name in combination)
 
 
-def reference_greedy_total(guesses, secrets, combination):
+def paper_key(g, cand, combination):
+    """The paper's float64 valuation tuple: classes summed left to right in first-appearance order."""
+    sizes = {}  # insertion order = first appearance
+    for s in cand:
+        r = feedback(g, s)
+        sizes[r] = sizes.get(r, 0) + 1
+    t, n = list(sizes.values()), len(cand)
+    info = exp = 0.0
+    for x in t:
+        info += x / n * math.log(x / n)
+        exp += x * x / n
+    paper = {"InSet": -int(g in cand), "MaxSizeSplit": max(t), "MostParts": -len(t),
+             "Information": info, "ExpSizeSplit": exp}
+    return tuple(paper[name] for name in combination)
+
+
+def reference_greedy_total(guesses, secrets, combination, key=reference_key):
     def total(cand, depth):
         if len(cand) <= 2:
             g = cand[0]
         else:
-            g = min(guesses, key=lambda w: (reference_key(w, cand, combination), guesses.index(w)))
+            g = min(guesses, key=lambda w: (key(w, cand, combination), guesses.index(w)))
         classes = {}
         for s in cand:
             if s != g:
@@ -106,19 +128,86 @@ def test_values_match_definitions():
     assert keys == sorted(keys)
 
 
+def test_paper_values_match_the_float_reference():
+    guesses, secrets, codes, sog, n_codes = make_game(*random_game(4))
+    cand = np.arange(len(secrets))
+    vals = values(codes, sog, n_codes, cand, arithmetic="paper")
+    assert vals.dtype == np.float64
+    for g, word in enumerate(guesses):
+        assert tuple(vals[g]) == paper_key(word, secrets, VALUATIONS)  # bit for bit
+    combination = ("Information", "InSet")
+    order = rank(codes, sog, n_codes, cand, combination, arithmetic="paper")
+    keys = [paper_key(guesses[g], secrets, combination) + (g,) for g in order]
+    assert keys == sorted(keys)
+
+
+def test_paper_terms_are_the_python_floats():
+    for m in (3, 7, 100, 2315):
+        info, exp = np.zeros(m + 1), np.zeros(m + 1)
+        paper_terms(m, info, exp)
+        for t in range(1, m + 1):
+            assert info[t] == t / m * math.log(t / m) and exp[t] == t * t / m, (m, t)
+
+
+@pytest.mark.parametrize("arithmetic", ["exact", "paper"])
 @pytest.mark.parametrize("seed", range(3))
-def test_greedy_matches_reference_for_every_combination(seed):
+def test_greedy_matches_reference_for_every_combination(seed, arithmetic):
     guesses, secrets, codes, sog, n_codes = make_game(*random_game(seed))
+    key = reference_key if arithmetic == "exact" else paper_key
     for combination in all_combinations():
-        result = greedy(codes, sog, n_codes, combination)
-        assert result.total == reference_greedy_total(guesses, secrets, combination), combination
+        result = greedy(codes, sog, n_codes, combination, arithmetic=arithmetic)
+        assert result.total == reference_greedy_total(guesses, secrets, combination, key), combination
         if combination[0] == "InSet" and len(combination) == 1:
             assert guesses[result.opener] == secrets[0]  # InSet alone: first candidate alphabetically
     tree = result.tree(guesses, len(secrets[0]))
     assert verify(tree, guesses, secrets) == result.total
 
 
-def test_greedy_rejects_bad_combination():
+def test_greedy_rejects_bad_combination_and_arithmetic():
     guesses, secrets, codes, sog, n_codes = make_game(*random_game(0))
     with pytest.raises(ValueError, match="unknown valuation"):
         greedy(codes, sog, n_codes, "Entropy")
+    with pytest.raises(ValueError, match="unknown arithmetic 'float'; use one of paper, exact"):
+        greedy(codes, sog, n_codes, "MostParts", arithmetic="float")
+
+
+def test_heuristics_stage_validates_the_arithmetic():
+    from pipeline.stages.heuristics import HeuristicsConfig, validate
+
+    assert HeuristicsConfig().arithmetic == "paper"
+    validate(HeuristicsConfig(arithmetic="exact"), None)
+    with pytest.raises(PipelineError, match="stage.arithmetic must be one of paper, exact, not 'float'"):
+        validate(HeuristicsConfig(arithmetic="float"), None)
+
+
+@pytest.fixture(scope="module")
+def wordle():
+    from pipeline.feedback.matrix import game_matrix
+    from pipeline.games.catalog import builtin_game
+    from pipeline.search.valuations import transposed
+
+    game = builtin_game("wordle_original")
+    codes = game_matrix(game)
+    return game, codes, transposed(codes)
+
+
+# The paper's Table 1 (paper arithmetic, the default), and where exact ties differ from it.
+TABLE_1 = [
+    ("paper", "MostParts,InSet,ExpSizeSplit", 7944, "trace"),
+    ("paper", "MostParts", 8077, "trace"),
+    ("paper", "Information", 8167, "soare"),
+    ("paper", "ExpSizeSplit", 8207, "roate"),
+    ("paper", "MaxSizeSplit", 8510, "aesir"),
+    ("paper", "InSet", 10069, "aback"),
+    ("exact", "ExpSizeSplit", 8204, "roate"),
+    ("exact", "Information,InSet,ExpSizeSplit", 8020, "soare"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arithmetic, combination, total, opener", TABLE_1)
+def test_table_1_on_original_wordle(wordle, arithmetic, combination, total, opener):
+    game, codes, codes_t = wordle
+    kwargs = {} if arithmetic == "paper" else {"arithmetic": arithmetic}  # paper is the default
+    result = greedy(codes, game.secret_of_guess, game.n_codes, combination, codes_t=codes_t, **kwargs)
+    assert (result.total, game.guesses[result.opener]) == (total, opener)

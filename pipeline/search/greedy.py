@@ -2,8 +2,10 @@
 
 At a node with candidate set C: if |C| <= 2 guess the first candidate
 alphabetically; otherwise guess the argmin of the combination over all of G
-(full ties to the lowest guess index).  The whole tree is built in one numba
-kernel, breadth first, as flat node arrays (see `pipeline.search.tree.from_arrays`).
+(full ties to the lowest guess index), in the "paper" (float, default) or
+"exact" arithmetic of `pipeline.search.valuations`.  The whole tree is built
+in one numba kernel, breadth first, as flat node arrays (see
+`pipeline.search.tree.from_arrays`).
 """
 
 from dataclasses import dataclass
@@ -12,7 +14,9 @@ import numpy as np
 from numba import njit
 
 from pipeline.search.tree import Tree, from_arrays
-from pipeline.search.valuations import VALUATIONS, best_guess, combination_ids, tlogt_table, transposed
+from pipeline.search.valuations import (
+    VALUATIONS, best_guess, best_guess_paper, check_arithmetic, combination_ids, paper_terms, tlogt_table, transposed,
+)
 
 
 @njit(cache=True)
@@ -59,8 +63,12 @@ def partition(row, cand, win, counts, out, class_start, class_code):
 
 
 @njit(cache=True)
-def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlogt):
+def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlogt, paper):
     """Breadth-first greedy tree as node arrays (node_guess, node_parent, node_code, node_size).
+
+    `paper` selects the paper arithmetic (then `tlogt` is unused).  Candidate
+    sets stay in index order (the partition is stable), which is the order the
+    paper arithmetic sums the classes in.
 
     A node's guess is -1 if the chosen guess failed to split its set (cannot
     happen when S is a subset of G, kept as a guard).
@@ -82,6 +90,8 @@ def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, com
     buf = np.empty(n_secrets, dtype=np.int64)
     class_start = np.empty(n_secrets + 1, dtype=np.int64)
     class_code = np.empty(n_secrets, dtype=np.int64)
+    info_term = np.zeros(n_secrets + 1, dtype=np.float64)
+    exp_term = np.zeros(n_secrets + 1, dtype=np.float64)
     head = 0
     while head < n_nodes:
         cand = pool[start[head]: start[head] + size[head]]
@@ -89,7 +99,11 @@ def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, com
             g = guess_of_secret[cand[0]]
         else:
             in_c[cand] = True
-            g = best_guess(codes, codes_t, cand, in_c, secret_of_guess, counts, tlogt, combo)
+            if paper:
+                paper_terms(cand.shape[0], info_term, exp_term)
+                g = best_guess_paper(codes, codes_t, cand, in_c, secret_of_guess, counts, info_term, exp_term, combo)
+            else:
+                g = best_guess(codes, codes_t, cand, in_c, secret_of_guess, counts, tlogt, combo)
             in_c[cand] = False
         guess[head] = g
         k = partition(codes[g], cand, win, counts, buf, class_start, class_code)
@@ -140,18 +154,23 @@ def guess_of_secret(secret_of_guess: np.ndarray, n_secrets: int) -> np.ndarray:
     return out
 
 
-def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None) -> GreedyResult:
+def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None, arithmetic: str = "paper") -> GreedyResult:
     """The greedy tree of a valuation combination ("MostParts,InSet" or a list of names).
 
     `codes` is the (G, S) code matrix; pass its transpose `codes_t` too when
-    evaluating many combinations, to build it once.
+    evaluating many combinations, to build it once.  `arithmetic` is "paper"
+    (float64 as the paper's implementation, reproduces its Table 1) or "exact"
+    (see `pipeline.search.valuations`).
     """
+    check_arithmetic(arithmetic)
     ids = combination_ids(combination)
     if codes_t is None:
         codes_t = transposed(codes)
     sog = np.asarray(secret_of_guess, dtype=np.int32)
     gos = guess_of_secret(sog, codes_t.shape[0])
-    g, p, c, s = _greedy_nodes(codes, codes_t, sog, gos, int(n_codes), ids, tlogt_table(codes_t.shape[0]))
+    paper = arithmetic == "paper"
+    tlogt = np.zeros(1, dtype=np.int64) if paper else tlogt_table(codes_t.shape[0])  # unused when paper
+    g, p, c, s = _greedy_nodes(codes, codes_t, sog, gos, int(n_codes), ids, tlogt, paper)
     if (g < 0).any():
         raise ValueError("a greedy guess failed to split its candidate set")
     return GreedyResult(tuple(VALUATIONS[i] for i in ids), int(s.sum()), int(g[0]), g, p, c, s)

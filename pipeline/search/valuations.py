@@ -10,7 +10,8 @@ P = Split(C, g) (win class included) and t = |part|:
     ExpSizeSplit  sum t^2 / |C|
 
 In the "exact" arithmetic every value is an exact integer so that ties
-behave like exact maths (a full tie falls back to the lowest guess index, i.e. alphabetical):
+behave like exact maths (a full tie falls back to the lowest guess index,
+i.e. alphabetical):
 
 - ExpSizeSplit is compared by the integer sum t^2 (|C| is fixed at a node);
 - Information is compared by sum t*ln t (again |C| is fixed), held as a
@@ -20,8 +21,7 @@ behave like exact maths (a full tie falls back to the lowest guess index, i.e. a
   therefore give identical integers whatever the summation order, which a
   float sum does not guarantee.
 
-That is the "exact" arithmetic.  The default for the greedy trees is the
-"paper" arithmetic, which reproduces the published Table 1 figures: the
+The default for the greedy trees is the "paper" arithmetic, which reproduces the published Table 1 figures: the
 values are float64 sums as a straightforward Python implementation computes
 them -- Information = sum (t/|C|)*log(t/|C|) and ExpSizeSplit = sum t*t/|C|,
 the classes summed left to right in the order they first appear when the

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 from pipeline.errors import PipelineError
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import statistics
-from pipeline.search.valuations import all_combinations, parse_combination
+from pipeline.search.valuations import ARITHMETICS, all_combinations, parse_combination
 from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
 
@@ -22,6 +22,7 @@ class HeuristicsConfig(StageConfig):
     name: str = NAME
     combinations: list[str] = field(default_factory=list)  # e.g. ["MostParts,InSet,ExpSizeSplit"]; [] = all 325
     batch_size: int = 20  # combinations per Ray task
+    arithmetic: str = "paper"  # "paper": float64 as the paper (its Table 1); "exact": exact ties
 
 
 SCHEMA = HeuristicsConfig
@@ -40,12 +41,14 @@ def validate(cfg: HeuristicsConfig, game) -> None:
     chosen_combinations(cfg)
     if cfg.batch_size < 1:
         raise PipelineError("stage.batch_size must be at least 1")
+    if cfg.arithmetic not in ARITHMETICS:
+        raise PipelineError(f"stage.arithmetic must be one of {', '.join(ARITHMETICS)}, not {cfg.arithmetic!r}")
 
 
-def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length):
+def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length, arithmetic):
     rows = []
     for combination in batch:
-        result = greedy(codes, secret_of_guess, n_codes, combination)
+        result = greedy(codes, secret_of_guess, n_codes, combination, arithmetic=arithmetic)
         stats = statistics(result.tree(guesses, length))
         rows.append({"valuation": ",".join(combination), "total": result.total, "expected": stats["expected"],
                      "max_guesses": stats["max_guesses"], "opener": guesses[result.opener]})
@@ -57,7 +60,7 @@ def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
     codes = feedback.load(ctx.inputs["feedback"], ctx.game)
     game = ctx.game
     batches = [combinations[i:i + cfg.batch_size] for i in range(0, len(combinations), cfg.batch_size)]
-    shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.length)
+    shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.length, cfg.arithmetic)
     rows = [row for part in ctx.fan_out(_evaluate_batch, batches, shared, label=NAME) for row in part]
     table = pa.Table.from_pylist(rows).sort_by([("total", "ascending"), ("valuation", "ascending")])
     pq.write_table(table, ctx.out.file("valuations.parquet"))

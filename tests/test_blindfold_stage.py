@@ -1,0 +1,63 @@
+"""Stage blindfold on a small word list: optimum against brute force, check mode, uniqueness, bad input."""
+
+import itertools
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.errors import PipelineError
+from pipeline.games.answer import feedback
+
+WORDS = ["batch", "catch", "hatch", "latch", "match", "patch", "watch", "crane", "crate", "grate", "irate", "plate"]
+
+
+@pytest.fixture
+def word_game(tmp_path):
+    path = tmp_path / "words.txt"
+    path.write_text("\n".join(WORDS) + "\n")
+    return ["game=words", f"game.secrets.path={path}"]
+
+
+def brute_force_f_star(words):
+    for size in range(len(words) + 1):
+        for subset in itertools.combinations(words, size):
+            if len({tuple(feedback(g, s) for g in subset) for s in words}) == len(words):
+                return size
+
+
+def test_optimum_matches_brute_force_with_outputs(run_pipeline, word_game):
+    artifact = run_pipeline("stage=blindfold", *word_game)
+    solution = json.loads(artifact.file("solution.json").read_text())
+    assert solution["f_star"] == brute_force_f_star(WORDS) and solution["proven_optimal"] is True
+    assert solution["lower_bound"] == solution["f_star"] == len(solution["guesses"])
+    assert solution["k_boards"]["3"] == solution["f_star"] + 3
+    codes = {tuple(feedback(g, s) for g in solution["guesses"]) for s in WORDS}
+    assert len(codes) == len(WORDS)
+    pairs = pq.read_table(artifact.file("pairs.parquet"))
+    assert pairs.num_rows == solution["pairs"] and artifact.file("model.lp").stat().st_size > 0
+
+
+def test_check_mode_reports_unseparated_classes(run_pipeline, word_game):
+    artifact = run_pipeline("stage=blindfold", *word_game, "stage.check=[crane]")
+    result = json.loads(artifact.file("solution.json").read_text())
+    assert result["separates_all"] is False
+    assert ["batch", "hatch", "latch", "match", "patch", "watch"] in result["unseparated_classes"]
+
+
+def test_uniqueness_resolves_without_each_word_on_ray(run_pipeline, word_game, ray_session):
+    artifact = run_pipeline("stage=blindfold", *word_game, "stage.uniqueness=true", "stage.guesses_from=secrets")
+    solution = json.loads(artifact.file("solution.json").read_text())
+    without = solution["uniqueness"]["without"]
+    assert set(without) == set(solution["guesses"])
+    assert solution["uniqueness"]["unique"] == all(r["lower_bound"] > solution["f_star"] for r in without.values())
+
+
+@pytest.mark.parametrize("override,message", [
+    ("stage.check=[zzzzz]", "not an allowed guess"),
+    ("stage.time_limit_s=0", "must be positive"),
+    ("stage.guesses_from=answers", "allowed or secrets"),
+])
+def test_bad_input(run_pipeline, word_game, override, message):
+    with pytest.raises(PipelineError, match=message):
+        run_pipeline("stage=blindfold", *word_game, override)
