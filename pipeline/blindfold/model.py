@@ -75,6 +75,7 @@ class BlindfoldResult:
     total_seconds: float
     round_log: list[RoundInfo] = field(default_factory=list)
     stop_reason: str = ""
+    warm: "BlindfoldResult | None" = None
 
     def summary(self) -> dict:
         """JSON-friendly summary (no arrays of pairs)."""
@@ -92,6 +93,7 @@ class BlindfoldResult:
             "solver_seconds_total": round(sum(self.solver_seconds), 3),
             "total_seconds": round(self.total_seconds, 3),
             "stop_reason": self.stop_reason,
+            "warm": None if self.warm is None else self.warm.summary(),
         }
 
 
@@ -392,6 +394,9 @@ def solve_blindfold(
     columns=None,
     exclude=None,
     initial=None,
+    warm_columns=None,
+    warm_pairs: bool = False,
+    seed_limit: int | None = 100,
     time_limit: float | None = None,
     threads: int | None = None,
     max_rounds: int = 200,
@@ -405,10 +410,15 @@ def solve_blindfold(
     """Fewest fixed guesses identifying every secret, by a lazy set-cover MIP.
 
     codes: |G| x |S| code matrix.  seeds: starting pairs (i, j); default the
-    one-position and anagram pairs of `enc_secrets` (needed then).  columns:
+    one-position and anagram pairs of `enc_secrets` (needed then); only the
+    `seed_limit` seeds separated by the fewest allowed guesses are kept (None:
+    all) -- a small start keeps the reduced MIPs small, the loop adds the rest.  columns:
     allowed guess indices (default all); exclude: guess indices forbidden.
     initial: a guess set to try as starting upper bound (used only if it
-    separates everything).  time_limit: seconds for the whole loop; on
+    separates everything).  warm_columns: first run the same loop with the
+    guesses restricted to these (e.g. the answer words: a much smaller MIP)
+    and start from its verified set; with warm_pairs its pairs are kept too.
+    The warm run's own result is in `result.warm`.  time_limit: seconds for the whole loop; on
     hitting it the result reports the best bound and gap with
     proven_optimal False.  threads: HiGHS threads.  repair: greedily complete
     each round's non-separating solution to get upper bounds.  log: callable
@@ -423,8 +433,34 @@ def solve_blindfold(
         if enc_secrets is None:
             raise ValueError("give seeds or enc_secrets")
         seeds = P.seed_pairs(enc_secrets)
-    pairs = P.sort_pairs(*seeds)
     codes_t = P.transpose_codes(codes)
+    pairs = P.sort_pairs(*seeds)
+    if seed_limit is not None:
+        pairs = P.hardest_pairs(codes_t, *pairs, seed_limit, cols)
+
+    warm = None
+    if warm_columns is not None:
+        warm_cols = np.intersect1d(np.asarray(warm_columns, dtype=np.int64), cols)
+        warm = solve_blindfold(
+            codes,
+            seeds=pairs,
+            seed_limit=None,
+            columns=warm_cols,
+            initial=initial,
+            time_limit=time_limit,
+            threads=threads,
+            max_rounds=max_rounds,
+            reduce=reduce,
+            repair=repair,
+            highs_options=highs_options,
+            log=log,
+            highs_log=highs_log,
+        )
+        if warm_pairs:
+            pairs = P.merge_pairs(pairs, (warm.pairs_i, warm.pairs_j))
+        if warm.f_star is not None:
+            if initial is None or not len(initial) or len(warm.chosen) < len(initial):
+                initial = warm.chosen
 
     best: np.ndarray | None = None
     if initial is not None and len(initial):
@@ -546,6 +582,7 @@ def solve_blindfold(
         total_seconds=time.perf_counter() - t0,
         round_log=rounds,
         stop_reason=stop,
+        warm=warm,
     )
 
 

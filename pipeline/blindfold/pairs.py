@@ -484,3 +484,14 @@ def unseparated_pair_count(codes: np.ndarray, guesses) -> int:
     """Number of pairs of secrets that `guesses` leaves unseparated."""
     counts = np.bincount(class_labels(codes, guesses))
     return int((counts * (counts - 1) // 2).sum())
+
+
+def hardest_pairs(codes_t: np.ndarray, i, j, k: int, columns=None) -> tuple[np.ndarray, np.ndarray]:
+    """The k pairs separated by the fewest guesses (among `columns`), ties by (i, j)."""
+    i = np.asarray(i, dtype=np.int32)
+    j = np.asarray(j, dtype=np.int32)
+    if len(i) <= k:
+        return i, j
+    counts = separator_counts(codes_t, i, j, columns)
+    pick = np.sort(np.argsort(counts, kind="stable")[:k])
+    return i[pick], j[pick]
