@@ -218,6 +218,17 @@ def test_relaxation_optimum_never_exceeds_fstar(seed, n_pairs):
     assert out["dual_bound"] <= out["objective"] + 1e-9
 
 
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_lazy_loop_without_seeds_and_capped_additions(seed):
+    rng = np.random.default_rng(seed)
+    guesses, secrets = random_game(rng, 10, 5)
+    codes = game_codes(guesses, secrets, "abcd")
+    empty = (np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32))
+    res = solve_blindfold(codes, seeds=empty, max_new_pairs=2, repair=False)
+    assert res.proven_optimal and res.f_star == brute_force_fstar(codes)
+    assert all(r.pairs_added <= 2 for r in res.round_log)
+
+
 def test_restricted_and_excluded_guesses():
     rng = np.random.default_rng(5)
     guesses, secrets = random_game(rng, 10, 8)

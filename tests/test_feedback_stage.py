@@ -1,6 +1,7 @@
 """Feedback stage: Parquet round trip, corrupt files, skip / force / recompute, Ray row blocks, atomicity."""
 
 import json
+import logging
 import subprocess
 import sys
 
@@ -71,16 +72,24 @@ def test_stage_writes_matrix_lists_and_manifest(run_pipeline):
     assert artifact.file("secrets.txt").read_text().split() == list(game.secrets)
     manifest = artifact.manifest
     assert manifest["stage"] == "feedback" and manifest["key"] == artifact.key
-    assert set(manifest["files"]) == {"matrix.parquet", "guesses.txt", "secrets.txt"}
+    assert set(manifest["files"]) == {"matrix.parquet", "guesses.txt", "secrets.txt", "stage.log"}
+    assert "feedback: running for game mini_nerdle" in artifact.file("stage.log").read_text()
     assert artifact.path.parent.parent.name == "outputs"
 
 
-def test_skipped_when_done_recomputed_when_forced_or_inputs_change(run_pipeline, capsys, tmp_path):
+def test_skipped_when_done_recomputed_when_forced_or_inputs_change(run_pipeline, tmp_path):
     first = run_pipeline("stage=feedback", "game=mini_nerdle")
     written = first.file("manifest.json").stat().st_mtime_ns
-    again = run_pipeline("stage=feedback", "game=mini_nerdle")
+    said = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())
+    logging.getLogger("pipeline").addHandler(handler)
+    try:
+        again = run_pipeline("stage=feedback", "game=mini_nerdle")
+    finally:
+        logging.getLogger("pipeline").removeHandler(handler)
     assert again.key == first.key and first.file("manifest.json").stat().st_mtime_ns == written
-    assert "skipped" in capsys.readouterr().err
+    assert any("up to date, skipped" in line for line in said)
     forced = run_pipeline("stage=feedback", "game=mini_nerdle", "stage.force=true")
     assert forced.key == first.key and first.file("manifest.json").stat().st_mtime_ns != written
     words = tmp_path / "w.txt"

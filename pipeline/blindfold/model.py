@@ -309,10 +309,11 @@ def _select_bits(col_bits: np.ndarray, rows: np.ndarray, n_pairs: int) -> np.nda
 # checking and repairing fixed guess sets
 
 
-def check(codes: np.ndarray, guesses) -> list[np.ndarray]:
-    """Classes of secrets (sorted index arrays, size >= 2) that the fixed guess
-    set leaves unseparated; [] iff it identifies every secret."""
-    return P.unseparated_classes(codes, guesses)
+def check(codes: np.ndarray, guesses) -> list[list[int]]:
+    """Classes of secrets (sorted lists of secret indices, size >= 2, largest
+    first) that the fixed guess set (guess indices) leaves unseparated; []
+    iff it identifies every secret."""
+    return [c.tolist() for c in P.unseparated_classes(codes, guesses)]
 
 
 def greedy_complete(codes: np.ndarray, start, columns=None) -> np.ndarray:
@@ -397,6 +398,7 @@ def solve_blindfold(
     warm_columns=None,
     warm_pairs: bool = False,
     seed_limit: int | None = 100,
+    max_new_pairs: int = 200_000,
     time_limit: float | None = None,
     threads: int | None = None,
     max_rounds: int = 200,
@@ -412,14 +414,16 @@ def solve_blindfold(
     codes: |G| x |S| code matrix.  seeds: starting pairs (i, j); default the
     one-position and anagram pairs of `enc_secrets` (needed then); only the
     `seed_limit` seeds separated by the fewest allowed guesses are kept (None:
-    all) -- a small start keeps the reduced MIPs small, the loop adds the rest.  columns:
-    allowed guess indices (default all); exclude: guess indices forbidden.
-    initial: a guess set to try as starting upper bound (used only if it
-    separates everything).  warm_columns: first run the same loop with the
+    all) -- a small start keeps the reduced MIPs small, the loop adds the rest.
+    max_new_pairs: if one round's unseparated classes hold more pairs than
+    this, only that many of them (the hardest) are added (still progress).
+    columns: allowed guess indices (default all); exclude: guess indices
+    forbidden.  initial: a guess set to try as starting upper bound (used
+    only if it uses allowed guesses and separates everything).  warm_columns: first run the same loop with the
     guesses restricted to these (e.g. the answer words: a much smaller MIP)
     and start from its verified set; with warm_pairs its pairs are kept too.
-    The warm run's own result is in `result.warm`.  time_limit: seconds for the whole loop; on
-    hitting it the result reports the best bound and gap with
+    The warm run's own result is in `result.warm`.  time_limit: seconds for
+    the whole loop (warm run included); on hitting it the result reports the best bound and gap with
     proven_optimal False.  threads: HiGHS threads.  repair: greedily complete
     each round's non-separating solution to get upper bounds.  log: callable
     receiving each RoundInfo.  model_path: write the last model (.lp/.mps).
@@ -552,6 +556,8 @@ def solve_blindfold(
             break
         new = P.merge_pairs(*[P.pairs_within_labels(lab) for lab in new_labels])
         new = P.difference_pairs(new, pairs, n_secrets)
+        if len(new[0]) > max_new_pairs:
+            new = P.hardest_pairs(codes_t, *new, max_new_pairs, cols)
         info.pairs_added = len(new[0])
         if log:
             log(info)

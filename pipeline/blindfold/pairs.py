@@ -186,8 +186,9 @@ def class_labels(codes: np.ndarray, guesses) -> np.ndarray:
     in `guesses` gives them the same code.  Labels are 0..k-1 (int64)."""
     n_secrets = codes.shape[1]
     labels = np.zeros(n_secrets, dtype=np.int64)
+    span = int(np.iinfo(codes.dtype).max) + 1 if codes.dtype.kind == "u" else 1 << 32
     for g in np.asarray(guesses, dtype=np.int64).ravel():
-        combined = labels * 65536 + codes[g].astype(np.int64)
+        combined = labels * span + codes[g].astype(np.int64)
         _, labels = np.unique(combined, return_inverse=True)
         labels = labels.astype(np.int64).ravel()
     return labels
