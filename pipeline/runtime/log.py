@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 log = logging.getLogger("pipeline")
+log.setLevel(logging.INFO)  # stage logs record INFO even when no console is set up (library use, tests)
 
 
 def setup_console() -> None:
