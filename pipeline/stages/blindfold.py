@@ -28,6 +28,8 @@ class BlindfoldConfig(StageConfig):
     check: list[str] = field(default_factory=list)  # verify this set instead of solving
     exclude: list[str] = field(default_factory=list)  # guesses that may not be used
     seed_pairs: list[str] = field(default_factory=list)  # extra starting pairs, "word1,word2"
+    seed_limit: int | None = 100  # start from the seeds separated by the fewest guesses (None: all seeds)
+    warm_start: bool = True  # with guesses_from=allowed, first solve with the answer words only (an incumbent)
     uniqueness: bool = False  # re-solve without each chosen word (one Ray task each)
     time_limit_s: float = 900.0
     max_rounds: int = 200
@@ -48,6 +50,8 @@ def _words(game, words, what) -> list[int]:
 def validate(cfg: BlindfoldConfig, game) -> None:
     if cfg.guesses_from not in ("allowed", "secrets"):
         raise PipelineError(f"stage.guesses_from must be allowed or secrets, not {cfg.guesses_from!r}")
+    if cfg.seed_limit is not None and cfg.seed_limit < 1:
+        raise PipelineError("stage.seed_limit must be at least 1 (or null for all seeds)")
     if cfg.time_limit_s <= 0:
         raise PipelineError(f"stage.time_limit_s must be positive, got {cfg.time_limit_s}")
     if cfg.model_format not in ("lp", "mps"):
@@ -74,9 +78,14 @@ def starting_pairs(cfg: BlindfoldConfig, game):
     return pairs
 
 
-def _solve(exclude, codes, cols, seeds, time_limit, max_rounds, threads):
-    return solve_blindfold(codes, seeds=seeds, columns=cols, exclude=exclude, time_limit=time_limit,
-                           max_rounds=max_rounds, threads=threads)
+def solver_options(cfg: BlindfoldConfig, game) -> dict:
+    warm = cfg.warm_start and cfg.guesses_from == "allowed"
+    return {"time_limit": cfg.time_limit_s, "max_rounds": cfg.max_rounds, "threads": cfg.threads,
+            "seed_limit": cfg.seed_limit, "warm_columns": game.guess_of_secret if warm else None}
+
+
+def _solve(exclude, codes, cols, seeds, options):
+    return solve_blindfold(codes, seeds=seeds, columns=cols, exclude=exclude, **options)
 
 
 def run_check(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
@@ -98,8 +107,7 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
         return run_check(ctx, cfg, codes)
     cols, seeds = columns(cfg, game), starting_pairs(cfg, game)
     excluded = _words(game, cfg.exclude, "stage.exclude")
-    result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, time_limit=cfg.time_limit_s,
-                             max_rounds=cfg.max_rounds, threads=cfg.threads,
+    result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, **solver_options(cfg, game),
                              model_path=str(ctx.out.file(f"model.{cfg.model_format}")),
                              log=lambda r: log.info(f"{NAME}: round {r.round}: {r.pairs} pairs, objective "
                                                     f"{r.objective}, bound {r.dual_bound:.2f}, {r.solver_seconds:.1f}s"))
@@ -119,7 +127,7 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
 def uniqueness(ctx: StageContext, cfg: BlindfoldConfig, codes, cols, seeds, result) -> dict:
     """Re-solve without each chosen guess: the set is unique iff every re-solve needs more guesses."""
     game = ctx.game
-    shared = (codes, cols, seeds, cfg.time_limit_s, cfg.max_rounds, cfg.threads)
+    shared = (codes, cols, seeds, solver_options(cfg, game))
     excludes = [[*_words(game, cfg.exclude, "stage.exclude"), int(g)] for g in result.chosen]
     again = ctx.fan_out(_solve, excludes, shared, label=f"{NAME}-uniqueness")
     rows = {game.guesses[g]: {"lower_bound": r.lower_bound, "f_star": r.f_star, "proven_optimal": r.proven_optimal}
