@@ -24,6 +24,7 @@ class ExactConfig(StageConfig):
     name: str = NAME
     openers: list[str] = field(default_factory=list)  # [] = the opener ranked first by MostParts,InSet,ExpSizeSplit
     memo_bits: int = 22  # exact-search memo of 2**memo_bits entries (~41 bytes each) per task
+    max_guesses: int | None = None  # only strategies finding every secret within this many guesses (hard mode: 6)
 
 
 SCHEMA = ExactConfig
@@ -33,12 +34,15 @@ def validate(cfg: ExactConfig, game) -> None:
     for word in cfg.openers:
         if word.lower() not in game.guess_index:
             raise PipelineError(f"opener {word!r} is not an allowed guess of game {game.name}")
+    if cfg.max_guesses is not None and cfg.max_guesses < 1:
+        raise PipelineError("stage.max_guesses must be at least 1")
     if not 10 <= cfg.memo_bits <= 30:
         raise PipelineError("stage.memo_bits must be between 10 and 30")
 
 
-def _solve(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits):
-    solver = ExactSolver(codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits=memo_bits)
+def _solve(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits, max_guesses):
+    solver = ExactSolver(codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits=memo_bits,
+                         max_guesses=max_guesses)
     total, _ = solver.guess_value(opener)
     return total, solver.tree(opener)
 
@@ -48,7 +52,8 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
     codes = feedback.load(ctx.inputs["feedback"], game)
     openers = [game.guess_index[w.lower()] for w in cfg.openers] or rank_openers(codes, game.secret_of_guess,
                                                                                     game.n_codes, 1)
-    shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(), cfg.memo_bits)
+    shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(), cfg.memo_bits,
+              cfg.max_guesses)
     results = ctx.fan_out(_solve, openers, shared, label=NAME)
     rows = []
     for opener, (total, nodes) in zip(openers, results):
