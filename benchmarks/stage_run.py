@@ -33,7 +33,7 @@ def run(overrides: list[str]) -> dict:
     if outputs is None:
         outputs = tempfile.mkdtemp(prefix="pipeline-bench-")
         overrides = [*overrides, f"paths.outputs={outputs}"]
-    started, peak = time.perf_counter(), 0
+    started, started_wall, peak = time.perf_counter(), time.time(), 0
     proc = subprocess.Popen([sys.executable, "-m", "pipeline", *overrides], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     handle = psutil.Process(proc.pid)
@@ -43,6 +43,8 @@ def run(overrides: list[str]) -> dict:
     out, err = proc.communicate()
     stages = {}
     for manifest in sorted(Path(outputs).glob("*/[!.]*/manifest.json")):
+        if manifest.stat().st_mtime < started_wall:
+            continue  # an artifact of an earlier run, reused or unrelated
         m = json.loads(manifest.read_text())
         stages[m["stage"]] = {"run_seconds": m.get("run_seconds"), "summary": m.get("summary"),
                               "fan_out": m.get("fan_out")}
