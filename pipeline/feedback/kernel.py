@@ -3,11 +3,12 @@
 Words arrive as symbol-index arrays (shape (n, L), values < 64); codes
 follow the convention in `pipeline.games.answer` (digit i has weight 3**i).
 
-Speed comes from one observation: a guess letter that occurs once in the
-guess is yellow exactly when it is not green and the secret contains that
-letter anywhere.  So for most positions the code is a branch-free sum over a
-column of secrets (vectorised by the compiler); only letters repeated in
-the guess need the counting rule of the scalar reference.
+Speed comes from working a whole row (one guess, every secret) letter by
+letter over columns of secrets: a letter that occurs once in the guess is
+yellow exactly when it is not green and the secret contains it anywhere (a
+branch-free sum); a letter repeated in the guess is handled once, with a
+per-secret count of its unused copies, greens first, then yellows left to
+right as in the scalar reference.
 """
 
 import numpy as np
@@ -46,33 +47,43 @@ def _secret_tables(secrets):
 
 
 @njit(cache=True)
-def _repeated(guess, i):
+def _occurrence(guess, i):
+    """(is this the first occurrence of guess[i], does the letter occur more than once)."""
+    first, repeated = True, False
     for j in range(guess.shape[0]):
         if j != i and guess[j] == guess[i]:
-            return True
-    return False
+            repeated = True
+            first = first and j > i
+    return first, repeated
 
 
 @njit(cache=True)
-def _repeated_letter_yellows(guess, s, by_position, counts, pow3):
-    """Code contribution of the yellows of letters repeated in the guess, against secret s."""
-    length = guess.shape[0]
-    extra = 0
-    for i in range(length):
-        c = guess[i]
-        if by_position[i, s] == c or not _repeated(guess, i):
-            continue
-        unused = counts[s, c]
-        earlier = 0
-        for j in range(length):
-            if guess[j] == c:
-                if by_position[j, s] == c:
-                    unused -= 1
-                elif j < i:
-                    earlier += 1
-        if unused > earlier:
-            extra += pow3[i]
-    return extra
+def _add_single_letter(acc, column, has, c, green, yellow):
+    """A letter occurring once in the guess: green where the secret has it here, else yellow if anywhere."""
+    for s in range(acc.shape[0]):
+        is_green = np.int32(column[s] == c)
+        acc[s] += is_green * green + (1 - is_green) * has[s] * yellow
+
+
+@njit(cache=True)
+def _add_repeated_letter(acc, unused, guess, c, by_position, counts, pow3):
+    """A letter repeated in the guess: greens use up secret copies first, then yellows left to right."""
+    for s in range(acc.shape[0]):
+        unused[s] = counts[s, c]
+    for j in range(guess.shape[0]):
+        if guess[j] == c:
+            column = by_position[j]
+            for s in range(acc.shape[0]):
+                is_green = np.int32(column[s] == c)
+                acc[s] += is_green * 2 * pow3[j]
+                unused[s] -= is_green
+    for j in range(guess.shape[0]):
+        if guess[j] == c:
+            column = by_position[j]
+            for s in range(acc.shape[0]):
+                if column[s] != c and unused[s] > 0:
+                    acc[s] += pow3[j]
+                    unused[s] -= 1
 
 
 @njit(cache=True, parallel=True)
@@ -87,22 +98,17 @@ def _fill_codes(guesses, by_position, present, counts, out):
     chunk = (n_guesses + ROW_CHUNKS - 1) // ROW_CHUNKS
     for k in prange(ROW_CHUNKS):
         acc = np.empty(n_secrets, dtype=np.int32)
+        unused = np.empty(n_secrets, dtype=np.int32)
         for g in range(k * chunk, min(n_guesses, (k + 1) * chunk)):
             guess = guesses[g]
             acc[:] = 0
-            any_repeated = False
             for i in range(length):
                 c = guess[i]
-                repeated = _repeated(guess, i)
-                any_repeated |= repeated
-                column, has = by_position[i], present[c]
-                green, yellow = 2 * pow3[i], 0 if repeated else pow3[i]
-                for s in range(n_secrets):
-                    is_green = np.int32(column[s] == c)
-                    acc[s] += is_green * green + (1 - is_green) * has[s] * yellow
-            if any_repeated:
-                for s in range(n_secrets):
-                    acc[s] += _repeated_letter_yellows(guess, s, by_position, counts, pow3)
+                first, repeated = _occurrence(guess, i)
+                if not repeated:
+                    _add_single_letter(acc, by_position[i], present[c], c, 2 * pow3[i], pow3[i])
+                elif first:
+                    _add_repeated_letter(acc, unused, guess, c, by_position, counts, pow3)
             for s in range(n_secrets):
                 out[g, s] = acc[s]
 
