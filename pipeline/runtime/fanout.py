@@ -30,7 +30,12 @@ class FanOutStats:
 
 
 def _run_task(fn, item, *shared):
+    import numba
     import ray
+
+    # a task gets the cores Ray assigned to it, no more: numba kernels inside must not oversubscribe the node
+    cpus = int(ray.get_runtime_context().get_assigned_resources().get("CPU", 1))
+    numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, cpus)))
 
     delay = float(os.environ.get(DELAY_ENV, "0") or 0)
     if delay:
