@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 run: install
-	$(PY) -m pipeline stage=feedback game=wordle_original
+	$(PY) -m pipeline experiment=prove_wordle
 
 test: install
 	$(PY) -m pytest -q
