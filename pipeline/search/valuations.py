@@ -175,6 +175,15 @@ def guess_stats(codes, codes_t, g, candidates, counts, tlogt):
 
 
 @njit(cache=True)
+def lex_better(cur, best, combo):
+    """Does `cur` come strictly before `best` comparing the combination's valuations in order? (A full tie does not.)"""
+    for k in combo:
+        if cur[k] != best[k]:
+            return cur[k] < best[k]
+    return False
+
+
+@njit(cache=True)
 def best_guess(codes, codes_t, candidates, in_c, secret_of_guess, counts, tlogt, combo):
     """Index of the guess minimising the combination `combo` over all of G (lowest index on a full tie).
 
@@ -192,13 +201,7 @@ def best_guess(codes, codes_t, candidates, in_c, secret_of_guess, counts, tlogt,
         cur[2] = -parts
         cur[3] = info
         cur[4] = sum_sq
-        better = best_g < 0
-        if not better:
-            for k in combo:
-                if cur[k] != best[k]:
-                    better = cur[k] < best[k]
-                    break
-        if better:
+        if best_g < 0 or lex_better(cur, best, combo):
             best_g = g
             best[:] = cur
     return best_g
@@ -300,13 +303,7 @@ def best_guess_paper(codes, codes_t, candidates, in_c, secret_of_guess, counts, 
         cur[2] = -parts
         cur[3] = info
         cur[4] = exp
-        better = best_g < 0
-        if not better:
-            for k in combo:
-                if cur[k] != best[k]:
-                    better = cur[k] < best[k]
-                    break
-        if better:
+        if best_g < 0 or lex_better(cur, best, combo):
             best_g = g
             best[:] = cur
     return best_g
