@@ -8,6 +8,8 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.search.bounds import UNBOUNDED, BoundSolver, bound, class_lower_bound, k_of_game, opener_values
+from pipeline.search.max_parts import NEIGHBOUR_SIZES, max_parts, parts_index
+from pipeline.search.partition import split_parts
 from test_exact import ALPHABET, GAMES, brute_min_total, build
 
 LEVELS = range(1, 8)
@@ -111,8 +113,7 @@ def test_salet_first_levels_on_original_wordle():
     root = Path(__file__).resolve().parents[1] / "data/wordle"
     guesses = sorted((root / "original_guesses.txt").read_text().split())
     secrets = sorted((root / "original_answers.txt").read_text().split())
-    enc_g, enc_s = encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET)
-    codes = code_matrix(enc_g, enc_s)
+    codes, enc_g, enc_s = wordle_matrix()
     index = {w: i for i, w in enumerate(secrets)}
     sog = np.array([index.get(w, -1) for w in guesses], dtype=np.int32)
     assert k_of_game(codes, 243) == 150
@@ -121,3 +122,33 @@ def test_salet_first_levels_on_original_wordle():
     values = [opener_values(codes, sog, 243, 150, [salet], level, solver=solver)[0][0] for level in (1, 2, 3)]
     assert values == [6881, 7686, 7812]
     assert UNBOUNDED > 10**12
+
+
+def wordle_matrix():
+    root = Path(__file__).resolve().parents[1] / "data/wordle"
+    guesses = sorted((root / "original_guesses.txt").read_text().split())
+    secrets = sorted((root / "original_answers.txt").read_text().split())
+    enc_g, enc_s = encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET)
+    return code_matrix(enc_g, enc_s), enc_g, enc_s
+
+
+@pytest.mark.slow
+def test_max_parts_equals_counting_every_guess():
+    """The pruned scan (parts on S, letter ceiling, neighbour bound) against a plain count over all
+    guesses, on Wordle classes and random sets of every size, with and without the words."""
+    codes, enc_g, enc_s = wordle_matrix()
+    everyone = np.arange(codes.shape[1], dtype=np.int32)
+    global_parts = split_parts(codes, everyone, 243)
+    indexes = [parts_index(codes, global_parts, enc_g, enc_s), parts_index(codes, global_parts)]
+    rng = np.random.default_rng(7)
+    sets = [np.sort(rng.choice(codes.shape[1], size, replace=False)).astype(np.int32)
+            for size in (2, 5, 8, 9, 20, 64, 128, 200, 201, 300)]
+    for opener in rng.choice(codes.shape[0], 6, replace=False):
+        row = codes[opener]
+        sets += [np.flatnonzero(row == code).astype(np.int32) for code in np.unique(row)]
+    lo, hi = NEIGHBOUR_SIZES
+    assert any(lo <= len(s) <= hi for s in sets) and any(len(s) > hi for s in sets)
+    for cands in sets:
+        truth = min(int(split_parts(codes, cands, 243).max()), len(cands) - 1)
+        for index in indexes:
+            assert min(max_parts(*index, cands, 243), len(cands) - 1) == truth, len(cands)

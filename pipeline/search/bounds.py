@@ -22,6 +22,8 @@ import heapq
 import numpy as np
 from numba import njit, prange
 
+from pipeline.search.max_parts import max_parts, parts_index
+
 UNBOUNDED = np.iinfo(np.int64).max // 4
 
 
@@ -91,118 +93,6 @@ def v1_all(codes, candidates, n_codes, win, btab):
 
 
 @njit(cache=True)
-def _letter_masks(candidates, secrets):
-    """Per position i, 26-bit masks over C: letters at i (green possible), letters present
-    elsewhere (yellow possible); plus letters missing from some word (grey possible)."""
-    length = secrets.shape[1]
-    at = np.zeros(length, dtype=np.int64)
-    elsewhere = np.zeros(length, dtype=np.int64)
-    missing = np.int64(0)
-    for c in candidates:
-        word = np.int64(0)
-        for i in range(length):
-            word |= np.int64(1) << secrets[c, i]
-        missing |= ~word
-        for i in range(length):
-            bit = np.int64(1) << secrets[c, i]
-            at[i] |= bit
-            elsewhere[i] |= word & ~bit
-    return at, elsewhere, missing
-
-
-@njit(cache=True)
-def _colour_table(candidates, secrets):
-    """How many colours a guess letter can show at each position over C: table[i, key].
-
-    key = letter for a letter the guess holds once, letter + 64 for a repeated
-    one.  A single letter x at i is green / yellow / grey exactly as s[i] == x /
-    x elsewhere in s / x not in s; a repeated letter may show any non-green
-    colour, so only the green test is used for it.  The product over positions
-    bounds |Split(C, h)| (distinct codes <= product of distinct digits).
-    """
-    at, elsewhere, missing = _letter_masks(candidates, secrets)
-    table = np.zeros((secrets.shape[1], 128), dtype=np.int64)
-    for i in range(secrets.shape[1]):
-        for x in range(64):
-            bit = np.int64(1) << x
-            green = 1 if at[i] & bit else 0
-            table[i, x] = green + (1 if elsewhere[i] & bit else 0) + (1 if missing & bit else 0)
-            table[i, 64 + x] = green + (2 if at[i] & ~bit else 0)
-    return table
-
-
-@njit(cache=True)
-def _parts_ceiling(keys, table):
-    product = 1
-    for i in range(keys.shape[0]):
-        product *= table[i, keys[i]]
-    return product
-
-
-BLOCK = 512  # guesses counted together, so each candidate's row of codes_t is read once per block
-
-
-@njit(cache=True)
-def _popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56
-
-
-@njit(cache=True)
-def max_parts(codes_t, candidates, n_codes, order, global_parts, keys, secrets):
-    """max_g |Split(C, g)|, stopping once it reaches |C| - 1 (Bound is flat from there).
-
-    `codes_t` is the transposed (|S| x |G|) code matrix.  Guesses are taken in
-    `order` -- descending `global_parts` (their part counts on all of S), in
-    blocks of BLOCK sorted by index -- and since |Split(C, g)| <= |Split(S, g)|
-    the scan stops once no remaining guess can beat the best so far.  A guess
-    whose letter ceiling (`_parts_ceiling`, needs the encoded words) cannot
-    beat it is not counted.  Parts are counted as bitsets of codes seen.
-    """
-    n = candidates.shape[0]
-    n_guesses = order.shape[0]
-    words = (n_codes + 63) // 64
-    bits = np.zeros(BLOCK * words, dtype=np.uint64)
-    selected = np.empty(BLOCK, dtype=np.int32)
-    use_ceiling = n > 8 and keys.shape[0] > 0
-    table = _colour_table(candidates, secrets) if use_ceiling else np.zeros((1, 1), dtype=np.int64)
-    best = 1
-    for start in range(0, n_guesses, BLOCK):
-        if best >= n - 1:
-            break
-        m = 0
-        top = 0
-        for j in range(start, min(n_guesses, start + BLOCK)):
-            g = order[j]
-            top = max(top, global_parts[g])
-            if global_parts[g] <= best:
-                continue
-            if use_ceiling and _parts_ceiling(keys[g], table) <= best:
-                continue
-            selected[m] = g
-            m += 1
-        if top <= best:
-            break
-        if m == 0:
-            continue
-        bits[: m * words] = 0
-        for c in candidates:
-            row = codes_t[c]
-            for j in range(m):
-                code = np.int64(row[selected[j]])
-                bits[j * words + (code >> 6)] |= np.uint64(1) << np.uint64(code & 63)
-        for j in range(m):
-            parts = 0
-            for w in range(words):
-                parts += _popcount(bits[j * words + w])
-            if parts > best:
-                best = parts
-    return best
-
-
-@njit(cache=True)
 def _classes(row, candidates, n_codes, win):
     """Non-win classes of Split(C, g): (members grouped by class, class starts, class sizes)."""
     counts = np.zeros(n_codes + 1, dtype=np.int64)
@@ -234,8 +124,7 @@ def _classes(row, candidates, n_codes, win):
 
 
 @njit(cache=True, parallel=True)
-def _opener_v12(codes, codes_t, openers, n_codes, win, btab, level, budget, order, global_parts,
-                keys, secrets):
+def _opener_v12(codes, openers, n_codes, win, btab, level, budget, codes_t, parts, keys, secrets):
     """V_1 or V_2 of each opener at the root (C = all secrets), with early exit over `budget`."""
     n_secrets = codes.shape[1]
     everyone = np.arange(n_secrets).astype(np.int32)
@@ -254,33 +143,11 @@ def _opener_v12(codes, codes_t, openers, n_codes, win, btab, level, budget, orde
                     break
                 if sizes[c] < 4:  # Bound(t, k) = 2t - 1 for every k >= 2 when t <= 3
                     break
-                k = max_parts(codes_t, members[starts[c]:starts[c + 1]], n_codes, order, global_parts,
-                              keys, secrets)
+                k = max_parts(codes_t, parts, keys, secrets, members[starts[c]:starts[c + 1]], n_codes)
                 value += bound(sizes[c], k) - btab[sizes[c]]
         values[j] = value
         exact[j] = done
     return values, exact
-
-
-def _block_order(global_parts):
-    """Guesses by descending part count on S, each BLOCK of them sorted by index (for locality)."""
-    order = np.argsort(-global_parts, kind="stable").astype(np.int32)
-    for start in range(0, len(order), BLOCK):
-        order[start:start + BLOCK].sort()
-    return order
-
-
-def _word_arrays(encoded_guesses, encoded_secrets):
-    """(guess colour-table keys, secret letters) for the kernels; empty when not given."""
-    if encoded_guesses is None or encoded_secrets is None:
-        return np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.uint8)
-    guesses = np.asarray(encoded_guesses, dtype=np.int64)
-    keys = guesses.copy()
-    for i in range(guesses.shape[1]):
-        for j in range(guesses.shape[1]):
-            if i != j:
-                keys[:, i] = np.where(guesses[:, i] == guesses[:, j], guesses[:, i] + 64, keys[:, i])
-    return keys, np.ascontiguousarray(encoded_secrets, dtype=np.uint8)
 
 
 class BoundSolver:
@@ -290,11 +157,11 @@ class BoundSolver:
     secret indices (or -1), `k_s` = max_g |Split(S, g)|.  Candidate sets are
     sorted int32 arrays of secret indices.  The encoded words (optional, as
     from `encode_words`) only speed LB_2 up: they give a cheap ceiling on a
-    guess's part count that lets the max-parts scan skip most guesses.
+    guess's part count that lets the max-parts scan skip more guesses.
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
-                 codes_t=None, memo_limit=2_000_000):
+                 memo_limit=2_000_000):
         from pipeline.search.partition import split_parts
 
         self.codes = codes
@@ -304,10 +171,7 @@ class BoundSolver:
         self.k_s = int(k_s)
         self.btab = bound_table(codes.shape[1], self.k_s)
         everyone = np.arange(codes.shape[1], dtype=np.int32)
-        self.global_parts = split_parts(codes, everyone, self.n_codes).astype(np.int64)
-        self.codes_t = np.ascontiguousarray(codes.T) if codes_t is None else codes_t
-        self.order = _block_order(self.global_parts)
-        self.words = _word_arrays(encoded_guesses, encoded_secrets)
+        self.index = parts_index(codes, split_parts(codes, everyone, self.n_codes), encoded_guesses, encoded_secrets)
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
         self.memo_limit = memo_limit
 
@@ -324,7 +188,7 @@ class BoundSolver:
         if hit is not None and (hit[1] or hit[0] > budget):
             return hit
         if level == 2:
-            k = max_parts(self.codes_t, candidates, self.n_codes, self.order, self.global_parts, *self.words)
+            k = max_parts(*self.index, candidates, self.n_codes)
             result = int(bound(n, k)), True
         else:
             result = self._lazy_min(candidates, level, budget)
@@ -396,8 +260,7 @@ def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=U
     openers = np.asarray(openers, dtype=np.int32)
     solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
     if level <= 2:
-        return _opener_v12(codes, solver.codes_t, openers, solver.n_codes, solver.win, solver.btab, level,
-                           budget, solver.order, solver.global_parts, *solver.words)
+        return _opener_v12(codes, openers, solver.n_codes, solver.win, solver.btab, level, budget, *solver.index)
     everyone = np.arange(codes.shape[1], dtype=np.int32)
     values = np.empty(len(openers), dtype=np.int64)
     exact = np.empty(len(openers), dtype=bool)

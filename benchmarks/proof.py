@@ -1,6 +1,6 @@
 """Time the proof's mathematical core on original Wordle and print the figures as JSON.
 
-    python benchmarks/proof_core.py [--hard] [--funnel-levels N]
+    python benchmarks/proof.py [--hard] [--funnel-levels N]
 
 Reports: V*(SALET) by exact search (normal mode; hard mode with at most six
 guesses when --hard), V_1 and V_2 of all 12972 openers with the UB = 7920
