@@ -72,7 +72,7 @@ def rederive(cert: dict, game: Game, codes, sample: int, seed: int = 0, memo_bit
     """Recompute a sample of elimination bounds and every closure class bound."""
     k_s = int(cert["k_s"])
     solver = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_s)
-    _check(k_s == int(solver.global_parts.max()), f"k_s={k_s} is not max_g |Split(S, g)|")
+    _check(k_s == int(solver.index.parts.max()), f"k_s={k_s} is not max_g |Split(S, g)|")
     picked = random.Random(seed).sample(cert["eliminated"], min(sample, len(cert["eliminated"])))
     for e in picked:
         values, _ = opener_values(codes, game.secret_of_guess, game.n_codes, k_s,
