@@ -1,11 +1,17 @@
-"""Time the proof's mathematical core on original Wordle and print the figures as JSON.
+"""Time the proof of optimality on original Wordle and print the figures as JSON.
 
-    python benchmarks/proof.py [--hard] [--funnel-levels N]
+    python benchmarks/proof.py [--hard] [--funnel-levels N] [--experiment]
 
 Reports: V*(SALET) by exact search (normal mode; hard mode with at most six
 guesses when --hard), V_1 and V_2 of all 12972 openers with the UB = 7920
 funnel, optionally the funnel up to level N (V_3.. in-process, slow), SALET's
 V_1..V_N, and peak memory.  CPU seconds are process time (all threads).
+
+--experiment also runs `experiment=prove_wordle` as a user does (fresh
+outputs folder, embedded Ray) and reports per stage and per fan-out level:
+wall time, tasks, summed task seconds and the peak RSS of the whole process
+tree while that level ran; plus totals (the summed task time is what a
+cluster divides among its cores).
 """
 
 import argparse
@@ -52,6 +58,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hard", action="store_true", help="also solve SALET in hard mode (slower)")
     parser.add_argument("--funnel-levels", type=int, default=2, help="run the funnel up to this level")
+    parser.add_argument("--experiment", action="store_true",
+                        help="also run experiment=prove_wordle end to end (about half an hour on 2 cores)")
     args = parser.parse_args()
     out = {}
     with Clock() as clock:
@@ -85,7 +93,34 @@ def main():
         salet_values[f"V{level}"] = {"value": value, "wall_s": clock.wall}
     out["salet"] = salet_values
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    if args.experiment:
+        out["prove_wordle"] = experiment_figures()
     print(json.dumps(out, indent=2))
+
+
+def experiment_figures() -> dict:
+    """Run experiment=prove_wordle end to end and break its time and memory down by fan-out level."""
+    import stage_run  # benchmarks/stage_run.py, beside this script
+
+    samples: list = []
+    run = stage_run.run(["experiment=prove_wordle"], samples)
+    stages, task_seconds = {}, 0.0
+    for name, stage in run["stages"].items():
+        fan = stage.get("fan_out") or {}
+        task_seconds += fan.get("task_seconds", 0.0)
+        stages[name] = {"run_seconds": stage["run_seconds"], "levels": [
+            {"label": r["label"], "tasks": r["tasks"], "wall_s": r["wall_seconds"], "task_seconds": r["task_seconds"],
+             "longest_task_s": r["longest_task"], "peak_rss_tree_mb": _peak_between(
+                 samples, r.get("started_at", 0.0), r.get("started_at", 0.0) + r["wall_seconds"])}
+            for r in fan.get("rounds", [])]}
+    return {"returncode": run["returncode"], "wall_s": run["wall_s"], "peak_rss_tree_mb": run["peak_rss_tree_mb"],
+            "task_seconds_total": round(task_seconds, 1), "stages": stages,
+            "certificate": (run["stages"].get("prove") or {}).get("summary"), "stderr_tail": run["stderr_tail"]}
+
+
+def _peak_between(samples, start, end) -> int | None:
+    inside = [rss for t, rss in samples if start <= t <= end]
+    return round(max(inside) / 2**20) if inside else None
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@ def tree_rss(proc: psutil.Process) -> int:
     return total
 
 
-def run(overrides: list[str]) -> dict:
+def run(overrides: list[str], samples: list | None = None) -> dict:
+    """Run one command; `samples`, when given, receives (epoch seconds, tree RSS bytes) every 0.5 s."""
     outputs = next((o.split("=", 1)[1] for o in overrides if o.startswith("paths.outputs=")), None)
     if outputs is None:
         outputs = tempfile.mkdtemp(prefix="pipeline-bench-")
@@ -38,7 +39,10 @@ def run(overrides: list[str]) -> dict:
                             stderr=subprocess.PIPE, text=True)
     handle = psutil.Process(proc.pid)
     while proc.poll() is None:
-        peak = max(peak, tree_rss(handle))
+        rss = tree_rss(handle)
+        peak = max(peak, rss)
+        if samples is not None:
+            samples.append((time.time(), rss))
         time.sleep(0.5)
     out, err = proc.communicate()
     stages = {}

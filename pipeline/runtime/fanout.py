@@ -80,7 +80,8 @@ def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str,
     task = ray.remote(max_retries=max_retries, num_cpus=num_cpus)(_run_task).options(name=f"{label}")
     pending = [i for i in range(len(items)) if i not in results]
     in_flight: dict = {}
-    round_stats = {"label": label, "tasks": len(pending), "task_seconds": 0.0, "longest_task": 0.0}
+    round_stats = {"label": label, "tasks": len(pending), "task_seconds": 0.0, "longest_task": 0.0,
+                   "started_at": time.time()}  # epoch seconds: lets a benchmark match memory samples to rounds
     started = time.perf_counter()
     with Progress(label, len(items), enabled=progress, resumed=len(results)) as bar:
         while pending or in_flight:
