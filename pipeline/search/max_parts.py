@@ -71,10 +71,10 @@ def _word_arrays(encoded_guesses, encoded_secrets):
 def max_parts(codes_t, parts, keys, secrets, candidates, n_codes):
     """max_g |Split(C, g)|, stopping once it reaches |C| - 1 (Bound is flat from there).
 
-    The arguments before `candidates` are a PartsIndex; codes are < n_codes.  Guesses are taken in
-    blocks in the index's order (descending parts on S); a guess is counted
-    only if none of the module's upper bounds puts it at or below the best
-    count so far.  Parts are counted as bitsets of codes seen.
+    The arguments before `candidates` are a PartsIndex; codes are < n_codes.
+    Guesses are taken in blocks in the index's order (descending parts on S);
+    a guess is counted only if none of the module's upper bounds puts it at or
+    below the best count so far.
     """
     n = candidates.shape[0]
     n_guesses = codes_t.shape[1]
@@ -84,7 +84,7 @@ def max_parts(codes_t, parts, keys, secrets, candidates, n_codes):
         ordered, neighbours = _neighbours(codes_t, candidates)
     else:
         ordered, neighbours = candidates, np.zeros((0, 0), dtype=np.int64)
-    ceiling = np.full(BLOCK, n, dtype=np.uint16)
+    neighbour_ceiling = np.full(BLOCK, n, dtype=np.int32)
     differs = np.empty(BLOCK, dtype=codes_t.dtype)
     use_letters = n > 8 and keys.shape[0] > 0
     table = _colour_table(candidates, secrets) if use_letters else np.zeros((1, 1), dtype=np.int64)
@@ -98,10 +98,10 @@ def max_parts(codes_t, parts, keys, secrets, candidates, n_codes):
         while end < min(n_guesses, start + (FIRST_BLOCK if start == 0 else BLOCK)) and parts[end] > best:
             end += 1
         if use_neighbours:
-            _neighbour_bound(codes_t, ordered, neighbours, start, end, ceiling, differs)
+            _neighbour_bound(codes_t, ordered, neighbours, start, end, neighbour_ceiling, differs)
         m = 0
         for g in range(start, end):
-            if ceiling[g - start] <= best or (use_letters and _letter_ceiling(keys[g], table) <= best):
+            if neighbour_ceiling[g - start] <= best or (use_letters and _letter_ceiling(keys[g], table) <= best):
                 continue
             selected[m] = g - start
             m += 1
