@@ -22,7 +22,7 @@ import heapq
 import numpy as np
 from numba import njit, prange
 
-from pipeline.search.max_parts import max_parts, parts_index
+from pipeline.search.max_parts import guess_order, max_parts, parts_index
 
 UNBOUNDED = np.iinfo(np.int64).max // 4
 
@@ -58,14 +58,14 @@ def bound_table(max_n, k):
 
 
 @njit(cache=True)
-def _v1_row(row, candidates, counts, win, btab):
-    """V_1(g, C) for one guess row, and its number of parts (counts left zeroed)."""
+def _v1_column(codes_t, g, candidates, counts, win, btab):
+    """V_1 of guess column g on C, and its number of parts (counts left zeroed)."""
     for c in candidates:
-        counts[row[c]] += 1
+        counts[codes_t[c, g]] += 1
     total = candidates.shape[0]
     parts = 0
     for c in candidates:
-        code = row[c]
+        code = codes_t[c, g]
         t = counts[code]
         if t > 0:
             parts += 1
@@ -76,9 +76,10 @@ def _v1_row(row, candidates, counts, win, btab):
 
 
 @njit(cache=True, parallel=True)
-def v1_all(codes, candidates, n_codes, win, btab):
-    """V_1(g, C) for every guess g; guesses that do not split C get UNBOUNDED."""
-    n_guesses = codes.shape[0]
+def v1_all(codes_t, candidates, n_codes, win, btab):
+    """V_1(g, C) for every guess column g of the secret-major matrix `codes_t`; guesses that do not split
+    C get UNBOUNDED.  Secret-major, because consecutive guesses then read the same few cache lines of C."""
+    n_guesses = codes_t.shape[1]
     out = np.empty(n_guesses, dtype=np.int64)
     n_chunks = 64
     chunk = (n_guesses + n_chunks - 1) // n_chunks
@@ -86,8 +87,8 @@ def v1_all(codes, candidates, n_codes, win, btab):
     for k in prange(n_chunks):
         counts = np.zeros(n_codes, dtype=np.int32)
         for g in range(k * chunk, min(n_guesses, (k + 1) * chunk)):
-            total, parts = _v1_row(codes[g], candidates, counts, win, btab)
-            useful = parts >= 2 or (single and codes[g, candidates[0]] == win)
+            total, parts = _v1_column(codes_t, g, candidates, counts, win, btab)
+            useful = parts >= 2 or (single and codes_t[candidates[0], g] == win)
             out[g] = total if useful else UNBOUNDED
     return out
 
@@ -171,7 +172,9 @@ class BoundSolver:
         self.k_s = int(k_s)
         self.btab = bound_table(codes.shape[1], self.k_s)
         everyone = np.arange(codes.shape[1], dtype=np.int32)
-        self.index = parts_index(codes, split_parts(codes, everyone, self.n_codes), encoded_guesses, encoded_secrets)
+        global_parts = split_parts(codes, everyone, self.n_codes)
+        self.index = parts_index(codes, global_parts, encoded_guesses, encoded_secrets)
+        self.guess_at = guess_order(global_parts)  # the guess behind each column of self.index.codes_t
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
         self.memo_limit = memo_limit
 
@@ -198,27 +201,41 @@ class BoundSolver:
         return result
 
     def _lazy_min(self, candidates, level, budget):
-        """min over useful g of V_{level-2}(g, C): a heap keyed by V_1 <= V_{level-2}, upgraded lazily."""
-        keys = v1_all(self.codes, candidates, self.n_codes, self.win, self.btab)
+        """min over useful g of V_{level-2}(g, C), lazily: guesses wait in order of V_1 <= V_{level-2}
+        (ties by index), the one on top is upgraded, and upgraded values wait in a heap.  Entries are
+        (value, exact upgrade, guess), so the two queues together behave as one heap of them."""
+        keys = v1_all(self.index.codes_t, candidates, self.n_codes, self.win, self.btab)
         useful = np.flatnonzero(keys < UNBOUNDED)
         if level == 3:
             best = int(keys[useful].min())
             return (best, True) if best <= budget else (best, False)
-        heap = [(int(keys[g]), False, int(g)) for g in useful]
-        heapq.heapify(heap)
+        guesses, values = self.guess_at[useful], keys[useful]
+        waiting = np.lexsort((guesses, values))
+        upgraded: list[tuple[int, bool, int]] = []
+        next_waiting = 0
         best_exact = UNBOUNDED  # an upgrade only matters if it beats the best exact value found
         while True:
-            value, upgraded, g = heap[0]
+            top = upgraded[0] if upgraded else None
+            if next_waiting < len(waiting):
+                j = waiting[next_waiting]
+                candidate = (int(values[j]), False, int(guesses[j]))
+                if top is None or candidate < top:
+                    top = candidate
+            value, done, g = top
             if value >= best_exact:
                 return best_exact, True
             if value > budget:
                 return value, False
-            if upgraded:
+            if done:
                 return value, True
+            if upgraded and top is upgraded[0]:
+                heapq.heappop(upgraded)
+            else:
+                next_waiting += 1
             new_value, exact = self.v(g, candidates, level - 2, min(budget, best_exact - 1))
             if exact:
                 best_exact = min(best_exact, new_value)
-            heapq.heapreplace(heap, (new_value, exact, g))
+            heapq.heappush(upgraded, (new_value, exact, g))
 
     # ---- V_i(g, C) -----------------------------------------------------
     def v(self, g, candidates, level, budget=UNBOUNDED):

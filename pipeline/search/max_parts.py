@@ -43,9 +43,14 @@ class PartsIndex(NamedTuple):
     secrets: np.ndarray
 
 
+def guess_order(global_parts) -> np.ndarray:
+    """Guess indices by descending parts on S (ties by index): the column order of a PartsIndex."""
+    return np.argsort(-np.asarray(global_parts), kind="stable")
+
+
 def parts_index(codes, global_parts, encoded_guesses=None, encoded_secrets=None) -> PartsIndex:
     """Build the scan's layout from the |G| x |S| code matrix and each guess's parts on S."""
-    order = np.argsort(-np.asarray(global_parts), kind="stable")
+    order = guess_order(global_parts)
     keys, secrets = _word_arrays(encoded_guesses, encoded_secrets)
     return PartsIndex(np.ascontiguousarray(codes.T[:, order]), np.asarray(global_parts, dtype=np.int64)[order],
                       np.ascontiguousarray(keys[order]) if len(keys) else keys, secrets)
