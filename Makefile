@@ -21,7 +21,7 @@ test: install
 	$(PY) -m pytest -q
 
 bench: install
-	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+	for b in benchmarks/*.py; do [ $$b = benchmarks/timing.py ] || $(PY) $$b || exit 1; done
 
 data-verify: install
 	$(PY) -m pipeline data verify

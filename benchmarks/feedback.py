@@ -8,7 +8,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -17,15 +16,7 @@ from pipeline.feedback.kernel import code_matrix
 from pipeline.feedback.matrix import game_matrix
 from pipeline.feedback.parquet import read_matrix, write_matrix
 from pipeline.games.catalog import builtin_game
-
-
-def best_of(fn, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+from timing import best_of  # benchmarks/timing.py, beside this script
 
 
 def stage_peak_rss_mb(outputs: str) -> float:

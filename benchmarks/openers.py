@@ -18,15 +18,7 @@ from pipeline.feedback.kernel import code_matrix
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.simulate import opener_measures, opener_stats
-
-
-def best_of(fn, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+from timing import best_of  # benchmarks/timing.py, beside this script
 
 
 def stage_run(outputs: str, *overrides: str) -> tuple[float, dict]:
