@@ -1,8 +1,12 @@
 """The command line: Hydra stages (`python -m pipeline stage=... game=...`) and plain sub-commands.
 
-Bad input is reported as one `error: ...` line with exit status 2, never a traceback.
+Bad input is reported as one `error: ...` line with exit status 2, never a traceback.  Every run — a
+single one or each point of a `-m` sweep — is checked before Hydra starts it: the overrides compose,
+the output folder is usable, Ray's settings are sane (and a cluster head answers), the game loads, and
+the chosen stage and every stage it would run as an input accept their settings.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -15,6 +19,9 @@ from pipeline.stages import STAGES, upstream_schema
 
 CONF_DIR = str(PROJECT_ROOT / "conf")
 EXIT_BAD_INPUT = 2
+MULTIRUN_FLAGS = ("-m", "--multirun")
+_GAMES: dict = {}  # games loaded by the checks, by config: a run does not load its game twice
+_REACHED: set = set()  # Ray addresses whose head answered in this process
 
 
 def register_schemas() -> None:
@@ -26,13 +33,13 @@ def register_schemas() -> None:
 
 
 def fail(message: str) -> None:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
     sys.exit(EXIT_BAD_INPUT)
 
 
 def explain_compose_error(err: Exception) -> str:
     """One line out of Hydra's / OmegaConf's multi-line composition errors."""
-    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()] or [type(err).__name__]
     cause = err.__cause__
     detail = [ln.strip() for ln in str(cause).splitlines() if ln.strip()] if cause else []
     options = []
@@ -66,6 +73,82 @@ def to_config(cfg: DictConfig) -> Config:
         fail(explain_compose_error(err))
 
 
+def check_outputs(outputs: str) -> None:
+    """paths.outputs must be a folder we can create and write in (Hydra writes its run log there first)."""
+    if not str(outputs).strip():
+        raise PipelineError("paths.outputs is empty; give a folder, e.g. paths.outputs=./outputs")
+    path = Path(outputs).expanduser().absolute()
+    if path.exists() and not path.is_dir():
+        raise PipelineError(f"paths.outputs={outputs} is a file, not a folder")
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        raise PipelineError(f"paths.outputs={outputs}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PipelineError(f"paths.outputs={outputs}: cannot write in {existing}")
+
+
+def check_plan(name: str, stage_cfg, config: Config, game, seen: set[str]) -> None:
+    """`validate` the stage and, recursively, every stage it runs as an input (with its upstream settings)."""
+    from pipeline.stages.runner import stage_module, upstream_config
+
+    module = stage_module(name)
+    where = "stage" if not seen else f"upstream.{name}"
+    if not isinstance(stage_cfg, module.SCHEMA) or stage_cfg.name != name:
+        raise PipelineError(f"{where}.name cannot be changed; choose a stage with stage=<name>")
+    seen.add(name)
+    if hasattr(module, "validate"):
+        try:
+            module.validate(stage_cfg, game)
+        except PipelineError as err:
+            if where == "stage":
+                raise
+            message = str(err).replace("stage.", f"{where}.")
+            raise PipelineError(f"{message} (in {name}, run as an input)") from None
+    needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
+    for dep in needed:
+        if dep not in seen:
+            check_plan(dep, upstream_config(dep, config), config, game, seen)
+
+
+def check_run(config: Config):
+    """Everything that can be checked before a run starts; returns the loaded game (cached per process)."""
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.ray_session import check_ray_config
+
+    check_outputs(config.paths.outputs)
+    check_ray_config(config.ray, connect=config.ray.address not in _REACHED)
+    _REACHED.add(config.ray.address)
+    game_key = repr(config.game)
+    if game_key not in _GAMES:
+        _GAMES[game_key] = load_game(config.game)
+    check_plan(config.stage.name, config.stage, config, _GAMES[game_key], set())
+    return _GAMES[game_key]
+
+
+def plan_stages(config: Config) -> set[str]:
+    """The stage run and every stage it runs as an input."""
+    from pipeline.stages.runner import stage_module, upstream_config
+
+    names, todo = set(), [(config.stage.name, config.stage)]
+    while todo:
+        name, stage_cfg = todo.pop()
+        names.add(name)
+        module = stage_module(name)
+        needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
+        todo += [(dep, upstream_config(dep, config)) for dep in needed if dep not in names]
+    return names
+
+
+def rebuild_hint(err, config: Config) -> str:
+    """The command that rebuilds a damaged artifact: `stage.force=true` for the stage run, else its upstream key."""
+    if err.stage == config.stage.name:
+        return "rebuild it with stage.force=true"
+    if err.stage in plan_stages(config):
+        return f"rebuild it with upstream.{err.stage}.force=true"
+    return (f"rebuild it with `python -m pipeline stage={err.stage} ...` and stage.force=true (that run's settings), "
+            f"or delete {err.path.parent}")
+
+
 def run_dir() -> Path:
     """Hydra's folder for this run (config, overrides, log); a temp folder outside a Hydra run."""
     from hydra.core.hydra_config import HydraConfig
@@ -79,17 +162,18 @@ def run_dir() -> Path:
 
 def run_task(cfg: DictConfig) -> Path:
     """Load the game and run the chosen stage (and any missing inputs). Returns the artifact folder."""
-    from pipeline.games.catalog import load_game
     from pipeline.runtime.log import log_to_file, setup_console
-    from pipeline.runtime.store import ArtifactStore
+    from pipeline.runtime.store import ArtifactStore, DamagedArtifactError
     from pipeline.stages.runner import run_stage
 
     config = to_config(cfg)
     setup_console()
     try:
+        game = check_run(config)
         with log_to_file(run_dir() / "pipeline.log"):
-            game = load_game(config.game)
             artifact = run_stage(config.stage, config, game, ArtifactStore(config.paths.outputs))
+    except DamagedArtifactError as err:
+        fail(f"{err}; {rebuild_hint(err, config)}")
     except PipelineError as err:
         fail(str(err))
     except KeyboardInterrupt:
@@ -99,12 +183,37 @@ def run_task(cfg: DictConfig) -> Path:
     return artifact.path
 
 
+def sweep_points(overrides: list[str]) -> list[list[str]]:
+    """Every job's overrides of a `-m` sweep (`a=1,2 b=x,y` gives 4 jobs), as Hydra's basic sweeper makes them."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+        batches = BasicSweeper.split_arguments(parsed, None)
+    except Exception as err:  # Hydra's grammar errors
+        fail(explain_compose_error(err))
+    return [job for batch in batches for job in batch]
+
+
+def check_points(points: list[list[str]]) -> None:
+    """Compose and check every run before the first starts; the first bad point ends with one error line."""
+    for overrides in points:
+        try:
+            check_run(to_config(compose(overrides)))
+        except PipelineError as err:
+            label = f" (sweep job {' '.join(overrides)})" if len(points) > 1 else ""
+            fail(f"{err}{label}")
+
+
 def hydra_main(argv: list[str]) -> None:
-    """Validate the overrides ourselves (one-line errors), then hand over to Hydra for logs and sweeps."""
+    """Check every run ourselves (one-line errors), then hand over to Hydra for logs and sweeps."""
     import hydra
 
-    if not any(a in ("-m", "--multirun") for a in argv) and not any(a.startswith("-") for a in argv):
-        compose(argv)
+    flags = [a for a in argv if a.startswith("-")]
+    overrides = [a for a in argv if not a.startswith("-")]
+    if all(f in MULTIRUN_FLAGS for f in flags):  # other Hydra flags (--cfg, --info, ...) go to Hydra as they are
+        check_points(sweep_points(overrides) if flags else [overrides])
     register_schemas()
     sys.argv = [sys.argv[0], *argv]
     hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")(run_task)()

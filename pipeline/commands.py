@@ -1,40 +1,69 @@
 """Sub-commands beside the Hydra stages: `data`, `verify-tree`, `verify-certificate`, `play`, `solve`.
 
-Anything else on the command line is a Hydra stage run.
+Each has an argparse parser (`python -m pipeline <command> --help`).  Game settings are passed as
+overrides — the arguments of the form `game=<name>`, `game.<key>=<value>` or `paths.<key>=<value>` —
+and everything else is positional, so a file path containing `=` or `/` stays a path.  The old
+`sample=N`, `tree=...` and `secret=...` spellings are still accepted.  Anything that is not a
+sub-command is a Hydra stage run (pipeline.cli).
 """
 
+import argparse
+import importlib.util
+import re
 import sys
 from pathlib import Path
 
-from pipeline.config import PROJECT_ROOT
+from pipeline.errors import PipelineError
 
-USAGE = """usage:
-  python -m pipeline stage=<stage> game=<game> [key=value ...]   run a stage (Hydra overrides)
-  python -m pipeline data verify|rebuild                            check / re-download the shipped word lists
-  python -m pipeline verify-tree <tree.json> game=<name>            replay every secret through a strategy tree
-  python -m pipeline verify-certificate <prove dir> [sample=50]     re-check a proof of optimality
-  python -m pipeline verify-certificate <prove dir> [sample=50]     re-check a proof of optimality
-  python -m pipeline play game=<name> [game.hard_mode=true]         interactive assistant: type guesses and colours
-  python -m pipeline solve game=<name> secret=<word>                play the strategy against a secret
-"""
+EXIT_BAD_INPUT = 2
+OVERRIDE = re.compile(r"^[+~]?(game|paths)(\.[A-Za-z_][\w.]*)?=")  # game=..., game.<key>=..., paths.<key>=...
+LEGACY_OPTIONS = ("sample", "tree", "secret")  # `key=value` spellings of --sample, --tree, --secret
+
+USAGE_LINES = [
+    ("stage=<stage> game=<game> [key=value ...]", "run a stage (Hydra overrides; -m sweeps them)"),
+    ("data {%(actions)s} [dataset]", "check / rebuild%(fetch)s the word lists"),
+    ("verify-tree <tree.json> game=<name>", "replay every secret through a strategy tree"),
+    ("verify-certificate <prove dir> [--sample 50]", "re-check a proof of optimality"),
+    ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
+    ("solve game=<name> --secret <word>", "play the strategy against a secret"),
+    ("<command> --help", "a sub-command's own options"),
+]
 
 
-def data_command(args: list[str]) -> int:
-    from pipeline.games.sources import rebuild, verify
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports a bad argument as one `error: ...` line (exit 2), like every other bad input."""
 
-    data_dir = PROJECT_ROOT / "data"
-    if args == ["rebuild"]:
-        provenance = rebuild(data_dir)
-        print(f"rebuilt {len(provenance)} lists from the registry into {data_dir}")
-    elif args != ["verify"]:
-        print(USAGE, file=sys.stderr)
-        return 2
-    problems = verify(data_dir)
-    for problem in problems:
-        print(f"error: {problem}", file=sys.stderr)
-    if not problems:
-        print(f"all lists in {data_dir} match PROVENANCE.json")
-    return 1 if problems else 0
+    def error(self, message: str):
+        print(f"error: {self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def has_fetch() -> bool:
+    """Whether the `data fetch <dataset>` command is available (pipeline.games.fetch)."""
+    return importlib.util.find_spec("pipeline.games.fetch") is not None
+
+
+def usage() -> str:
+    """The top-level usage: one line per form of the command."""
+    fetch = has_fetch()
+    values = {"actions": "verify,rebuild" + (",fetch" if fetch else ""), "fetch": " / fetch" if fetch else ""}
+    lines = [(f"python -m pipeline {form % values}", text % values) for form, text in USAGE_LINES]
+    width = max(len(form) for form, _ in lines) + 3
+    return "usage:\n" + "".join(f"  {form.ljust(width)}{text}\n" for form, text in lines)
+
+
+def split_words(words: list[str]) -> tuple[list[str], list[str], dict[str, str]]:
+    """(positional arguments, game/paths overrides, legacy key=value options) of a command's free arguments."""
+    positional, overrides, legacy = [], [], {}
+    for word in words:
+        key, eq, value = word.partition("=")
+        if OVERRIDE.match(word):
+            overrides.append(word)
+        elif eq and key in LEGACY_OPTIONS:
+            legacy[key] = value
+        else:
+            positional.append(word)
+    return positional, overrides, legacy
 
 
 def load_game_from(overrides: list[str]):
@@ -45,71 +74,207 @@ def load_game_from(overrides: list[str]):
     return load_game(to_config(compose(overrides)).game)
 
 
-def split_args(args: list[str]) -> tuple[list[str], list[str]]:
-    """Positional arguments and key=value overrides."""
-    return [a for a in args if "=" not in a], [a for a in args if "=" in a]
+# ---- data ----------------------------------------------------------------------------------------------------
 
 
-def verify_tree_command(args: list[str]) -> int:
+def data_dir(for_rebuild: bool = False) -> Path:
+    """The shipped lists' folder (where `data rebuild` writes, if the packaging says otherwise)."""
+    import pipeline.config as config
+    import pipeline.games.sources as sources
+
+    base = Path(getattr(config, "DATA_DIR", config.PROJECT_ROOT / "data"))
+    if for_rebuild and hasattr(sources, "rebuild_target"):
+        return Path(sources.rebuild_target(base))
+    return base
+
+
+def data_command(ns: argparse.Namespace) -> int:
+    from pipeline.games.sources import rebuild, verify
+
+    positional, overrides, _ = split_words(ns.rest)
+    if ns.action == "fetch":
+        from pipeline.games.fetch import fetch_game
+
+        if not ns.dataset or positional:
+            raise PipelineError("data fetch needs one dataset name, e.g. `data fetch ffxivrdle`")
+        for path, what in fetch_game(ns.dataset, overrides):
+            print(f"{what}: {path} (count and sorted-sha256 checked)")
+        return 0
+    if ns.dataset or positional or overrides:
+        raise PipelineError(f"data {ns.action} takes no further arguments (it covers every shipped list)")
+    folder = data_dir()
+    if ns.action == "rebuild":
+        folder = data_dir(for_rebuild=True)
+        provenance = rebuild(folder)
+        print(f"rebuilt {len(provenance)} lists from the registry into {folder}")
+    problems = verify(folder)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if not problems:
+        print(f"all lists in {folder} match PROVENANCE.json")
+    return 1 if problems else 0
+
+
+# ---- verify-tree, verify-certificate --------------------------------------------------------------------------
+
+
+def one_path(ns: argparse.Namespace, what: str) -> tuple[Path, list[str], dict]:
+    """The command's single positional path (kept as given, `=` and `/` included), its overrides, legacy options."""
+    positional, overrides, legacy = split_words([ns.path, *ns.rest])
+    if len(positional) != 1:
+        extra = " ".join(positional[1:]) or "(none)"
+        raise PipelineError(f"{ns.command} takes one {what}; unexpected: {extra} "
+                            "(game settings are game=<name>, game.<key>=<value>, paths.<key>=<value>)")
+    return Path(positional[0]), overrides, legacy
+
+
+def verify_tree_command(ns: argparse.Namespace) -> int:
     from pipeline.stages.trees import verify_tree_file
 
-    files, overrides = split_args(args)
-    if len(files) != 1:
-        print("usage: python -m pipeline verify-tree <tree.json> game=<name>", file=sys.stderr)
-        return 2
-    stats = verify_tree_file(Path(files[0]), load_game_from(overrides))
+    path, overrides, legacy = one_path(ns, "tree file")
+    if legacy:
+        raise PipelineError(f"verify-tree has no option {next(iter(legacy))}=")
+    stats = verify_tree_file(path, load_game_from(overrides))
     print(f"ok: every secret found; total {stats['total']}, expected {stats['expected']:.4f}, "
           f"max {stats['max_guesses']} guesses, distribution {stats['distribution']}")
     return 0
 
 
-def play_command(args: list[str]) -> int:
-    from pipeline.assistant.app import play_command as play
+def sample_size(text: str) -> int:
+    """argparse type of --sample: a non-negative integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sample must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--sample must be at least 0, got {value}")
+    return value
 
-    return play(args)
 
-
-def solve_command(args: list[str]) -> int:
-    from pipeline.assistant.app import solve_command as solve
-
-    return solve(args)
-
-
-def verify_certificate_command(args: list[str]) -> int:
+def verify_certificate_command(ns: argparse.Namespace) -> int:
     from pipeline.stages.certificate import load_certificate, verify_certificate
 
-    folders, overrides = split_args(args)
-    sample = [o for o in overrides if o.startswith("sample=")]
-    overrides = [o for o in overrides if not o.startswith("sample=")]
-    if len(folders) != 1:
-        print("usage: python -m pipeline verify-certificate <prove artifact dir> [sample=50] [game overrides]",
-              file=sys.stderr)
-        return 2
-    cert = load_certificate(Path(folders[0]))
-    game = load_game_from([f"game={cert.get('game')}", f"game.hard_mode={cert.get('hard_mode', False)}", *overrides])
-    result = verify_certificate(Path(folders[0]), game, int(sample[0].split("=", 1)[1]) if sample else 50)
+    folder, overrides, legacy = one_path(ns, "prove artifact folder")
+    if set(legacy) - {"sample"}:
+        raise PipelineError(f"verify-certificate has no option {sorted(set(legacy) - {'sample'})[0]}=")
+    sample = ns.sample
+    if "sample" in legacy:
+        try:
+            sample = sample_size(legacy["sample"])
+        except argparse.ArgumentTypeError as err:
+            raise PipelineError(str(err).replace("--sample", "sample")) from None
+    if not folder.is_dir():
+        raise PipelineError(f"{folder} is not a folder (give a prove artifact folder, outputs/prove/<key>)")
+    cert = load_certificate(folder)
+    if not isinstance(cert, dict) or not isinstance(cert.get("game"), str):
+        raise PipelineError(f"{folder / 'certificate.json'} does not name its game (not written by the prove stage?)")
+    game = load_game_from([f"game={cert['game']}", f"game.hard_mode={bool(cert.get('hard_mode', False))}",
+                           *overrides])
+    result = verify_certificate(folder, game, sample)
     print(f"ok: certificate verified — MinTotal = {result['ub']} for {game.name}, optimal opener(s) "
           f"{', '.join(result['optimal_openers'])}; re-derived {result['openers_rederived']} elimination bounds "
           f"and {result['classes_rederived']} closure classes")
     return 0
 
 
-COMMANDS = {"data": data_command, "verify-tree": verify_tree_command, "verify-certificate": verify_certificate_command,
-            "play": play_command, "solve": solve_command}
+# ---- play, solve ------------------------------------------------------------------------------------------------
+
+
+def assistant_args(ns: argparse.Namespace, own: tuple[str, ...]) -> list[str]:
+    """The assistant's arguments in its `key=value` form: game/paths overrides plus tree=/secret=."""
+    positional, overrides, legacy = split_words(ns.rest)
+    if positional:
+        raise PipelineError(f"{ns.command}: unexpected argument {positional[0]!r} "
+                            "(game settings are game=<name>, game.<key>=<value>, paths.<key>=<value>)")
+    unknown = set(legacy) - set(own)
+    if unknown:
+        raise PipelineError(f"{ns.command} has no option {sorted(unknown)[0]}=")
+    options = {**legacy, **{k: getattr(ns, k) for k in own if getattr(ns, k) is not None}}
+    return [*overrides, *(f"{k}={v}" for k, v in options.items())]
+
+
+def play_command(ns: argparse.Namespace) -> int:
+    from pipeline.assistant.app import play_command as play
+
+    return play(assistant_args(ns, ("tree",)))
+
+
+def solve_command(ns: argparse.Namespace) -> int:
+    from pipeline.assistant.app import solve_command as solve
+
+    return solve(assistant_args(ns, ("tree", "secret")))
+
+
+# ---- the parsers ------------------------------------------------------------------------------------------------
+
+
+GAME_ARGS = "game=<name>, game.<key>=<value> and paths.<key>=<value> choose and adjust the game"
+
+
+def command_parser(command: str, description: str, rest_help: str = GAME_ARGS) -> ArgumentParser:
+    """A sub-command's parser; free arguments (overrides and paths) may come before or after its options."""
+    parser = ArgumentParser(prog=f"python -m pipeline {command}", description=description)
+    parser.add_argument("rest", nargs="*", metavar="game=<name>", default=[], help=rest_help)
+    return parser
+
+
+def data_parser() -> ArgumentParser:
+    fetch = has_fetch()
+    parser = ArgumentParser(prog="python -m pipeline data", description=(
+        "verify: check the shipped lists against PROVENANCE.json; rebuild: re-derive them from the pinned source "
+        "packages" + ("; fetch <dataset>: download lists that are not shipped (e.g. ffxivrdle)" if fetch else "")))
+    parser.add_argument("action", choices=["verify", "rebuild", *(["fetch"] if fetch else [])])
+    parser.add_argument("dataset", nargs="?", help="the dataset to fetch, e.g. ffxivrdle")
+    parser.add_argument("rest", nargs="*", metavar="paths.<key>=<value>", default=[], help="path overrides (fetch)")
+    return parser
+
+
+def path_parser(command: str, metavar: str, description: str, path_help: str) -> ArgumentParser:
+    parser = ArgumentParser(prog=f"python -m pipeline {command}", description=description)
+    parser.add_argument("path", metavar=metavar, help=path_help + " (a path, even with = or / in it)")
+    parser.add_argument("rest", nargs="*", metavar="game=<name>", default=[], help=GAME_ARGS)
+    return parser
+
+
+def build_parser(command: str) -> ArgumentParser:
+    if command == "data":
+        return data_parser()
+    if command == "verify-tree":
+        return path_parser(command, "tree.json", "Replay every secret of the game through a strategy tree "
+                           "and print its statistics.", "a tree file")
+    if command == "verify-certificate":
+        parser = path_parser(command, "prove_dir", "Re-check a prove artifact: the UB tree, every sum, a sample "
+                             "of the elimination bounds and every closure class, from the word lists (game "
+                             "settings default to the certificate's game).", "the prove artifact folder")
+        parser.add_argument("--sample", type=sample_size, default=50,
+                            help="elimination bounds re-derived at random (default 50; sample=N also accepted)")
+        return parser
+    text = {"play": "Interactive assistant: type guesses and colours, get suggestions.",
+            "solve": "Play the strategy against a secret and print each row."}[command]
+    parser = command_parser(command, text)
+    parser.add_argument("--tree", default=None,
+                        help="strategy tree file, or none for greedy only (default: the best stored tree)")
+    if command == "solve":
+        parser.add_argument("--secret", default=None, help="the secret word (secret=<word> also accepted)")
+    return parser
+
+
+COMMANDS = {"data": data_command, "verify-tree": verify_tree_command,
+            "verify-certificate": verify_certificate_command, "play": play_command, "solve": solve_command}
 
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] in ("-h", "--help", "help"):
-        print(USAGE)
+        print(usage(), end="")
         return 0
     if argv and argv[0] in COMMANDS:
-        from pipeline.errors import PipelineError
-
+        ns = build_parser(argv[0]).parse_intermixed_args(argv[1:])
+        ns.command = argv[0]
         try:
-            return COMMANDS[argv[0]](argv[1:])
+            return COMMANDS[argv[0]](ns)
         except PipelineError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
+            print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     from pipeline.cli import hydra_main
 
     hydra_main(argv)

@@ -66,12 +66,38 @@ def _save_shard(shard_dir: Path | None, index: int, result: object) -> None:
     (shard_dir / f"{index:06d}.done").touch()
 
 
+def check_fan_out(max_in_flight: int, max_retries: int, num_cpus: float) -> None:
+    """Settings that would make the loop below wait forever (nothing in flight, a task no node can hold)."""
+    from pipeline.errors import PipelineError
+
+    if not isinstance(max_in_flight, int) or max_in_flight < 1:
+        raise PipelineError(f"ray.max_in_flight must be at least 1, got {max_in_flight!r}")
+    if not isinstance(max_retries, int) or max_retries < 0:
+        raise PipelineError(f"ray.max_retries must be at least 0, got {max_retries!r}")
+    if not num_cpus > 0:
+        raise PipelineError(f"a task must ask for a positive number of CPUs, not {num_cpus!r}")
+
+
+def check_fits(num_cpus: float) -> None:
+    """A task asking for more CPUs than the largest node has would stay pending forever."""
+    import ray
+
+    from pipeline.errors import PipelineError
+
+    largest = max((n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")), default=0)
+    if largest and num_cpus > largest:
+        raise PipelineError(f"a task needs {num_cpus:g} CPUs but the largest Ray node has {largest:g}; "
+                            "give ray.num_cpus more cores or use a bigger node")
+
+
 def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str, max_in_flight: int = 16,
             max_retries: int = 3, shard_dir: Path | None = None, progress: bool = True,
             num_cpus: float = 1, stats: FanOutStats | None = None) -> list:
     """[fn(item, *shared) for item in items], computed as Ray tasks, in item order."""
     import ray
 
+    check_fan_out(max_in_flight, max_retries, num_cpus)
+    check_fits(num_cpus)
     stats = stats if stats is not None else FanOutStats()
     results = _load_done(shard_dir, len(items))
     stats.tasks += len(items)

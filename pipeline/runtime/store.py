@@ -2,20 +2,67 @@
 
 A key is a hash of everything that changes a stage's result (its config
 fields, its inputs' keys, a schema version).  An artifact is complete iff its
-manifest.json exists; a killed writer leaves only a hidden temp folder.
+manifest.json exists; a killed writer leaves only a hidden temp folder, named
+after its host and process id so that the next writer of the stage removes it
+once that process is gone.  A finished artifact is checked against the file
+sizes its manifest records before it is reused.
 """
 
 import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline.errors import PipelineError
+
 MANIFEST = "manifest.json"
+TMP_NAME = re.compile(r"^\.tmp-(?P<key>[^-]+)-(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[0-9a-f]{8}$")
+
+
+class DamagedArtifactError(PipelineError):
+    """A finished artifact whose file is missing or unreadable; `stage` says which stage rebuilds it."""
+
+    def __init__(self, stage: str, path: Path, problem: str):
+        super().__init__(f"{path} is {problem}")
+        self.stage, self.path, self.problem = stage, path, problem
+
+
+def read_json_file(stage: str, path: Path):
+    """A JSON file inside an artifact of `stage`; DamagedArtifactError if it is missing or not JSON."""
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise DamagedArtifactError(stage, path, "missing") from None
+    except (OSError, ValueError) as err:
+        raise DamagedArtifactError(stage, path, f"damaged ({type(err).__name__})") from None
+
+
+def host_tag() -> str:
+    """This machine's name as it appears in temp folder names (letters, digits and _ only)."""
+    return re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname()) or "host"
+
+
+def writer_alive(pid: int, since: float) -> bool:
+    """Whether process `pid` on this host exists and is not younger than `since` (a reused pid)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # someone else's process: it exists
+    try:
+        import psutil
+
+        return psutil.Process(pid).create_time() <= since + 1.0
+    except Exception:  # psutil missing or the process ended meanwhile: trust os.kill's answer
+        return True
 
 
 def config_key(material: dict) -> str:
@@ -36,6 +83,38 @@ class Artifact:
 
     def file(self, name: str) -> Path:
         return self.path / name
+
+    def check(self) -> None:
+        """Raise DamagedArtifactError unless the manifest reads and every file it lists has its recorded size."""
+        try:
+            files = self.manifest["files"]
+            if not isinstance(files, dict):
+                raise TypeError("files is not a mapping")
+        except (OSError, ValueError, KeyError, TypeError):
+            raise DamagedArtifactError(self.stage, self.path / MANIFEST, "unreadable or damaged") from None
+        for name, size in files.items():
+            path = self.path / name
+            if not path.is_file():
+                raise DamagedArtifactError(self.stage, path, "missing")
+            if path.stat().st_size != size:
+                raise DamagedArtifactError(self.stage, path, f"damaged ({path.stat().st_size} bytes, "
+                                                             f"the manifest says {size})")
+
+    def read_json(self, name: str):
+        """A JSON file of this artifact; DamagedArtifactError if it is missing or not JSON."""
+        return read_json_file(self.stage, self.path / name)
+
+    def read_table(self, name: str):
+        """A Parquet file of this artifact as a pyarrow Table; DamagedArtifactError if missing or unreadable."""
+        import pyarrow.parquet as pq
+
+        path = self.path / name
+        if not path.is_file():
+            raise DamagedArtifactError(self.stage, path, "missing")
+        try:
+            return pq.read_table(path)
+        except Exception as err:  # pyarrow raises several types for a damaged file
+            raise DamagedArtifactError(self.stage, path, f"damaged ({type(err).__name__})") from None
 
 
 @dataclass
@@ -62,6 +141,30 @@ class ArtifactStore:
     def is_done(self, stage: str, key: str) -> bool:
         return (self.root / stage / key / MANIFEST).is_file()
 
+    def clean_stale(self, stage: str) -> list[Path]:
+        """Remove temp folders of `stage` left by writers on this host that are no longer running.
+
+        Folders of live writers, of other hosts (a shared disk) and of unknown form are kept."""
+        removed = []
+        folder = self.root / stage
+        if not folder.is_dir():
+            return removed
+        for path in folder.glob(".tmp-*"):
+            match = TMP_NAME.match(path.name)
+            if not match or match["host"] != host_tag():
+                continue
+            try:
+                since = path.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            if not writer_alive(int(match["pid"]), since):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+        for path in folder.glob(".old-*"):  # a replaced artifact whose removal was interrupted
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        return removed
+
     def shard_dir(self, stage: str, key: str) -> Path:
         """Where a fan-out keeps per-shard results and done-markers so a killed run resumes."""
         path = self.root / stage / f".shards-{key}"
@@ -78,7 +181,8 @@ class ArtifactStore:
 
         `replace` swaps out a finished artifact with the same key (a forced rerun)."""
         final = self.root / stage / key
-        tmp = self.root / stage / f".tmp-{key}-{uuid.uuid4().hex[:8]}"
+        self.clean_stale(stage)
+        tmp = self.root / stage / f".tmp-{key}-{host_tag()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir(parents=True)
         writer = ArtifactWriter(tmp)
         started = time.time()

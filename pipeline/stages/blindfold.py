@@ -48,16 +48,21 @@ def _words(game, words, what) -> list[int]:
 
 
 def validate(cfg: BlindfoldConfig, game) -> None:
-    if cfg.guesses_from not in ("allowed", "secrets"):
-        raise PipelineError(f"stage.guesses_from must be allowed or secrets, not {cfg.guesses_from!r}")
-    if cfg.seed_limit is not None and cfg.seed_limit < 1:
-        raise PipelineError("stage.seed_limit must be at least 1 (or null for all seeds)")
-    if cfg.time_limit_s <= 0:
-        raise PipelineError(f"stage.time_limit_s must be positive, got {cfg.time_limit_s}")
-    if cfg.model_format not in ("lp", "mps"):
-        raise PipelineError("stage.model_format must be lp or mps")
-    _words(game, cfg.check, "stage.check")
-    _words(game, cfg.exclude, "stage.exclude")
+    import math
+
+    from pipeline.stages.checks import at_least, one_of, word_list
+
+    one_of(cfg, "guesses_from", ("allowed", "secrets"))
+    at_least(cfg, "seed_limit", 1, allow_none=True)
+    at_least(cfg, "max_rounds", 1)
+    at_least(cfg, "threads", 1, allow_none=True)
+    if not (cfg.time_limit_s > 0 and math.isfinite(cfg.time_limit_s)):
+        raise PipelineError(f"stage.time_limit_s must be a positive number of seconds, got {cfg.time_limit_s}")
+    one_of(cfg, "model_format", ("lp", "mps"))
+    word_list(cfg, "check", game)
+    word_list(cfg, "exclude", game)
+    if cfg.check and cfg.exclude:
+        raise PipelineError("stage.check verifies a given set; stage.exclude applies only when solving (give one)")
     for pair in cfg.seed_pairs:
         words = pair.split(",")
         if len(words) != 2 or any(w.lower() not in game.secret_index for w in words):

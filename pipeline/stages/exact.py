@@ -11,7 +11,7 @@ from pipeline.search.exact import ExactSolver
 from pipeline.search.tree import verify
 from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.stages.trees import write_tree
+from pipeline.stages.trees import tree_name, write_tree
 from pipeline.stages.tree_nodes import exact_tree
 
 NAME = "exact"
@@ -31,13 +31,12 @@ SCHEMA = ExactConfig
 
 
 def validate(cfg: ExactConfig, game) -> None:
-    for word in cfg.openers:
-        if word.lower() not in game.guess_index:
-            raise PipelineError(f"opener {word!r} is not an allowed guess of game {game.name}")
-    if cfg.max_guesses is not None and cfg.max_guesses < 1:
-        raise PipelineError("stage.max_guesses must be at least 1")
-    if not 10 <= cfg.memo_bits <= 30:
-        raise PipelineError("stage.memo_bits must be between 10 and 30")
+    from pipeline.stages.checks import at_least, enough_secrets, memo_bits, word_list
+
+    word_list(cfg, "openers", game)
+    at_least(cfg, "max_guesses", 1, allow_none=True)
+    memo_bits(cfg)
+    enough_secrets(game, NAME)
 
 
 def _solve(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits, max_guesses):
@@ -60,7 +59,7 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
         tree = exact_tree(nodes, game, codes)
         if verify(tree, game.guesses, game.secrets) != total:
             raise PipelineError(f"internal error: the exact tree of {game.guesses[opener]} does not replay to {total}")
-        stats = write_tree(ctx.out.file, tree, game, name=f"tree-{game.guesses[opener]}")
+        stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]))
         rows.append({"opener": game.guesses[opener], "total": total, "expected": stats["expected"],
                      "max_guesses": stats["max_guesses"]})
     pq.write_table(pa.Table.from_pylist(rows), ctx.out.file("exact.parquet"))

@@ -27,6 +27,14 @@ def game_identity(game) -> dict:
     return {k: v for k, v in game.identity().items() if k != "hard_mode"}
 
 
+def validate(cfg: FeedbackConfig, game) -> None:
+    from pipeline.stages.checks import at_least
+
+    at_least(cfg, "ray_threshold_cells", 0)
+    at_least(cfg, "block_rows", 1)
+    at_least(cfg, "row_group_rows", 1)
+
+
 def _block(bounds, guesses, secrets):
     start, stop = bounds
     return code_matrix(guesses[start:stop], secrets)
@@ -53,8 +61,14 @@ def run(ctx: StageContext, cfg: FeedbackConfig) -> dict:
 def load(artifact, game) -> np.ndarray:
     """The code matrix of a feedback artifact, checked against the game it is used for."""
     from pipeline.errors import PipelineError
+    from pipeline.runtime.store import DamagedArtifactError
 
-    codes, meta = read_matrix(artifact.file("matrix.parquet"))
+    path = artifact.file("matrix.parquet")
+    try:
+        codes, meta = read_matrix(path)
+    except PipelineError as err:
+        raise DamagedArtifactError(artifact.stage, path, "missing" if not path.is_file() else
+                                   f"damaged ({str(err).replace(str(path), '').strip(' :')})") from None
     if meta["guesses_sha256"] != game.guesses_digest or meta["secrets_sha256"] != game.secrets_digest:
         raise PipelineError(f"{artifact.path}: matrix was built for other word lists than game {game.name}")
     return codes

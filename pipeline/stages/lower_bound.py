@@ -36,8 +36,13 @@ def inputs(cfg: LowerBoundConfig) -> tuple[str, ...]:
 
 
 def validate(cfg: LowerBoundConfig, game) -> None:
-    if cfg.max_level < 1:
-        raise PipelineError("stage.max_level must be at least 1")
+    from pipeline.stages.checks import at_least, enough_secrets
+
+    at_least(cfg, "max_level", 1)
+    at_least(cfg, "batches_per_level", 1)
+    at_least(cfg, "max_batch", 1)
+    at_least(cfg, "ub", 1, allow_none=True)
+    enough_secrets(game, NAME)
     if cfg.ub is not None and cfg.ub < len(game.secrets):
         raise PipelineError(f"stage.ub={cfg.ub} is below |S|={len(game.secrets)}: no strategy can be that good")
 
@@ -45,7 +50,7 @@ def validate(cfg: LowerBoundConfig, game) -> None:
 def read_ub(ctx: StageContext, cfg: LowerBoundConfig) -> int:
     if cfg.ub is not None:
         return cfg.ub
-    summary = json.loads(ctx.inputs["upper_bound"].file("summary.json").read_text())
+    summary = ctx.inputs["upper_bound"].read_json("summary.json")
     if (summary.get("guesses_sha256"), summary.get("secrets_sha256")) != (ctx.game.guesses_digest, ctx.game.secrets_digest):
         raise PipelineError(f"{ctx.inputs['upper_bound'].path} is an upper bound for other word lists")
     return int(summary["ub"])

@@ -39,12 +39,11 @@ SCHEMA = OpenersConfig
 
 
 def validate(cfg: OpenersConfig, game) -> None:
-    if cfg.candidates not in ("answers", "guesses"):
-        raise PipelineError(f"stage.candidates must be answers or guesses, not {cfg.candidates!r}")
-    if cfg.block_rows < 1:
-        raise PipelineError(f"stage.block_rows must be at least 1, got {cfg.block_rows}")
-    if cfg.plot_top < 1:
-        raise PipelineError(f"stage.plot_top must be at least 1, got {cfg.plot_top}")
+    from pipeline.stages.checks import at_least, one_of
+
+    one_of(cfg, "candidates", ("answers", "guesses"))
+    at_least(cfg, "block_rows", 1)
+    at_least(cfg, "plot_top", 1)
 
 
 def _block(bounds, codes, n_codes, encoded_guesses):

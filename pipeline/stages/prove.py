@@ -8,7 +8,6 @@ import shutil
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
 from pipeline.games.answer import code_to_colours
@@ -36,8 +35,11 @@ SCHEMA = ProveConfig
 
 
 def validate(cfg: ProveConfig, game) -> None:
-    if cfg.max_level < 1:
-        raise PipelineError("stage.max_level must be at least 1")
+    from pipeline.stages.checks import at_least, enough_secrets, memo_bits
+
+    at_least(cfg, "max_level", 1)
+    memo_bits(cfg)
+    enough_secrets(game, NAME)
 
 
 def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, hard_state,
@@ -81,7 +83,7 @@ def subtree_totals(tree_json: dict) -> dict[str, int]:
 
 
 def _read_json(artifact, name):
-    return json.loads(artifact.file(name).read_text())
+    return artifact.read_json(name)
 
 
 def run(ctx: StageContext, cfg: ProveConfig) -> dict:
@@ -95,7 +97,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     if funnel["ub"] != ub:
         raise PipelineError(f"the funnel was run against UB={funnel['ub']}, not the upper bound {ub}")
     tree_file = ctx.inputs["upper_bound"].file("tree.json")
-    tree_body = json.loads(tree_file.read_text())
+    tree_body = ctx.inputs["upper_bound"].read_json("tree.json")
     targets = subtree_totals(tree_body["tree"])
     k_s = k_of_game(codes, game.n_codes)
     jobs, owners = [], []
@@ -125,7 +127,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
 
 
 def eliminated_openers(lower_bound_artifact) -> list[dict]:
-    rows = pq.read_table(lower_bound_artifact.file("funnel.parquet")).to_pylist()
+    rows = lower_bound_artifact.read_table("funnel.parquet").to_pylist()
     return [{"opener": r["opener"], "level": r["level"], "bound": r["value"]} for r in rows if r["eliminated"]]
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pyarrow.parquet as pq
 
-from pipeline.runtime.store import MANIFEST
+from pipeline.runtime.store import MANIFEST, read_json_file
 from pipeline.stages import published
 from pipeline.stages.base import StageConfig, StageContext
 
@@ -31,7 +31,7 @@ def artifacts_for(store, game) -> dict[str, list[dict]]:
     for stage in REPORTED:
         manifests = []
         for manifest in sorted((store.root / stage).glob(f"[!.]*/{MANIFEST}"), key=lambda p: p.stat().st_mtime):
-            body = json.loads(manifest.read_text())
+            body = read_json_file(stage, manifest)
             g = body.get("game", {})
             if (g.get("guesses_sha256"), g.get("secrets_sha256")) == (game.guesses_digest, game.secrets_digest):
                 manifests.append({**body, "path": manifest.parent})

@@ -50,6 +50,7 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
     key = stage_key(module, stage_cfg, game, inputs, store)
     artifact = store.artifact(module.NAME, key)
     if store.is_done(module.NAME, key) and not stage_cfg.force:
+        artifact.check()  # a missing or truncated file is named now, not deep inside a later stage
         log.info(f"{module.NAME}: up to date, skipped (stage.force=true recomputes): {artifact.path}")
         ready[module.NAME] = artifact
         return artifact

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
-from pipeline.runtime.store import MANIFEST
+from pipeline.runtime.store import MANIFEST, read_json_file
 from pipeline.search import simulate as sim
 from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
@@ -67,6 +67,8 @@ SCHEMA = SimulateConfig
 
 
 def validate(cfg: SimulateConfig, game) -> None:
+    from pipeline.stages.checks import at_least
+
     if not cfg.strategies:
         raise PipelineError(f"stage.strategies is empty; choose from {', '.join(STRATEGIES)}")
     unknown = [s for s in cfg.strategies if s not in STRATEGIES]
@@ -78,10 +80,8 @@ def validate(cfg: SimulateConfig, game) -> None:
         raise PipelineError("stage.seeds is empty; give at least one seed, e.g. stage.seeds=[0]")
     if any(s < 0 for s in cfg.seeds) or len(set(cfg.seeds)) != len(cfg.seeds):
         raise PipelineError(f"stage.seeds must be distinct non-negative integers, got {list(cfg.seeds)}")
-    if cfg.max_guesses < 1:
-        raise PipelineError(f"stage.max_guesses must be at least 1, got {cfg.max_guesses}")
-    if cfg.block_secrets < 1:
-        raise PipelineError(f"stage.block_secrets must be at least 1, got {cfg.block_secrets}")
+    at_least(cfg, "max_guesses", 1)
+    at_least(cfg, "block_secrets", 1)
     if game.hard_mode:
         raise PipelineError("simulate plays normal-mode baselines; game.hard_mode=true is not supported")
     uses_opener = any(STRATEGIES[s][0] == sim.ELIMINATION for s in cfg.strategies)
@@ -94,7 +94,7 @@ def find_tree(store, game) -> dict | None:
     """The finished upper_bound artifact of this game's lists with the lowest total (then key), or None."""
     found = []
     for manifest in (store.root / "upper_bound").glob(f"[!.]*/{MANIFEST}"):
-        body = json.loads(manifest.read_text())
+        body = read_json_file("upper_bound", manifest)
         g = body.get("game", {})
         same = (g.get("guesses_sha256"), g.get("secrets_sha256"), bool(g.get("hard_mode"))) == \
             (game.guesses_digest, game.secrets_digest, game.hard_mode)

@@ -10,6 +10,8 @@ from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, 
 
 def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree") -> dict:
     """Write <name>.json and <name>.txt; return the tree's statistics."""
+    if not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"unsafe tree file name {name!r}: use tree_name()")
     stats = statistics(tree)
     body = {"game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
             "hard_mode": game.hard_mode, **{k: stats[k] for k in ("total", "max_guesses", "distribution")},
@@ -44,3 +46,16 @@ def verify_tree_file(path: Path, game: Game) -> dict:
     if stats["total"] != total or tree.candidates != len(game.secrets):
         raise PipelineError(f"{path}: tree covers {tree.candidates} of {len(game.secrets)} secrets")
     return stats
+
+
+def tree_name(word: str) -> str:
+    """The file stem of a tree named after its opener: `tree-<word>`, percent-encoded so that any symbol
+    (Nerdle's `/`, `*`, `=`, ...) gives one plain file name inside the artifact folder, never a path."""
+    from urllib.parse import quote
+
+    return f"tree-{quote(word, safe='')}"
+
+
+def tree_path(folder: Path, word: str) -> Path:
+    """Where an artifact folder keeps the tree of opener `word` (the reader's side of `tree_name`)."""
+    return Path(folder) / f"{tree_name(word)}.json"

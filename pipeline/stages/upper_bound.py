@@ -34,19 +34,21 @@ SCHEMA = UpperBoundConfig
 
 
 def validate(cfg: UpperBoundConfig, game) -> None:
-    if cfg.breadth < 1:
-        raise PipelineError(f"stage.breadth must be at least 1, got {cfg.breadth}")
-    if cfg.top_k is not None and cfg.top_k < 1:
-        raise PipelineError(f"stage.top_k must be at least 1, got {cfg.top_k}")
-    if cfg.batch_size < 1:
-        raise PipelineError("stage.batch_size must be at least 1")
+    from pipeline.stages.checks import AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, word_list
+
+    at_least(cfg, "breadth", 1)
+    at_least(cfg, "top_k", 1, allow_none=True)
+    at_least(cfg, "batch_size", 1)
+    at_least(cfg, "max_memo_entries", 1)
+    fits_memory("max_memo_entries", cfg.max_memo_entries, AP_MEMO_ENTRY_BYTES)
+    enough_secrets(game, NAME)
     if isinstance(cfg.openers, str):
         if cfg.openers not in ("ranked", "all"):
             raise PipelineError(f"stage.openers must be ranked, all or a list of words, not {cfg.openers!r}")
         return
-    for word in cfg.openers:
-        if str(word).lower() not in game.guess_index:
-            raise PipelineError(f"opener {word!r} is not an allowed guess of game {game.name}")
+    if not isinstance(cfg.openers, (list, tuple)):
+        raise PipelineError(f"stage.openers must be ranked, all or a list of words, not {cfg.openers!r}")
+    word_list(cfg, "openers", game, allow_empty=False)
 
 
 def chosen_openers(cfg: UpperBoundConfig, game, codes) -> list[int]:

@@ -1,0 +1,75 @@
+"""Small checks the stages' `validate(cfg, game)` functions share: each raises PipelineError with one
+line naming the setting (`stage.<field>`), so a bad value fails before any input is computed."""
+
+from pipeline.errors import PipelineError
+
+MEMO_ENTRY_BYTES = 41  # one exact-search memo entry (pipeline.search.exact)
+AP_MEMO_ENTRY_BYTES = 100  # one ApMinTotal memo entry: hash slots plus its share of the member pool, rounded up
+
+
+def at_least(cfg, name: str, low: int, allow_none: bool = False) -> None:
+    """stage.<name> is an integer >= low (or None when allowed)."""
+    value = getattr(cfg, name)
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        extra = " (or null)" if allow_none else ""
+        raise PipelineError(f"stage.{name} must be an integer of at least {low}{extra}, got {value!r}")
+
+
+def one_of(cfg, name: str, choices) -> None:
+    value = getattr(cfg, name)
+    if value not in choices:
+        raise PipelineError(f"stage.{name} must be one of {', '.join(choices)}, not {value!r}")
+
+
+def word_list(cfg, name: str, game, index: str = "guess_index", allow_empty: bool = True) -> list[str]:
+    """stage.<name> is a list of distinct words of the game (guesses by default); returns them lower-cased."""
+    words = getattr(cfg, name)
+    if isinstance(words, (str, bytes)) or not isinstance(words, (list, tuple)):
+        raise PipelineError(f"stage.{name} must be a list of words, e.g. stage.{name}=[word], not {words!r}")
+    if not words and not allow_empty:
+        raise PipelineError(f"stage.{name} is empty; give at least one word, e.g. stage.{name}=[word]")
+    known = getattr(game, index)
+    what = "allowed guess" if index == "guess_index" else "secret"
+    lowered = []
+    for word in words:
+        if not isinstance(word, str) or word.lower() not in known:
+            raise PipelineError(f"stage.{name}: {word!r} is not an {what} of game {game.name}")
+        lowered.append(word.lower())
+    if len(set(lowered)) != len(lowered):
+        twice = next(w for w in lowered if lowered.count(w) > 1)
+        raise PipelineError(f"stage.{name} lists {twice!r} twice")
+    return lowered
+
+
+def enough_secrets(game, stage: str, needed: int = 2) -> None:
+    """A search over a game with fewer secrets has nothing to decide (and its rankings are empty)."""
+    if len(game.secrets) < needed:
+        raise PipelineError(f"game {game.name} has {len(game.secrets)} secret(s); {stage} needs at least {needed} "
+                            "(give a longer word list)")
+
+
+def total_memory() -> int | None:
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+    except Exception:  # psutil missing: skip the memory check
+        return None
+
+
+def fits_memory(name: str, entries: int, entry_bytes: int) -> None:
+    """A per-task table of `entries` entries must fit in this machine's memory."""
+    total = total_memory()
+    if total and entries * entry_bytes > total:
+        raise PipelineError(f"stage.{name} asks for {entries * entry_bytes / 2**30:.1f} GiB per task, more than "
+                            f"this machine's {total / 2**30:.1f} GiB")
+
+
+def memo_bits(cfg, name: str = "memo_bits", low: int = 10, high: int = 30) -> None:
+    """The exact search's memo: 2**memo_bits entries of ~41 bytes, within [low, high] and within memory."""
+    value = getattr(cfg, name)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise PipelineError(f"stage.{name} must be an integer between {low} and {high}, got {value!r}")
+    fits_memory(name, 1 << value, MEMO_ENTRY_BYTES)
