@@ -20,6 +20,7 @@ from pipeline.stages import STAGES, upstream_schema
 CONF_DIR = str(PROJECT_ROOT / "conf")
 EXIT_BAD_INPUT = 2
 MULTIRUN_FLAGS = ("-m", "--multirun")
+GRAMMAR_ERRORS = ("no viable alternative", "mismatched input", "token recognition error", "extraneous input")
 _GAMES: dict = {}  # games loaded by the checks, by config: a run does not load its game twice
 _REACHED: set = set()  # Ray addresses whose head answered in this process
 
@@ -48,7 +49,10 @@ def explain_compose_error(err: Exception) -> str:
         options = [o.strip() for o in listed.splitlines()[1:] if o.strip() and not o.strip().endswith("_schema")]
     if options:
         return f"{lines[0]} (available: {', '.join(options)})"
-    return " — ".join(dict.fromkeys(lines[:1] + detail[:1]))
+    message = " — ".join(dict.fromkeys(lines[:1] + detail[:1]))
+    if any(text in message for text in GRAMMAR_ERRORS):
+        message += " (quote a value holding = , [ ] or spaces: 'stage.openers=[\"28/7=4\"]')"
+    return message
 
 
 def compose(overrides: list[str]) -> DictConfig:

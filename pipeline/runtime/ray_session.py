@@ -51,15 +51,44 @@ def split_address(address: str) -> tuple[str, int]:
 
 
 def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
-    """One TCP connect to a cluster head with a short timeout, instead of minutes of Ray's own retries."""
+    """A short TCP connect, then one gRPC health check, instead of minutes of Ray's own retries.
+
+    The TCP connect alone is not enough: a firewall or proxy may accept any connection and never answer
+    (or answer as a web server); a Ray head answers the standard gRPC health check at once."""
     host, port = split_address(address)
     try:
         with socket.create_connection((host, port), timeout=timeout):
             pass
     except OSError as err:
-        reason = "timed out" if isinstance(err, TimeoutError) else (err.strerror or str(err))
-        raise PipelineError(f"ray.address={address}: cannot reach a Ray head at {host}:{port} ({reason} within "
-                            f"{timeout:g}s); start one with `ray start --head` or use ray.address=local") from None
+        reason = f"no answer within {timeout:g}s" if isinstance(err, TimeoutError) else (err.strerror or str(err))
+        _unreachable(address, host, port, reason)
+    problem = grpc_problem(f"{host}:{port}", timeout)
+    if problem:
+        _unreachable(address, host, port, problem)
+
+
+def grpc_problem(target: str, timeout: float) -> str | None:
+    """None if a gRPC server answers at `target` within `timeout` (any gRPC status but a transport failure)."""
+    import grpc
+
+    channel = grpc.insecure_channel(target)
+    try:
+        channel.unary_unary("/grpc.health.v1.Health/Check")(b"", timeout=timeout)
+        return None
+    except grpc.RpcError as err:
+        code, details = err.code(), (err.details() or "").strip()
+        if code in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+            return f"no answer within {timeout:g}s" if code == grpc.StatusCode.DEADLINE_EXCEEDED else "unavailable"
+        if "http2 header with status" in details:  # an HTTP server or proxy, not gRPC
+            return f"something answers there, but not a Ray head ({details.splitlines()[0]})"
+        return None  # a gRPC server that declines the health check (auth, not implemented): let Ray try
+    finally:
+        channel.close()
+
+
+def _unreachable(address: str, host: str, port: int, reason: str) -> None:
+    raise PipelineError(f"ray.address={address}: cannot reach a Ray head at {host}:{port} ({reason}); "
+                        "start one with `ray start --head` or use ray.address=local")
 
 
 def check_ray_config(cfg: RayConfig, connect: bool = True) -> None:
