@@ -23,6 +23,7 @@ from pathlib import Path
 from pipeline.errors import PipelineError
 
 MANIFEST = "manifest.json"
+JSON_CHECK_BYTES = 64 * 2**20  # JSON files up to this size are parsed when a finished artifact is reused
 TMP_NAME = re.compile(r"^\.tmp-(?P<key>[^-]+)-(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[0-9a-f]{8}$")
 
 
@@ -99,6 +100,19 @@ class Artifact:
             if path.stat().st_size != size:
                 raise DamagedArtifactError(self.stage, path, f"damaged ({path.stat().st_size} bytes, "
                                                              f"the manifest says {size})")
+            self._check_readable(path)
+
+    def _check_readable(self, path: Path) -> None:
+        """JSON files parse and Parquet files have a readable footer (cheap: no column data is read)."""
+        if path.suffix == ".json" and path.stat().st_size <= JSON_CHECK_BYTES:
+            read_json_file(self.stage, path)
+        elif path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                pq.read_metadata(path)
+            except Exception as err:  # pyarrow raises several types for a damaged footer
+                raise DamagedArtifactError(self.stage, path, f"damaged ({type(err).__name__})") from None
 
     def read_json(self, name: str):
         """A JSON file of this artifact; DamagedArtifactError if it is missing or not JSON."""
