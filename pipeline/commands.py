@@ -184,7 +184,7 @@ def assistant_args(ns: argparse.Namespace, own: tuple[str, ...]) -> list[str]:
     """The assistant's arguments in its `key=value` form: game/paths overrides plus tree=/secret=."""
     positional, overrides, legacy = split_words(ns.rest)
     if positional:
-        raise PipelineError(f"{ns.command}: unexpected argument {positional[0]!r} "
+        raise PipelineError(f"unexpected argument {positional[0]!r} for {ns.command} "
                             "(game settings are game=<name>, game.<key>=<value>, paths.<key>=<value>)")
     unknown = set(legacy) - set(own)
     if unknown:
