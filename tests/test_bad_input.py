@@ -74,10 +74,10 @@ def nothing_written(outputs: Path) -> bool:
 MINI = ["game=mini_nerdle"]
 STAGE_CASES = [
     # Ray
-    (["stage=upper_bound", *MINI, "ray.num_cpus=0"], "ray.num_cpus must be an integer of at least 1, got 0"),
-    (["stage=upper_bound", *MINI, "ray.num_cpus=-1"], "ray.num_cpus must be an integer of at least 1, got -1"),
-    (["stage=upper_bound", *MINI, "ray.max_in_flight=0"], "ray.max_in_flight must be an integer of at least 1"),
-    (["stage=upper_bound", *MINI, "ray.max_retries=-1"], "ray.max_retries must be an integer of at least 0"),
+    (["stage=upper_bound", *MINI, "ray.num_cpus=0"], "ray.num_cpus must be at least 1, got 0"),
+    (["stage=upper_bound", *MINI, "ray.num_cpus=-1"], "ray.num_cpus must be at least 1, got -1"),
+    (["stage=upper_bound", *MINI, "ray.max_in_flight=0"], "ray.max_in_flight must be at least 1"),
+    (["stage=upper_bound", *MINI, "ray.max_retries=-1"], "ray.max_retries must be at least 0"),
     (["stage=upper_bound", *MINI, "ray.object_store_memory=1000"], "ray.object_store_memory must be"),
     (["stage=upper_bound", *MINI, "ray.address=127.0.0.1:1"], "cannot reach a Ray head at 127.0.0.1:1"),
     (["stage=upper_bound", *MINI, "ray.address=somewhere:port"], "is not host:port"),
@@ -90,47 +90,47 @@ STAGE_CASES = [
     (["stage=upper_bound", *MINI, "stage.openers=[1+1=2]"], "quote a value holding ="),
     (["stage=upper_bound", *MINI, "stage.openers=['4*7=28','4*7=28']"], "stage.openers lists '4*7=28' twice"),
     (["stage=upper_bound", *MINI, "stage.openers=[[a]]"], "stage.openers: ['a'] is not an allowed guess"),
-    (["stage=upper_bound", *MINI, "stage.breadth=0"], "stage.breadth must be an integer of at least 1, got 0"),
-    (["stage=upper_bound", *MINI, "stage.top_k=0"], "stage.top_k must be an integer of at least 1 (or null)"),
-    (["stage=upper_bound", *MINI, "stage.batch_size=-3"], "stage.batch_size must be an integer of at least 1"),
+    (["stage=upper_bound", *MINI, "stage.breadth=0"], "stage.breadth must be at least 1, got 0"),
+    (["stage=upper_bound", *MINI, "stage.top_k=0"], "stage.top_k must be at least 1 (or null)"),
+    (["stage=upper_bound", *MINI, "stage.batch_size=-3"], "stage.batch_size must be at least 1"),
     (["stage=upper_bound", *MINI, "stage.max_memo_entries=0"], "stage.max_memo_entries must be"),
     (["stage=upper_bound", *MINI, "stage.max_memo_entries=1000000000000"], "GiB per task, more than"),
     # lower_bound / prove / exact
-    (["stage=lower_bound", *MINI, "stage.batches_per_level=0"], "stage.batches_per_level must be an integer of at"),
-    (["stage=lower_bound", *MINI, "stage.max_batch=0"], "stage.max_batch must be an integer of at least 1"),
-    (["stage=lower_bound", *MINI, "stage.max_level=0"], "stage.max_level must be an integer of at least 1"),
-    (["stage=lower_bound", *MINI, "stage.ub=-5"], "stage.ub must be an integer of at least 1 (or null)"),
+    (["stage=lower_bound", *MINI, "stage.batches_per_level=0"], "stage.batches_per_level must be at least 1"),
+    (["stage=lower_bound", *MINI, "stage.max_batch=0"], "stage.max_batch must be at least 1"),
+    (["stage=lower_bound", *MINI, "stage.max_level=0"], "stage.max_level must be at least 1"),
+    (["stage=lower_bound", *MINI, "stage.ub=-5"], "stage.ub must be at least 1 (or null)"),
     (["stage=lower_bound", *MINI, "stage.ub=10"], "stage.ub=10 is below |S|=206"),
     (["stage=prove", *MINI, "stage.memo_bits=40"], "stage.memo_bits must be an integer between 10 and 30, got 40"),
-    (["stage=prove", *MINI, "stage.max_level=0"], "stage.max_level must be an integer of at least 1"),
+    (["stage=prove", *MINI, "stage.max_level=0"], "stage.max_level must be at least 1"),
     (["stage=prove", *MINI, "upstream.lower_bound.batches_per_level=0"],
-     "upstream.lower_bound.batches_per_level must be an integer of at least 1, got 0 (in lower_bound, run as an"),
+     "upstream.lower_bound.batches_per_level must be at least 1, got 0 (in lower_bound, run as an"),
     (["stage=prove", *MINI, "upstream.upper_bound.openers=[]"], "upstream.upper_bound.openers is empty"),
     (["stage=exact", *MINI, "stage.memo_bits=40"], "stage.memo_bits must be an integer between 10 and 30"),
     (["stage=exact", *MINI, "stage.memo_bits=5"], "stage.memo_bits must be an integer between 10 and 30"),
     (["stage=exact", *MINI, "stage.openers=['28/7=4','nope']"], "stage.openers: 'nope' is not an allowed guess"),
     (["stage=exact", *MINI, "stage.openers=5"], "stage.openers"),
     # feedback, heuristics, openers, simulate, blindfold
-    (["stage=feedback", *MINI, "stage.block_rows=0"], "stage.block_rows must be an integer of at least 1, got 0"),
-    (["stage=feedback", *MINI, "stage.row_group_rows=0"], "stage.row_group_rows must be an integer of at least 1"),
-    (["stage=feedback", *MINI, "stage.ray_threshold_cells=-1"], "stage.ray_threshold_cells must be an integer of"),
-    (["stage=heuristics", *MINI, "stage.batch_size=0"], "stage.batch_size must be an integer of at least 1"),
+    (["stage=feedback", *MINI, "stage.block_rows=0"], "stage.block_rows must be at least 1, got 0"),
+    (["stage=feedback", *MINI, "stage.row_group_rows=0"], "stage.row_group_rows must be at least 1"),
+    (["stage=feedback", *MINI, "stage.ray_threshold_cells=-1"], "stage.ray_threshold_cells must be at least 0, got -1"),
+    (["stage=heuristics", *MINI, "stage.batch_size=0"], "stage.batch_size must be at least 1"),
     (["stage=heuristics", *MINI, "stage.arithmetic=fast"], "stage.arithmetic must be one of"),
     (["stage=heuristics", *MINI, "stage.combinations=[Nope]"], "Nope"),
-    (["stage=openers", *MINI, "stage.block_rows=0"], "stage.block_rows must be an integer of at least 1"),
-    (["stage=openers", *MINI, "stage.plot_top=0"], "stage.plot_top must be an integer of at least 1"),
-    (["stage=openers", *MINI, "stage.candidates=all"], "stage.candidates must be one of answers, guesses"),
+    (["stage=openers", *MINI, "stage.block_rows=0"], "stage.block_rows must be at least 1"),
+    (["stage=openers", *MINI, "stage.plot_top=0"], "stage.plot_top must be at least 1"),
+    (["stage=openers", *MINI, "stage.candidates=all"], "stage.candidates must be answers or guesses"),
     (["stage=simulate", *MINI, "stage.seeds=[]"], "stage.seeds is empty"),
     (["stage=simulate", *MINI, "stage.strategies=[]"], "stage.strategies is empty"),
-    (["stage=simulate", *MINI, "stage.max_guesses=0"], "stage.max_guesses must be an integer of at least 1"),
-    (["stage=simulate", *MINI, "stage.block_secrets=0"], "stage.block_secrets must be an integer of at least 1"),
+    (["stage=simulate", *MINI, "stage.max_guesses=0"], "stage.max_guesses must be at least 1"),
+    (["stage=simulate", *MINI, "stage.block_secrets=0"], "stage.block_secrets must be at least 1"),
     (["stage=simulate", *MINI, "stage.seeds=[-1]"], "stage.seeds must be distinct non-negative integers"),
-    (["stage=blindfold", *MINI, "stage.max_rounds=0"], "stage.max_rounds must be an integer of at least 1"),
-    (["stage=blindfold", *MINI, "stage.threads=0"], "stage.threads must be an integer of at least 1 (or null)"),
-    (["stage=blindfold", *MINI, "stage.time_limit_s=0"], "stage.time_limit_s must be a positive number"),
-    (["stage=blindfold", *MINI, "stage.time_limit_s=nan"], "stage.time_limit_s must be a positive number"),
-    (["stage=blindfold", *MINI, "stage.seed_limit=0"], "stage.seed_limit must be an integer of at least 1"),
-    (["stage=blindfold", *MINI, "stage.model_format=xml"], "stage.model_format must be one of lp, mps"),
+    (["stage=blindfold", *MINI, "stage.max_rounds=0"], "stage.max_rounds must be at least 1"),
+    (["stage=blindfold", *MINI, "stage.threads=0"], "stage.threads must be at least 1 (or null)"),
+    (["stage=blindfold", *MINI, "stage.time_limit_s=0"], "stage.time_limit_s must be positive (seconds)"),
+    (["stage=blindfold", *MINI, "stage.time_limit_s=nan"], "stage.time_limit_s must be positive (seconds)"),
+    (["stage=blindfold", *MINI, "stage.seed_limit=0"], "stage.seed_limit must be at least 1"),
+    (["stage=blindfold", *MINI, "stage.model_format=xml"], "stage.model_format must be lp or mps"),
     (["stage=blindfold", *MINI, "stage.check=[zzzzzz]"], "stage.check: 'zzzzzz' is not an allowed guess"),
     # config groups and the stage's name
     (["stage=feedback", *MINI, "experiment=prove_wordel"], "Could not find 'experiment/prove_wordel' (available: "
@@ -183,7 +183,7 @@ def test_a_sweep_checks_every_point_before_the_first_runs(tmp_path, capsys):
     outputs = tmp_path / "outputs"
     code, _, err = run_main(["-m", f"paths.outputs={outputs}", "stage=upper_bound", "stage.breadth=1,0", *MINI],
                             capsys)
-    assert_one_error(code, err, "stage.breadth must be an integer of at least 1, got 0 (sweep job ")
+    assert_one_error(code, err, "stage.breadth must be at least 1, got 0 (sweep job ")
     assert "stage.breadth=0" in err and nothing_written(outputs)  # the good point 1 did not run either
     code, _, err = run_main(["--multirun", f"paths.outputs={outputs}", "stage=feedback", "game=mini_nerdle,wordel"],
                             capsys)
@@ -261,8 +261,8 @@ def run_cli(*args, outputs, timeout=120):
 
 
 @pytest.mark.parametrize("setting,message", [
-    ("ray.num_cpus=0", "ray.num_cpus must be an integer of at least 1, got 0"),
-    ("ray.max_in_flight=0", "ray.max_in_flight must be an integer of at least 1, got 0"),
+    ("ray.num_cpus=0", "ray.num_cpus must be at least 1, got 0"),
+    ("ray.max_in_flight=0", "ray.max_in_flight must be at least 1, got 0"),
     ("ray.address=127.0.0.1:1", "cannot reach a Ray head at 127.0.0.1:1"),
 ])
 def test_settings_that_used_to_hang_fail_at_once(setting, message, tmp_path):

@@ -22,7 +22,7 @@ DEFAULT_GCS_PORT = 6379
 
 def _at_least(name: str, value, low: int) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-        raise PipelineError(f"ray.{name} must be an integer of at least {low}, got {value!r}")
+        raise PipelineError(f"ray.{name} must be at least {low}, got {value!r}")
 
 
 def check_ray_values(cfg: RayConfig) -> None:

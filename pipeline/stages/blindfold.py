@@ -57,7 +57,7 @@ def validate(cfg: BlindfoldConfig, game) -> None:
     at_least(cfg, "max_rounds", 1)
     at_least(cfg, "threads", 1, allow_none=True)
     if not (cfg.time_limit_s > 0 and math.isfinite(cfg.time_limit_s)):
-        raise PipelineError(f"stage.time_limit_s must be a positive number of seconds, got {cfg.time_limit_s}")
+        raise PipelineError(f"stage.time_limit_s must be positive (seconds), got {cfg.time_limit_s}")
     one_of(cfg, "model_format", ("lp", "mps"))
     word_list(cfg, "check", game)
     word_list(cfg, "exclude", game)

@@ -14,13 +14,15 @@ def at_least(cfg, name: str, low: int, allow_none: bool = False) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         extra = " (or null)" if allow_none else ""
-        raise PipelineError(f"stage.{name} must be an integer of at least {low}{extra}, got {value!r}")
+        raise PipelineError(f"stage.{name} must be at least {low}{extra}, got {value!r}")
 
 
 def one_of(cfg, name: str, choices) -> None:
+    """stage.<name> is one of `choices` ("must be a or b" for two, "one of a, b, c" for more)."""
     value = getattr(cfg, name)
     if value not in choices:
-        raise PipelineError(f"stage.{name} must be one of {', '.join(choices)}, not {value!r}")
+        listed = " or ".join(choices) if len(choices) == 2 else "one of " + ", ".join(choices)
+        raise PipelineError(f"stage.{name} must be {listed}, not {value!r}")
 
 
 def word_list(cfg, name: str, game, index: str = "guess_index", allow_empty: bool = True) -> list[str]:

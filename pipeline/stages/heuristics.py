@@ -38,11 +38,12 @@ def chosen_combinations(cfg: HeuristicsConfig) -> list[tuple[str, ...]]:
 
 
 def validate(cfg: HeuristicsConfig, game) -> None:
-    from pipeline.stages.checks import at_least, one_of
+    from pipeline.stages.checks import at_least
 
     chosen_combinations(cfg)
     at_least(cfg, "batch_size", 1)
-    one_of(cfg, "arithmetic", ARITHMETICS)
+    if cfg.arithmetic not in ARITHMETICS:
+        raise PipelineError(f"stage.arithmetic must be one of {', '.join(ARITHMETICS)}, not {cfg.arithmetic!r}")
 
 
 def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length, arithmetic):
