@@ -6,11 +6,12 @@ Anything else on the command line is a Hydra stage run.
 import sys
 from pathlib import Path
 
-from pipeline.config import PROJECT_ROOT
+from pipeline.config import DATA_DIR
 
 USAGE = """usage:
   python -m pipeline stage=<stage> game=<game> [key=value ...]   run a stage (Hydra overrides)
   python -m pipeline data verify|rebuild                            check / re-download the shipped word lists
+  python -m pipeline data fetch ffxivrdle [paths.shared_data=<dir>]  download FFXIVrdle's lists (not shipped)
   python -m pipeline verify-tree <tree.json> game=<name>            replay every secret through a strategy tree
   python -m pipeline verify-certificate <prove dir> [sample=50]     re-check a proof of optimality
   python -m pipeline verify-certificate <prove dir> [sample=50]     re-check a proof of optimality
@@ -19,11 +20,26 @@ USAGE = """usage:
 """
 
 
-def data_command(args: list[str]) -> int:
-    from pipeline.games.sources import rebuild, verify
+def data_fetch_command(args: list[str]) -> int:
+    from pipeline.games.fetch import fetch_game
 
-    data_dir = PROJECT_ROOT / "data"
+    names, overrides = split_args(args)
+    if len(names) != 1:
+        print("usage: python -m pipeline data fetch <game> [paths.shared_data=<dir>]", file=sys.stderr)
+        return 2
+    for path, what in fetch_game(names[0], overrides):
+        print(f"{what}: {path} (count and sorted-sha256 checked)")
+    return 0
+
+
+def data_command(args: list[str]) -> int:
+    from pipeline.games.sources import rebuild, rebuild_target, verify
+
+    if args[:1] == ["fetch"]:
+        return data_fetch_command(args[1:])
+    data_dir = DATA_DIR
     if args == ["rebuild"]:
+        data_dir = rebuild_target(DATA_DIR)
         provenance = rebuild(data_dir)
         print(f"rebuilt {len(provenance)} lists from the registry into {data_dir}")
     elif args != ["verify"]:
