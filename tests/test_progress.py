@@ -48,13 +48,13 @@ def expected_line(done, total, fresh, elapsed):
         eta_text = f"{eta // 60}m{eta % 60:02d}s"
     else:
         eta_text = f"{eta // 3600}h{eta % 3600 // 60:02d}m"
-    return f"V5: {done}/{total} tasks ({100 * done // total}%), {rate:.2f} tasks/s, ETA {eta_text}"
+    return f"V5: {done}/{total} tasks ({100 * done // total}%), {rate:.3g} tasks/s, ETA {eta_text}"
 
 
 def test_piped_run_logs_a_line_every_tenth_with_rate_and_eta(tmp_path):
     lines = run_tasks(tmp_path, total=100, seconds_per_task=2.0)  # a tenth every 20 s: inside the 30 s interval
     assert lines[:-1] == [expected_line(d, 100, d, 2.0 * d) for d in range(10, 100, 10)]
-    assert lines[0] == "V5: 10/100 tasks (10%), 0.50 tasks/s, ETA 3m00s"
+    assert lines[0] == "V5: 10/100 tasks (10%), 0.5 tasks/s, ETA 3m00s"
     assert lines[-1] == "V5: 100/100 tasks in 200.0s"
 
 
@@ -76,7 +76,7 @@ def test_short_fan_out_prints_only_its_summary(tmp_path):
 def test_rate_counts_only_tasks_run_now_not_resumed_ones(tmp_path):
     lines = run_tasks(tmp_path, total=100, seconds_per_task=2.0, resumed=40)
     # first mark at 50 done = 10 fresh tasks in 20 s: 0.5 tasks/s, 50 left -> 100 s
-    assert lines[0] == "V5: 50/100 tasks (50%), 0.50 tasks/s, ETA 1m40s"
+    assert lines[0] == "V5: 50/100 tasks (50%), 0.5 tasks/s, ETA 1m40s"
     assert lines[1] == expected_line(60, 100, 20, 40.0)
     assert lines[-1] == "V5: 100/100 tasks in 120.0s (40 resumed from an earlier run)"
 

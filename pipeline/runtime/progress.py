@@ -72,13 +72,13 @@ class Progress:
         log.info(self.line(now))
 
     def line(self, now: float) -> str:
-        """`V5: 40/160 tasks (25%), 0.50 tasks/s, ETA 4m00s` — rate and ETA from this run's tasks only."""
+        """`V5: 40/160 tasks (25%), 0.5 tasks/s, ETA 4m00s` — rate and ETA from this run's tasks only."""
         elapsed = now - self.started
         fresh = self.done - self.resumed
         text = f"{self.label}: {self.done}/{self.total} tasks ({100 * self.done // max(self.total, 1)}%)"
         if fresh > 0 and elapsed > 0:
             rate = fresh / elapsed
-            text += f", {rate:.2f} tasks/s, ETA {_duration((self.total - self.done) / rate)}"
+            text += f", {rate:.3g} tasks/s, ETA {_duration((self.total - self.done) / rate)}"
         return text
 
     def __exit__(self, *exc):
