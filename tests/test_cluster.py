@@ -27,8 +27,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def pipeline_args(outputs, *extra):
+    return [*STAGE, f"paths.outputs={outputs}", "ray.num_cpus=2", *extra]
+
+
 def pipeline_cmd(outputs, *extra):
-    return [sys.executable, "-m", "pipeline", *STAGE, f"paths.outputs={outputs}", "ray.num_cpus=2", *extra]
+    return [sys.executable, "-m", "pipeline", *pipeline_args(outputs, *extra)]
+
+
+def slow_pipeline(outputs, delay: float):
+    """The same command with every task sleeping `delay` s first (tests/fault_injection.py), and its env."""
+    path = os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    return [sys.executable, "-m", "fault_injection", str(delay), *pipeline_args(outputs)], env
 
 
 def funnel_of(stdout: str):
@@ -111,8 +122,8 @@ def test_two_node_loopback_cluster_gives_the_embedded_result(loopback_cluster, r
 
 
 def test_killed_worker_is_retried_and_the_artifact_is_identical(reference, tmp_path):
-    env = {**os.environ, "PIPELINE_TASK_DELAY_S": "1.0"}
-    driver = subprocess.Popen(pipeline_cmd(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    cmd, env = slow_pipeline(tmp_path, 1.0)
+    driver = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, start_new_session=True)
     worker = wait_for(lambda: subprocess.run(["pgrep", "-f", "ray::lower_bound-V1"], capture_output=True,
                                              text=True).stdout.split(), what="a running task")
@@ -123,8 +134,8 @@ def test_killed_worker_is_retried_and_the_artifact_is_identical(reference, tmp_p
 
 
 def test_killed_driver_resumes_finished_shards(reference, tmp_path):
-    env = {**os.environ, "PIPELINE_TASK_DELAY_S": "0.5"}
-    driver = subprocess.Popen(pipeline_cmd(tmp_path), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    cmd, env = slow_pipeline(tmp_path, 0.5)
+    driver = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     shards = tmp_path / "lower_bound"
     wait_for(lambda: len(list(shards.glob(".shards-*/lower_bound-V1/*.done"))) >= 3, what="three finished shards")
