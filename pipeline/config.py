@@ -44,6 +44,15 @@ class RayConfig:
     object_store_memory: int | None = None
     max_retries: int = 3
     max_in_flight: int = 16
+    executor: str = "auto"  # auto: small work in this process, the rest on Ray | local: in-process | ray
+
+    def __post_init__(self):
+        from pipeline.errors import PipelineError
+
+        if self.executor not in ("auto", "local", "ray"):
+            raise PipelineError(f"ray.executor must be auto, local or ray, not {self.executor!r}")
+        if self.executor == "local" and self.address != "local":
+            raise PipelineError(f"ray.executor=local runs in this process: it cannot use ray.address={self.address}")
 
 
 @dataclass
