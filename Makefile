@@ -1,14 +1,18 @@
 # make run   — create .venv, install, run the main job
-# make test  — create .venv, install, run the whole test suite
+# make test  — create .venv, install, run the whole test suite (FFXIVrdle's tests skip without its lists)
+# make test-ffxivrdle SHARED_DATA=<dir>  — only the tests that need FFXIVrdle's lists, read from <dir>/ffxivrdle
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+PYTEST_ARGS ?=
+SHARED_DATA ?= $(or $(PIPELINE_SHARED_DATA),../shared/data)
 
-.PHONY: install run test bench data-verify data-rebuild words clean
+.PHONY: install run test test-ffxivrdle bench data-verify data-rebuild data-fetch words clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip uninstall --quiet --yes pipeline 2>/dev/null || true  # the distribution's name until 0.1.0
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
@@ -18,7 +22,10 @@ run: install
 	$(PY) -m pipeline experiment=prove_wordle
 
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+test-ffxivrdle: install
+	PIPELINE_SHARED_DATA=$(abspath $(SHARED_DATA)) $(PY) -m pytest -q -m needs_ffxivrdle $(PYTEST_ARGS)
 
 bench: install
 	for b in benchmarks/*.py; do [ $$b = benchmarks/timing.py ] || $(PY) $$b || exit 1; done
@@ -28,6 +35,10 @@ data-verify: install
 
 data-rebuild: install
 	$(PY) -m pipeline data rebuild
+
+# FFXIVrdle's lists (not shipped): downloaded from the paper authors' repository into ~/.local/share/pipeline
+data-fetch: install
+	$(PY) -m pipeline data fetch ffxivrdle
 
 # Debian word lists for game=words (wamerican, wbritish, scowl tiers)
 words:

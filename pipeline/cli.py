@@ -13,11 +13,11 @@ from pathlib import Path
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from pipeline.config import PROJECT_ROOT, Config
+from pipeline.config import CONF_DIR as CONF_PATH, Config
 from pipeline.errors import PipelineError
 from pipeline.stages import STAGES, upstream_schema
 
-CONF_DIR = str(PROJECT_ROOT / "conf")
+CONF_DIR = str(CONF_PATH)  # conf/ of the checkout, or pipeline/conf of an installed copy
 EXIT_BAD_INPUT = 2
 MULTIRUN_FLAGS = ("-m", "--multirun")
 GRAMMAR_ERRORS = ("no viable alternative", "mismatched input", "token recognition error", "extraneous input")

@@ -78,14 +78,12 @@ def load_game_from(overrides: list[str]):
 
 
 def data_dir(for_rebuild: bool = False) -> Path:
-    """The shipped lists' folder (where `data rebuild` writes, if the packaging says otherwise)."""
-    import pipeline.config as config
-    import pipeline.games.sources as sources
+    """The shipped lists' folder; `data rebuild` writes where sources.rebuild_target says (a user folder when
+    the installed package is read-only)."""
+    from pipeline.config import DATA_DIR
+    from pipeline.games.sources import rebuild_target
 
-    base = Path(getattr(config, "DATA_DIR", config.PROJECT_ROOT / "data"))
-    if for_rebuild and hasattr(sources, "rebuild_target"):
-        return Path(sources.rebuild_target(base))
-    return base
+    return Path(rebuild_target(DATA_DIR)) if for_rebuild else Path(DATA_DIR)
 
 
 def data_command(ns: argparse.Namespace) -> int:

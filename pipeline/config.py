@@ -4,10 +4,11 @@ The YAML files under conf/ choose values; these dataclasses say which keys
 exist and what type each has.  Stage schemas live beside their stages.
 """
 
+import os
 from dataclasses import dataclass, field
-from typing import Any
-
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from omegaconf import MISSING, OmegaConf
 
@@ -19,6 +20,7 @@ class WordListConfig:
     path: str = ""
     sha256: str = ""  # expected sorted-sha256; "" = not pinned (user-supplied lists)
     count: int = 0  # expected number of words; 0 = not pinned
+    url: str = ""  # where `python -m pipeline data fetch <game>` downloads the list from ("" = not fetchable)
 
 
 @dataclass
@@ -42,14 +44,22 @@ class RayConfig:
     object_store_memory: int | None = None
     max_retries: int = 3
     max_in_flight: int = 16
+    executor: str = "auto"  # auto: small work in this process, the rest on Ray | local: in-process | ray
+
+    def __post_init__(self):
+        from pipeline.errors import PipelineError
+
+        if self.executor not in ("auto", "local", "ray"):
+            raise PipelineError(f"ray.executor must be auto, local or ray, not {self.executor!r}")
+        if self.executor == "local" and self.address != "local":
+            raise PipelineError(f"ray.executor=local runs in this process: it cannot use ray.address={self.address}")
 
 
 @dataclass
 class PathsConfig:
-    root: str = MISSING
-    data: str = MISSING
-    outputs: str = MISSING
-    shared_data: str = MISSING
+    data: str = MISSING  # the shipped word lists
+    outputs: str = MISSING  # artifact root
+    shared_data: str = MISSING  # lists the project may not ship (FFXIVrdle), fetched by `data fetch`
 
 
 @dataclass
@@ -62,6 +72,31 @@ class Config:
     progress: bool = True  # progress lines on a TTY
 
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-if not OmegaConf.has_resolver("project_root"):
-    OmegaConf.register_new_resolver("project_root", lambda: str(PROJECT_ROOT))
+PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the source checkout (meaningless in an installed copy)
+
+
+def package_dir(name: str) -> Path:
+    """`conf` or `data`: pipeline/<name> in an installed copy (package data), else <checkout>/<name>.
+
+    pyproject.toml maps the top-level conf/ and data/ into the package when it is built, so a regular
+    install has them inside the package; an editable install or a plain checkout has them beside it."""
+    installed = Path(str(resources.files("pipeline"))) / name
+    return installed if installed.is_dir() else PROJECT_ROOT / name
+
+
+def user_data_dir() -> Path:
+    """Where lists the project may not ship are kept: $PIPELINE_SHARED_DATA, else the user's data folder
+    ($XDG_DATA_HOME/pipeline, by default ~/.local/share/pipeline)."""
+    if os.environ.get("PIPELINE_SHARED_DATA"):
+        return Path(os.environ["PIPELINE_SHARED_DATA"]).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "pipeline"
+
+
+CONF_DIR = package_dir("conf")
+DATA_DIR = package_dir("data")
+
+for _name, _resolver in {"package_dir": lambda name: str(package_dir(name)),
+                         "user_data_dir": lambda: str(user_data_dir())}.items():
+    if not OmegaConf.has_resolver(_name):
+        OmegaConf.register_new_resolver(_name, _resolver)

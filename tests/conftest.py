@@ -1,8 +1,12 @@
 """Shared fixtures: one embedded Ray session for the whole run, composed configs, tiny games."""
 
 import os
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+
+from pipeline.config import GameConfig, WordListConfig
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
@@ -46,3 +50,54 @@ def run_pipeline(compose_config):
         return run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
 
     return run
+
+
+@dataclass
+class SmallWordle:
+    """A small Wordle-like game written inside the tests (game=words): a sample of the shipped lists."""
+
+    config: GameConfig
+    overrides: list  # the same game as command-line overrides
+
+    @property
+    def game(self):
+        from pipeline.games.catalog import load_game
+
+        return load_game(self.config)
+
+
+@pytest.fixture(scope="session")
+def small_wordle(tmp_path_factory):
+    """Secrets: every 14th original answer plus RAISE (167 words); guesses: those plus every 16th allowed
+    guess (967 words), so G ≠ S, codes are uint8 and an opener sweep covers words that cannot win."""
+    from pipeline.config import DATA_DIR
+
+    answers = (DATA_DIR / "wordle" / "original_answers.txt").read_text().split()
+    allowed = (DATA_DIR / "wordle" / "original_guesses.txt").read_text().split()
+    secrets = sorted(set(answers[::14]) | {"raise"})
+    guesses = sorted(set(allowed[::16]) | set(secrets))
+    folder = tmp_path_factory.mktemp("small_wordle")
+    (folder / "secrets.txt").write_text("\n".join(secrets) + "\n")
+    (folder / "guesses.txt").write_text("\n".join(guesses) + "\n")
+    config = GameConfig(name="words", secrets=WordListConfig(path=str(folder / "secrets.txt")),
+                        guesses=WordListConfig(path=str(folder / "guesses.txt")))
+    overrides = ["game=words", f"game.secrets.path={folder / 'secrets.txt'}",
+                 f"game.guesses.path={folder / 'guesses.txt'}"]
+    return SmallWordle(config, overrides)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked needs_ffxivrdle are skipped, saying why, when FFXIVrdle's lists are not where the
+    config expects them (they are never shipped: `python -m pipeline data fetch ffxivrdle`)."""
+    needing = [item for item in items if item.get_closest_marker("needs_ffxivrdle")]
+    if not needing:
+        return
+    from pipeline.games.catalog import game_config
+
+    cfg = game_config("ffxivrdle")
+    missing = [path for path in (cfg.secrets.path, cfg.guesses.path) if not Path(path).is_file()]
+    if missing:
+        reason = (f"FFXIVrdle lists not found ({', '.join(missing)}): run `python -m pipeline data fetch "
+                  f"ffxivrdle` or set PIPELINE_SHARED_DATA")
+        for item in needing:
+            item.add_marker(pytest.mark.skip(reason=reason))

@@ -114,13 +114,13 @@ def test_suggestion_rules(mini):
     session = Session(Strategy(mini))
     first = session.suggestion()
     assert first.source == "greedy" and first.word == "4*7=28" and first.chance == pytest.approx(1 / 206)
-    secret = "28/7=4"
+    secret = "16/2=8"  # greedy play leaves it tied with 10-2=8: two candidates, not yet solved
     session.play(first.word, feedback(first.word, secret))
     while len(session.candidates) > 2:
         session.play(session.suggestion().word, feedback(session.suggestion().word, secret))
-    if not session.solved:
-        s = session.suggestion()
-        assert s.source == "candidate" and s.word == session.candidate_words()[0] and s.candidate
+    assert not session.solved and session.candidate_words() == ["10-2=8", "16/2=8"]
+    s = session.suggestion()
+    assert s.source == "candidate" and s.word == "10-2=8" and s.candidate
 
 
 # ---- strategy trees ------------------------------------------------------------------------------------------

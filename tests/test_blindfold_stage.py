@@ -19,6 +19,12 @@ def word_game(tmp_path):
     return ["game=words", f"game.secrets.path={path}"]
 
 
+def separating_sets(words, size):
+    """Every set of `size` words (sorted lists) whose responses tell all words apart."""
+    return [sorted(subset) for subset in itertools.combinations(words, size)
+            if len({tuple(feedback(g, s) for g in subset) for s in words}) == len(words)]
+
+
 def brute_force_f_star(words):
     for size in range(len(words) + 1):
         for subset in itertools.combinations(words, size):
@@ -31,7 +37,6 @@ def test_optimum_matches_brute_force_with_outputs(run_pipeline, word_game):
     solution = json.loads(artifact.file("solution.json").read_text())
     assert solution["f_star"] == brute_force_f_star(WORDS) and solution["proven_optimal"] is True
     assert solution["lower_bound"] == solution["f_star"] == len(solution["guesses"])
-    assert solution["k_boards"]["3"] == solution["f_star"] + 3
     codes = {tuple(feedback(g, s) for g in solution["guesses"]) for s in WORDS}
     assert len(codes) == len(WORDS)
     pairs = pq.read_table(artifact.file("pairs.parquet"))
@@ -50,7 +55,11 @@ def test_uniqueness_resolves_without_each_word_on_ray(run_pipeline, word_game, r
     solution = json.loads(artifact.file("solution.json").read_text())
     without = solution["uniqueness"]["without"]
     assert set(without) == set(solution["guesses"])
-    assert solution["uniqueness"]["unique"] == all(r["lower_bound"] > solution["f_star"] for r in without.values())
+    optimal_sets = separating_sets(WORDS, solution["f_star"])
+    assert solution["f_star"] == brute_force_f_star(WORDS) and sorted(solution["guesses"]) in optimal_sets
+    assert solution["uniqueness"]["unique"] == (len(optimal_sets) == 1)
+    for word, result in without.items():  # the best set avoiding `word`, by brute force
+        assert (result["lower_bound"] > solution["f_star"]) == all(word in s for s in optimal_sets)
 
 
 @pytest.mark.parametrize("override,message", [

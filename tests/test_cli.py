@@ -26,7 +26,8 @@ def test_feedback_stage_prints_its_artifact_folder_last(outputs):
     (["stage=feedbak"], "Could not find 'stage/feedbak' (available: blindfold, exact, feedback,"),
     (["stage.bredth=3"], "Key 'bredth' not in 'FeedbackConfig'"),
     (["stage.block_rows=many"], "could not be converted to Integer"),
-    (["game=ffxivrdle", "paths.shared_data=/nowhere"], "needs answers.txt (168 words)"),
+    (["game=ffxivrdle", "paths.shared_data=/nowhere"],
+     "not found: /nowhere/ffxivrdle/answers.txt — FFXIVrdle's lists are not shipped: run `python -m pipeline data fetch ffxivrdle`"),
     (["game=wordle_original", "game.secrets.sha256=" + "0" * 64], "digest mismatch"),
     (["game=words", "game.secrets.path=/nowhere/words"], "words secrets list not found: /nowhere/words"),
 ])

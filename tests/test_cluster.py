@@ -2,6 +2,7 @@
 that resumes, and two identical runs at once. The stage runs in subprocesses, as a user runs it."""
 
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -26,8 +27,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def pipeline_args(outputs, *extra):
+    return [*STAGE, f"paths.outputs={outputs}", "ray.num_cpus=2", *extra]
+
+
 def pipeline_cmd(outputs, *extra):
-    return [sys.executable, "-m", "pipeline", *STAGE, f"paths.outputs={outputs}", "ray.num_cpus=2", *extra]
+    return [sys.executable, "-m", "pipeline", *pipeline_args(outputs, *extra)]
+
+
+def slow_pipeline(outputs, delay: float):
+    """The same command with every task sleeping `delay` s first (tests/fault_injection.py), and its env."""
+    path = os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    return [sys.executable, "-m", "fault_injection", str(delay), *pipeline_args(outputs)], env
 
 
 def funnel_of(stdout: str):
@@ -52,23 +64,39 @@ def wait_for(predicate, timeout=120, what="condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def node_environment(base: Path, name: str, token: str) -> dict:
+    """A node's own HOME holding its copy of the cluster token, handed over as RAY_AUTH_TOKEN_PATH the
+    way docker/ does (file_mounts / the operator's Secret): a node that cannot read it cannot join."""
+    home = base / f"home-{name}"
+    token_file = home / ".ray-auth" / "token"
+    token_file.parent.mkdir(parents=True)
+    token_file.write_text(token)
+    token_file.chmod(0o600)
+    env = {k: v for k, v in os.environ.items() if k not in ("RAY_AUTH_TOKEN", "RAY_ADDRESS")}
+    return {**env, "HOME": str(home), "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token",
+            "RAY_AUTH_TOKEN_PATH": str(token_file)}
+
+
 @pytest.fixture
 def loopback_cluster():
-    """`ray start --head` plus a second node joining it, both on 127.0.0.1; stopped by their pids."""
-    port, temp = free_port(), Path(f"/tmp/pipeline-ray-{os.getpid()}")
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    """`ray start --head` plus a second node joining it, both on 127.0.0.1 but each with its own HOME
+    and --temp-dir (nothing read from another node's files); stopped by their pids. Yields the address
+    and the driver's environment (its own HOME and token file too)."""
+    port, base = free_port(), Path(f"/tmp/pipeline-ray-{os.getpid()}")
+    token = secrets.token_hex(32)
     common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--block", "--disable-usage-stats"]
     head = subprocess.Popen([RAY, "start", "--head", f"--port={port}", "--include-dashboard=false",
-                             f"--temp-dir={temp}", *common], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                             f"--temp-dir={base / 'head'}", *common], env=node_environment(base, "head", token),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     nodes = [head]
     try:
         address = f"127.0.0.1:{port}"
-        env["RAY_AUTH_MODE"] = "token"  # the head wrote its token; everyone else must present it
+        env = node_environment(base, "driver", token)
         wait_for(lambda: subprocess.run([RAY, "status", f"--address={address}"], env=env,
                                         capture_output=True).returncode == 0, what="the head node")
-        nodes.append(subprocess.Popen([RAY, "start", f"--address={address}", *common], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        nodes.append(subprocess.Popen([RAY, "start", f"--address={address}", f"--temp-dir={base / 'node'}", *common],
+                                      env=node_environment(base, "node", token), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, start_new_session=True))
         wait_for(lambda: "2.0 CPU" in subprocess.run([RAY, "status", f"--address={address}"], env=env,
                                                      capture_output=True, text=True).stdout, what="two nodes")
         yield address, env
@@ -77,7 +105,7 @@ def loopback_cluster():
             os.killpg(node.pid, signal.SIGTERM)
         for node in nodes:
             node.wait(timeout=60)
-        shutil.rmtree(temp, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_two_node_loopback_cluster_gives_the_embedded_result(loopback_cluster, reference, tmp_path):
@@ -94,8 +122,8 @@ def test_two_node_loopback_cluster_gives_the_embedded_result(loopback_cluster, r
 
 
 def test_killed_worker_is_retried_and_the_artifact_is_identical(reference, tmp_path):
-    env = {**os.environ, "PIPELINE_TASK_DELAY_S": "1.0"}
-    driver = subprocess.Popen(pipeline_cmd(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    cmd, env = slow_pipeline(tmp_path, 1.0)
+    driver = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, start_new_session=True)
     worker = wait_for(lambda: subprocess.run(["pgrep", "-f", "ray::lower_bound-V1"], capture_output=True,
                                              text=True).stdout.split(), what="a running task")
@@ -106,8 +134,8 @@ def test_killed_worker_is_retried_and_the_artifact_is_identical(reference, tmp_p
 
 
 def test_killed_driver_resumes_finished_shards(reference, tmp_path):
-    env = {**os.environ, "PIPELINE_TASK_DELAY_S": "0.5"}
-    driver = subprocess.Popen(pipeline_cmd(tmp_path), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    cmd, env = slow_pipeline(tmp_path, 0.5)
+    driver = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     shards = tmp_path / "lower_bound"
     wait_for(lambda: len(list(shards.glob(".shards-*/lower_bound-V1/*.done"))) >= 3, what="three finished shards")

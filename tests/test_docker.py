@@ -1,77 +1,125 @@
-"""docker/: static checks of the image and cluster manifests (no Docker engine runs here)."""
+"""docker/: the image, the cluster-launcher config and the KubeRay manifests, checked against what
+reads them (no Docker engine or Kubernetes runs here): the launcher config against the JSON schema
+shipped inside Ray and Ray's own config preparation, the RayJob against the fields and references
+the KubeRay controller and the kubelet resolve."""
 
+import json
 import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 import yaml
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
-from pipeline.config import PROJECT_ROOT
+ROOT = Path(__file__).resolve().parents[1]
+DOCKER = ROOT / "docker"
+OUTPUTS_IN_IMAGE = "/opt/pipeline/outputs"  # WORKDIR/outputs: the default paths.outputs inside the image
 
-DOCKER = PROJECT_ROOT / "docker"
-IMAGE = "pipeline-ray:0.1.0"
-
-
-def pyproject_requirement(name):
-    deps = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    return next(Requirement(d) for d in deps if Requirement(d).name == name)
-
-
-def dockerfile():
-    return (DOCKER / "Dockerfile").read_text()
-
-
-def test_image_python_and_pinned_ray_match_pyproject():
-    text = dockerfile()
-    assert re.search(r"^FROM python:3\.11", text, re.M)
-    ray_pin = re.search(r'"ray\[default\]==([\d.]+)"', text).group(1)
-    assert pyproject_requirement("ray").specifier.contains(ray_pin)
-    rayjob = yaml.safe_load((DOCKER / "rayjob.yaml").read_text())
-    assert rayjob["spec"]["rayClusterSpec"]["rayVersion"] == ray_pin
-    from pipeline import __version__
-
-    assert IMAGE.endswith(__version__)
+# Fields of KubeRay's ray.io/v1 types (operator >= 1.6) that these manifests may use; kubectl's strict
+# validation rejects any other name, and the controller ignores fields it does not know.
+RAYJOB_SPEC_FIELDS = {"entrypoint", "submissionMode", "activeDeadlineSeconds", "backoffLimit", "submitterConfig",
+                      "shutdownAfterJobFinishes", "ttlSecondsAfterFinished", "rayClusterSpec", "runtimeEnvYAML",
+                      "entrypointNumCpus", "submitterPodTemplate", "metadata", "suspend"}
+RAYCLUSTER_SPEC_FIELDS = {"rayVersion", "authOptions", "headGroupSpec", "workerGroupSpecs",
+                          "enableInTreeAutoscaling", "autoscalerOptions", "headServiceAnnotations", "suspend"}
+HEAD_GROUP_FIELDS = {"rayStartParams", "template", "serviceType", "headService", "enableIngress"}
+WORKER_GROUP_FIELDS = {"groupName", "replicas", "minReplicas", "maxReplicas", "numOfHosts", "rayStartParams",
+                       "template", "scaleStrategy", "suspend"}
 
 
-def test_image_turns_off_usage_stats_and_uv_propagation():
-    text = dockerfile()
-    assert "RAY_USAGE_STATS_ENABLED=0" in text and "RAY_ENABLE_UV_RUN_RUNTIME_ENV=0" in text
-    for line in text.splitlines():
-        if line.startswith("COPY "):
-            assert (PROJECT_ROOT / line.split()[1]).exists(), line
+def load(name):
+    return yaml.safe_load((DOCKER / name).read_text())
 
 
-def test_cluster_launcher_has_docker_section_shm_and_token_auth():
-    cluster = yaml.safe_load((DOCKER / "cluster.yaml").read_text())
-    docker = cluster["docker"]
-    assert docker["image"] == IMAGE
-    options = " ".join(docker["run_options"])
-    shm = re.search(r"--shm-size=(\d+)g", options)
-    assert shm and int(shm.group(1)) >= 2
-    assert "RAY_AUTH_MODE=token" in options and "RAY_AUTH_TOKEN=" in options
-    assert "/opt/pipeline/outputs" in options  # artifacts on a volume every node and the driver share
+def instructions():
+    """The Dockerfile as (INSTRUCTION, arguments) pairs, continuation lines joined, comments dropped."""
+    text = re.sub(r"\\\n", " ", (DOCKER / "Dockerfile").read_text())
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in lines]
 
 
-def test_rayjob_sets_auth_on_every_node_and_runs_a_valid_entrypoint():
-    job = yaml.safe_load((DOCKER / "rayjob.yaml").read_text())
-    spec = job["spec"]["rayClusterSpec"]
-    containers = [spec["headGroupSpec"]["template"]["spec"]["containers"][0]] + [
-        g["template"]["spec"]["containers"][0] for g in spec["workerGroupSpecs"]]
-    for container in containers:
-        assert container["image"] == IMAGE
-        env = {e["name"]: e for e in container["env"]}
-        assert env["RAY_AUTH_MODE"]["value"] == "token" and "RAY_AUTH_TOKEN" in env
-        assert any(m["mountPath"] == "/dev/shm" for m in container["volumeMounts"])
-    argv = shlex.split(job["spec"]["entrypoint"])
-    assert argv[:3] == ["python", "-m", "pipeline"]
-    from pipeline.cli import compose
+def first_index(pairs, predicate):
+    return next(i for i, pair in enumerate(pairs) if predicate(*pair))
 
-    cfg = compose(argv[3:])  # exits with a one-line error if any override is invalid
-    assert cfg.ray.address == "auto"
+
+def pins():
+    """docker/constraints.txt as {canonical name: version}."""
+    found = {}
+    for line in (DOCKER / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")  # exact pins only
+            assert canonicalize_name(name) not in found, name
+            found[canonicalize_name(name)] = version.strip()
+    return found
+
+
+def pyproject_dependencies():
+    return [Requirement(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]]
+
+
+def registry_qualified(image: str) -> bool:
+    """`host[:port]/path:tag`: the first component names a registry (a dot, a port or localhost)."""
+    first, _, rest = image.partition("/")
+    return bool(rest) and ("." in first or ":" in first or first == "localhost") and ":" in rest
+
+
+# --- the image -------------------------------------------------------------------------------------
+
+
+def test_image_python_matches_the_environment_the_constraints_were_frozen_from():
+    base = next(args for op, args in instructions() if op == "FROM")
+    assert re.fullmatch(rf"python:{sys.version_info.major}\.{sys.version_info.minor}-slim", base)
+
+
+def test_image_installs_rsync_and_ssh_for_the_cluster_launcher():
+    runs = " ".join(args for op, args in instructions() if op == "RUN")
+    install = re.search(r"apt-get install ([^&;]*)", runs).group(1).split()
+    assert {"rsync", "openssh-client"} <= set(install)
+
+
+def test_dependencies_are_installed_from_exact_pins_before_the_code_is_copied():
+    steps = instructions()
+    deps = first_index(steps, lambda op, a: op == "RUN" and re.search(r"pip install .*-r \S*constraints\.txt", a))
+    code_copy = first_index(steps, lambda op, a: op == "COPY" and "constraints.txt" not in a)
+    assert deps < code_copy
+    copied = [a.split()[0] for op, a in steps[:deps] if op == "COPY"]
+    assert copied == ["docker/constraints.txt"]  # nothing else invalidates the dependency layer
+    code_install = next(a for op, a in steps[code_copy:] if op == "RUN" and "pip install" in a)
+    assert " -e " not in f" {code_install} " and "--no-deps" in code_install and "pip check" in code_install
+    for op, args in steps:
+        if op == "COPY":
+            assert (ROOT / args.split()[0]).exists(), args
+
+
+def test_constraints_pin_every_dependency_within_pyproject_ranges():
+    pinned = pins()
+    for requirement in pyproject_dependencies():
+        version = pinned[canonicalize_name(requirement.name)]
+        assert requirement.specifier.contains(version), (requirement, version)
+    assert load("rayjob.yaml")["spec"]["rayClusterSpec"]["rayVersion"] == pinned["ray"]
+
+
+def test_image_runs_as_a_non_root_user_with_a_warm_numba_cache_and_no_anonymous_volume():
+    steps = instructions()
+    assert not [a for op, a in steps if op == "VOLUME"]
+    user_at = first_index(steps, lambda op, a: op == "USER")
+    assert steps[user_at][1] not in {"root", "0"}
+    env = " ".join(a for op, a in steps if op == "ENV")
+    cache = re.search(r"NUMBA_CACHE_DIR=(\S+)", env).group(1)
+    home = re.search(r"HOME=(\S+)", env).group(1)  # declared: the launcher reads HOME from the image's Env
+    assert cache.startswith(home + "/")
+    chown = next(a for op, a in steps[:user_at] if op == "RUN" and "chown" in a)
+    assert f"{steps[user_at][1]}:" in chown and home in chown
+    warm = [a for op, a in steps[user_at:] if op == "RUN" and "python -m pipeline" in a]
+    assert warm  # compiled as the user who owns the cache, after the package is installed
+    workdir = [a for op, a in steps if op == "WORKDIR"][-1]
+    assert f"{workdir}/outputs" == OUTPUTS_IN_IMAGE
 
 
 def _engine_available():
@@ -81,4 +129,130 @@ def _engine_available():
 
 @pytest.mark.skipif(not _engine_available(), reason="no Docker engine on this machine (checked statically above)")
 def test_image_builds_where_an_engine_exists():
-    subprocess.run(["docker", "build", "-f", str(DOCKER / "Dockerfile"), "-t", IMAGE, str(PROJECT_ROOT)], check=True)
+    image = load("cluster.yaml")["docker"]["image"]
+    subprocess.run(["docker", "build", "-f", str(DOCKER / "Dockerfile"), "-t", image, str(ROOT)], check=True)
+
+
+# --- ray up docker/cluster.yaml --------------------------------------------------------------------
+
+
+def test_cluster_config_passes_rays_schema_and_config_preparation():
+    import jsonschema
+    import ray
+    from ray.autoscaler._private.util import prepare_config, validate_config
+
+    schema = json.loads((Path(ray.__file__).parent / "autoscaler" / "ray-schema.json").read_text())
+    config = load("cluster.yaml")
+    jsonschema.validate(config, schema)
+    prepared = prepare_config(config)  # what `ray up` does before starting anything
+    validate_config(prepared)
+    assert prepared["max_workers"] == len(config["provider"]["worker_ips"]) == config["max_workers"]
+
+
+def test_cluster_image_is_the_pushed_registry_image_of_this_version():
+    from pipeline import __version__
+
+    image = load("cluster.yaml")["docker"]["image"]
+    assert registry_qualified(image), image
+    assert image.rsplit(":", 1)[1] == __version__
+
+
+def test_cluster_token_is_a_shipped_file_not_a_remotely_expanded_variable():
+    config = load("cluster.yaml")
+    options = config["docker"]["run_options"]
+    assert not [o for o in options if "$" in o]  # expanded by each remote host's shell, not yours
+    env = dict(o.split(None, 1)[1].split("=", 1) for o in options if o.startswith("-e "))
+    assert env["RAY_AUTH_MODE"] == "token" and "RAY_AUTH_TOKEN" not in env
+    assert env["RAY_AUTH_TOKEN_PATH"] in config["file_mounts"]  # the file every node gets
+    assert config["auth"]["ssh_private_key"]  # the head's autoscaler SSHes to the workers with it
+
+
+def test_cluster_mounts_outputs_where_the_image_writes_them_and_keeps_the_dashboard_local():
+    config = load("cluster.yaml")
+    mounts = [o.split(None, 1)[1] for o in config["docker"]["run_options"] if o.startswith("-v ")]
+    assert any(m.split(":")[1] == OUTPUTS_IN_IMAGE for m in mounts)
+    head = " ".join(config["head_start_ray_commands"])
+    assert "--include-dashboard=true" in head and "--autoscaling-config=~/ray_bootstrap_config.yaml" in head
+    host = re.search(r"--dashboard-host[= ](\S+)", head)
+    assert host is None or host.group(1) in {"127.0.0.1", "localhost"}  # reached through `ray dashboard`
+
+
+# --- KubeRay RayJob --------------------------------------------------------------------------------
+
+
+def rayjob_pods():
+    """[(group kind, group spec, pod spec)] for the head and every worker group."""
+    cluster = load("rayjob.yaml")["spec"]["rayClusterSpec"]
+    head = cluster["headGroupSpec"]
+    return [("head", head, head["template"]["spec"])] + [
+        ("worker", group, group["template"]["spec"]) for group in cluster["workerGroupSpecs"]]
+
+
+def test_rayjob_uses_only_fields_kuberay_reads():
+    job = load("rayjob.yaml")
+    assert (job["apiVersion"], job["kind"]) == ("ray.io/v1", "RayJob")
+    assert set(job["spec"]) <= RAYJOB_SPEC_FIELDS, set(job["spec"]) - RAYJOB_SPEC_FIELDS
+    cluster = job["spec"]["rayClusterSpec"]
+    assert set(cluster) <= RAYCLUSTER_SPEC_FIELDS, set(cluster) - RAYCLUSTER_SPEC_FIELDS
+    for kind, group, _ in rayjob_pods():
+        allowed = HEAD_GROUP_FIELDS if kind == "head" else WORKER_GROUP_FIELDS
+        assert set(group) <= allowed, set(group) - allowed
+        assert all(isinstance(v, str) for v in group["rayStartParams"].values())  # map[string]string
+
+
+def test_rayjob_token_auth_reaches_the_submitter_through_auth_options():
+    spec = load("rayjob.yaml")["spec"]
+    assert spec.get("submissionMode", "K8sJobMode") == "K8sJobMode"
+    assert spec["rayClusterSpec"]["authOptions"]["mode"] == "token"
+    for _, _, pod in rayjob_pods():
+        for container in pod["containers"]:
+            names = {e["name"] for e in container.get("env", [])}
+            assert not names & {"RAY_AUTH_TOKEN", "RAY_AUTH_MODE"}  # set by the operator from its Secret
+
+
+def test_rayjob_runs_one_registry_image_of_the_pinned_ray_everywhere():
+    images = {c["image"] for _, _, pod in rayjob_pods() for c in pod["containers"]}
+    assert images == {load("cluster.yaml")["docker"]["image"]}
+    assert registry_qualified(images.pop())
+    reader = load("outputs-reader.yaml")["spec"]["containers"][0]["image"]
+    assert reader == load("cluster.yaml")["docker"]["image"]
+
+
+def test_rayjob_outputs_claim_is_shipped_and_mounted_on_the_head_only():
+    claims = {d["metadata"]["name"] for d in yaml.safe_load_all((DOCKER / "outputs-pvc.yaml").read_text())
+              if d["kind"] == "PersistentVolumeClaim"}
+    for kind, _, pod in rayjob_pods():
+        volumes = {v["name"]: v for v in pod.get("volumes", [])}
+        claimed = [v["persistentVolumeClaim"]["claimName"] for v in volumes.values() if "persistentVolumeClaim" in v]
+        assert set(claimed) <= claims
+        assert bool(claimed) == (kind == "head")  # ReadWriteOnce: only the driver's pod writes
+        for container in pod["containers"]:
+            for mount in container.get("volumeMounts", []):
+                assert mount["name"] in volumes, mount  # the kubelet refuses undefined volumes
+        if kind == "head":
+            mounts = {m["mountPath"]: m["name"] for m in pod["containers"][0]["volumeMounts"]}
+            assert "persistentVolumeClaim" in volumes[mounts[OUTPUTS_IN_IMAGE]]
+            assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsUser"]  # claim writable
+    reader = load("outputs-reader.yaml")["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"]
+    assert reader in claims
+
+
+def test_rayjob_is_bounded_in_time_and_scales_only_when_autoscaling_is_on():
+    spec = load("rayjob.yaml")["spec"]
+    assert isinstance(spec["activeDeadlineSeconds"], int) and spec["activeDeadlineSeconds"] > 0
+    assert isinstance(spec["backoffLimit"], int) and spec["backoffLimit"] >= 0
+    autoscaling = spec["rayClusterSpec"].get("enableInTreeAutoscaling", False)
+    for group in spec["rayClusterSpec"]["workerGroupSpecs"]:
+        low, want, high = group["minReplicas"], group["replicas"], group["maxReplicas"]
+        assert low <= want <= high
+        assert autoscaling or low == want == high  # a range without the autoscaler is never used
+
+
+def test_rayjob_entrypoint_is_a_valid_pipeline_command_writing_to_the_claim():
+    argv = shlex.split(load("rayjob.yaml")["spec"]["entrypoint"])
+    assert argv[:3] == ["python", "-m", "pipeline"]
+    from pipeline.cli import compose
+
+    cfg = compose(argv[3:])  # exits with a one-line error if any override is invalid
+    assert cfg.ray.address == "auto"
+    assert cfg.paths.outputs == OUTPUTS_IN_IMAGE

@@ -15,31 +15,34 @@ from pipeline.games.catalog import builtin_game
 from pipeline.runtime.store import ArtifactStore
 
 
-def test_parquet_round_trip_uint8_and_uint16(tmp_path):
-    for name in ("mini_nerdle", "ffxivrdle"):
-        codes = game_matrix(builtin_game(name))
+def test_parquet_round_trip_uint8_and_uint16(tmp_path, small_wordle):
+    for name, game in (("mini_nerdle", builtin_game("mini_nerdle")), ("words", small_wordle.game)):
+        codes = game_matrix(game)
         write_matrix(tmp_path / "m.parquet", codes, {"game": name}, row_group_rows=64)
         back, meta = read_matrix(tmp_path / "m.parquet")
         assert back.dtype == codes.dtype and np.array_equal(back, codes)
         assert meta["shape"] == list(codes.shape) and meta["game"] == name and "3**i" in meta["code_convention"]
     assert game_matrix(builtin_game("mini_nerdle")).dtype == np.uint16
+    assert game_matrix(small_wordle.game).dtype == np.uint8
 
 
-def test_layout_is_fixed_size_binary_zstd_without_dictionary(tmp_path):
+def test_layout_is_fixed_size_binary_zstd_without_dictionary(tmp_path, small_wordle):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    codes = game_matrix(builtin_game("ffxivrdle"))
+    game = small_wordle.game
+    codes = game_matrix(game)
     write_matrix(tmp_path / "m.parquet", codes, {}, row_group_rows=256)
     meta = pq.ParquetFile(tmp_path / "m.parquet").metadata
     column = meta.row_group(0).column(0)
-    assert pq.read_schema(tmp_path / "m.parquet").field("codes").type == pa.binary(168)
+    assert (len(game.guesses), len(game.secrets)) == (967, 167)
+    assert pq.read_schema(tmp_path / "m.parquet").field("codes").type == pa.binary(167)  # one byte per secret
     assert column.compression == "ZSTD" and not column.has_dictionary_page
-    assert meta.num_row_groups == 4 and meta.num_rows == 849
+    assert meta.num_row_groups == 4 and meta.num_rows == 967  # 256 + 256 + 256 + 199 rows
 
 
-def test_corrupt_matrix_is_detected(tmp_path):
-    codes = game_matrix(builtin_game("ffxivrdle"))
+def test_corrupt_matrix_is_detected(tmp_path, small_wordle):
+    codes = game_matrix(small_wordle.game)
     path = tmp_path / "m.parquet"
     write_matrix(path, codes, {})
     raw = bytearray(path.read_bytes())
@@ -101,11 +104,18 @@ def test_skipped_when_done_recomputed_when_forced_or_inputs_change(run_pipeline,
     assert hard.key == first.key  # the matrix does not depend on hard mode
 
 
-def test_row_blocks_on_ray_equal_in_process(run_pipeline, ray_session):
-    local = run_pipeline("stage=feedback", "game=ffxivrdle")
-    fanned = run_pipeline("stage=feedback", "game=ffxivrdle", "stage.ray_threshold_cells=1000", "stage.block_rows=100")
+def test_row_blocks_on_ray_equal_in_process(run_pipeline, ray_session, small_wordle):
+    from pipeline.games.answer import colours_to_code, feedback
+
+    local = run_pipeline("stage=feedback", *small_wordle.overrides)
+    fanned = run_pipeline("stage=feedback", *small_wordle.overrides, "stage.ray_threshold_cells=1000",
+                          "stage.block_rows=100")
     assert fanned.key != local.key
-    assert np.array_equal(read_matrix(local.file("matrix.parquet"))[0], read_matrix(fanned.file("matrix.parquet"))[0])
+    codes = read_matrix(fanned.file("matrix.parquet"))[0]
+    assert np.array_equal(read_matrix(local.file("matrix.parquet"))[0], codes)
+    game = small_wordle.game
+    for g in range(0, len(game.guesses), 97):  # rows from every block, against the scalar answering function
+        assert [int(c) for c in codes[g]] == [colours_to_code(feedback(game.guesses[g], s)) for s in game.secrets]
 
 
 KILL_WHILE_WRITING = """

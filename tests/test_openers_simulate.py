@@ -10,7 +10,6 @@ import pytest
 
 from pipeline.errors import PipelineError
 from pipeline.games.answer import feedback
-from pipeline.games.catalog import load_game
 
 
 def scalar_opener(guess, secrets, universe):
@@ -37,12 +36,14 @@ def test_openers_mini_nerdle_match_scalar_computation(run_pipeline, ray_session)
     assert artifact.manifest["summary"]["best_by_bits"] == rows[0]["opener"]
 
 
-def test_openers_over_all_guesses_match_scalar_on_ffxivrdle(run_pipeline, ray_session, compose_config):
-    artifact = run_pipeline("stage=openers", "game=ffxivrdle", "stage.candidates=guesses", "stage.block_rows=300")
+def test_openers_over_all_guesses_match_scalar_on_a_small_wordle(run_pipeline, ray_session, small_wordle):
+    artifact = run_pipeline("stage=openers", *small_wordle.overrides, "stage.candidates=guesses",
+                            "stage.block_rows=300")
     rows = {r["opener"]: r for r in pq.read_table(artifact.file("openers.parquet")).to_pylist()}
-    game = load_game(compose_config("game=ffxivrdle").game)
-    assert len(rows) == len(game.guesses)
-    for word in ["raise", game.guesses[0], game.guesses[-1]]:
+    game = small_wordle.game
+    assert len(rows) == len(game.guesses) == 967
+    outside = next(w for w in game.guesses if w not in game.secrets)
+    for word in ["raise", game.guesses[0], game.guesses[-1], outside]:
         remaining, bits, parts = scalar_opener(word, game.secrets, game.guesses)
         assert rows[word]["avg_remaining"] == pytest.approx(remaining)
         assert rows[word]["avg_bits"] == pytest.approx(bits)
@@ -53,25 +54,27 @@ def _per_secret(artifact):
     return pq.read_table(artifact.file("per_secret.parquet")).to_pylist()
 
 
-def test_simulate_ffxivrdle_every_strategy_wins_every_secret(run_pipeline, ray_session, compose_config):
-    game = load_game(compose_config("game=ffxivrdle").game)
-    artifact = run_pipeline("stage=simulate", "game=ffxivrdle", "stage.opener=raise", "stage.seeds=[3]",
+def test_simulate_every_strategy_wins_every_secret(run_pipeline, ray_session, small_wordle):
+    game = small_wordle.game
+    n = len(game.secrets)
+    assert n == 167
+    artifact = run_pipeline("stage=simulate", *small_wordle.overrides, "stage.opener=raise", "stage.seeds=[3]",
                             "stage.strategies=[random_candidate,random_candidate_answers,elimination,"
                             "elimination_answers,tree]", "stage.block_secrets=64")
     rows = pq.read_table(artifact.file("simulate.parquet")).to_pylist()
     assert {r["strategy"] for r in rows} == {"random_candidate", "random_candidate_answers", "elimination",
                                               "elimination_answers"}
-    assert all(r["failures"] == 0 and r["secrets"] == 168 for r in rows)
+    assert all(r["failures"] == 0 and r["secrets"] == n for r in rows)
     assert all(r["ci_low"] < r["mean"] < r["ci_high"] for r in rows)
     for r in rows:
         dist = {int(k): v for k, v in json.loads(r["distribution"]).items()}
-        assert sum(dist.values()) == 168 and max(dist) == r["max"]
-        assert sum(k * v for k, v in dist.items()) == r["total"] == pytest.approx(r["mean"] * 168)
+        assert sum(dist.values()) == n and max(dist) == r["max"]
+        assert sum(k * v for k, v in dist.items()) == r["total"] == pytest.approx(r["mean"] * n)
     summary = artifact.manifest["summary"]
     assert "tree skipped" in summary["notes"][0] and "tree" not in summary["strategies"]
     allowed, secrets = set(game.guesses), set(game.secrets)
     played = _per_secret(artifact)
-    assert len(played) == 4 * 168
+    assert len(played) == 4 * n
     for p in played:
         path = p["path"].split(",")
         assert p["guesses"] == len(path) >= 1 and path[-1] == p["secret"]
@@ -117,7 +120,7 @@ def test_simulate_plays_the_stores_upper_bound_tree(run_pipeline, ray_session):
 
 
 @pytest.mark.parametrize("override, message", [
-    ("stage.opener=zzzzz", "not an allowed guess"),
+    ("stage.opener=zzzzzz", "not an allowed guess"),
     ("stage.seeds=[]", "seeds is empty"),
     ("stage.seeds=[1,1]", "distinct"),
     ("stage.strategies=[random]", "unknown strategy"),
@@ -126,7 +129,7 @@ def test_simulate_plays_the_stores_upper_bound_tree(run_pipeline, ray_session):
 ])
 def test_simulate_bad_settings(run_pipeline, override, message):
     with pytest.raises(PipelineError, match=message):
-        run_pipeline("stage=simulate", "game=ffxivrdle", override)
+        run_pipeline("stage=simulate", "game=mini_nerdle", override)
 
 
 def test_openers_bad_candidates(run_pipeline):

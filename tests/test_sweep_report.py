@@ -1,11 +1,14 @@
 """A Hydra multirun sweep through the real CLI, then the report gathering it."""
 
+import json
 import subprocess
 import sys
 
 import pytest
 
 from pipeline.config import PROJECT_ROOT
+from pipeline.games.catalog import builtin_game
+from pipeline.search.tree import from_json, verify
 
 
 @pytest.mark.slow
@@ -20,8 +23,15 @@ def test_breadth_sweep_and_report(outputs):
     assert report.returncode == 0, report.stderr
     folder = outputs / "report" / report.stdout.strip().splitlines()[-1].rsplit("/", 1)[1]
     text = (folder / "report.md").read_text()
-    rows = [line for line in text.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
-    assert len(rows) == 2 and "| 1 | 1 | 544 | 4*7=28 |" in rows[0]  # paper's n = 1 beside ours
+    game = builtin_game("mini_nerdle")
+    rows = [line.strip("| ").split(" | ") for line in text.splitlines()
+            if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    assert [r[:4] for r in rows] == [["1", "1", "544", "4*7=28"], ["2", "2", "", ""]]  # paper's n = 1 beside ours
+    # our columns: Mini Nerdle's optimum is 544 (proven), and ApMinTotal(S, 2) <= ApMinTotal(S, 1) = 544
+    assert [(r[4], r[5]) for r in rows] == [("544", "4*7=28"), ("544", "4*7=28")]
+    for folder_ub in (p for p in (outputs / "upper_bound").iterdir() if not p.name.startswith(".")):
+        tree = from_json(json.loads((folder_ub / "tree.json").read_text())["tree"])
+        assert verify(tree, game.guesses, game.secrets) == 544  # the report's total is the tree's replayed total
     assert "- lower_bound: `python -m pipeline stage=lower_bound game=mini_nerdle`" in text  # missing, not faked
     assert (folder / "distribution.png").stat().st_size > 1000 and (folder / "openers.png").is_file()
     assert not (folder / "funnel.png").exists()

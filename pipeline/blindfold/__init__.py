@@ -11,7 +11,6 @@ from pipeline.blindfold.model import (
     RoundInfo,
     check,
     greedy_complete,
-    local_search,
     solve_blindfold,
 )
 
@@ -21,6 +20,5 @@ __all__ = [
     "RoundInfo",
     "check",
     "greedy_complete",
-    "local_search",
     "solve_blindfold",
 ]

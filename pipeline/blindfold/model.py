@@ -335,54 +335,6 @@ def greedy_complete(codes: np.ndarray, start, columns=None) -> np.ndarray:
     return np.array(chosen, dtype=np.int64)
 
 
-def local_search(
-    codes: np.ndarray,
-    start,
-    columns=None,
-    *,
-    max_steps: int = 2000,
-    time_limit: float = 30.0,
-    tabu: int = 10,
-    seed: int = 0,
-) -> tuple[np.ndarray, int]:
-    """Tabu search over guess sets of size len(start) for one separating all
-    secrets.  A step swaps one member for the allowed guess that leaves the
-    fewest unseparated pairs (recently removed guesses are tabu; ties broken
-    at random).  Returns (best set found, its number of unseparated pairs);
-    0 pairs means the set is a verified separating set."""
-    rng = np.random.default_rng(seed)
-    cols = np.arange(codes.shape[0], dtype=np.int64) if columns is None else np.asarray(columns, dtype=np.int64)
-    current = [int(g) for g in np.asarray(start, dtype=np.int64).ravel()]
-    score = P.unseparated_pair_count(codes, current)
-    best, best_score = list(current), score
-    recent: dict[int, int] = {}
-    t0 = time.perf_counter()
-    for step in range(max_steps):
-        if best_score == 0 or time.perf_counter() - t0 > time_limit:
-            break
-        move = None
-        for r in range(len(current)):
-            rest = current[:r] + current[r + 1 :]
-            scores = P.pairs_left_after(codes, P.class_labels(codes, rest), cols).astype(np.float64)
-            scores[np.isin(cols, rest)] = np.inf
-            banned = [g for g, until in recent.items() if until > step]
-            if banned:
-                scores[np.isin(cols, banned)] = np.inf
-            scores += rng.random(len(scores)) * 0.5  # random tie-break
-            k = int(np.argmin(scores))
-            if np.isfinite(scores[k]) and (move is None or scores[k] < move[0]):
-                move = (scores[k], r, int(cols[k]))
-        if move is None:
-            break
-        _, r, g = move
-        recent[current[r]] = step + tabu
-        current[r] = g
-        score = P.unseparated_pair_count(codes, current)
-        if score < best_score:
-            best, best_score = list(current), score
-    return np.array(sorted(best), dtype=np.int64), int(best_score)
-
-
 # ---------------------------------------------------------------------------
 # the lazy loop
 

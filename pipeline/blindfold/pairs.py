@@ -389,11 +389,6 @@ def column_dominators(bits: np.ndarray) -> np.ndarray:
     return final
 
 
-def dominated_columns(bits: np.ndarray) -> np.ndarray:
-    """Boolean mask of the columns `column_dominators` drops."""
-    return column_dominators(bits) >= 0
-
-
 def row_bits(column_bitsets: np.ndarray, n_pairs: int, keep_columns=None) -> np.ndarray:
     """Transpose column bitsets (from `column_bits`) into per-pair bitsets over
     the kept columns: (n_pairs, ceil(n_kept/64)) uint64."""

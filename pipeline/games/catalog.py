@@ -1,16 +1,13 @@
 """Turn a game config into a Game: read or generate its lists, check them, pin their digests."""
 
-from pathlib import Path
-
 from omegaconf import OmegaConf
 
-from pipeline.config import GameConfig, PathsConfig
+from pipeline.config import CONF_DIR, GameConfig, PathsConfig
 from pipeline.errors import PipelineError
 from pipeline.games import generators
 from pipeline.games.game import Game
 from pipeline.games.lists import check_digest, clean, read_words
 
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 MIN_LENGTH, MAX_LENGTH = 4, 11
 
 

@@ -11,7 +11,6 @@ from itertools import product
 import numpy as np
 
 NERDLE_ALPHABET = "0123456789+-*/="
-DIGITS = "0123456789"
 
 
 def primes(length: int) -> list[str]:

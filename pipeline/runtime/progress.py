@@ -1,43 +1,89 @@
-"""Progress on long work: a live line on a terminal, a final summary otherwise."""
+"""Progress on long work: a tqdm bar on a terminal, periodic log lines everywhere else.
+
+Under `ray job submit`, in CI or with stderr sent to a file nothing is a terminal, so a bar would
+print nothing useful; instead a line `label: done/total tasks (pct), rate, ETA` goes through the
+`pipeline` logger, which reaches the console, the stage's log file and the job's log alike."""
 
 import sys
 import time
 
 from pipeline.runtime.log import log
 
+LOG_EVERY_SECONDS = 30.0  # a progress line at least this often while tasks keep finishing ...
+LOG_EVERY_FRACTION = 0.10  # ... and one each time another tenth of the tasks is done,
+LOG_MIN_GAP_SECONDS = 5.0  # but never two within this gap (short fan-outs print only their summary)
+
+
+def _duration(seconds: float) -> str:
+    """12s, 4m05s, 1h02m: short enough for a log line."""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
 
 class Progress:
-    """`with Progress("upper_bound", total) as p: p.advance()` shows done/total and an ETA."""
+    """`with Progress("V5", total, resumed=k) as p: p.advance()`; `resumed` tasks count as done but
+    not towards the rate. A tqdm bar if `stream` (stderr) is a terminal, else periodic log lines;
+    `enabled=False` keeps only the closing summary line. The intervals default to the module's
+    LOG_* constants (read when the bar is made); `clock` is injectable for tests."""
 
-    def __init__(self, label: str, total: int, enabled: bool = True, stream=None, resumed: int = 0):
+    def __init__(self, label: str, total: int, enabled: bool = True, stream=None, resumed: int = 0,
+                 clock=time.monotonic, every_seconds: float | None = None, every_fraction: float | None = None,
+                 min_gap_seconds: float | None = None):
         self.label, self.total, self.done, self.resumed = label, total, resumed, resumed
         self.stream = stream or sys.stderr
-        self.live = enabled and self.stream.isatty()
-        self.started = self.last_draw = time.monotonic()
+        self.enabled, self.clock = enabled, clock
+        self.every_seconds = LOG_EVERY_SECONDS if every_seconds is None else every_seconds
+        self.min_gap = LOG_MIN_GAP_SECONDS if min_gap_seconds is None else min_gap_seconds
+        fraction = LOG_EVERY_FRACTION if every_fraction is None else every_fraction
+        self.step = max(1, int(total * fraction))
+        self.bar = None
+        self.started = self.last_line = clock()
+        self.next_mark = (resumed // self.step + 1) * self.step  # the next multiple of a tenth
 
     def __enter__(self):
-        self._draw(force=True)
+        if self.enabled and self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, initial=self.resumed, desc=self.label, unit="task",
+                            file=self.stream, leave=False, dynamic_ncols=True)
         return self
 
     def advance(self, n: int = 1) -> None:
         self.done += n
-        self._draw()
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.enabled and self.done < self.total:
+            now = self.clock()
+            if self._line_due(now):
+                self._log_line(now)
 
-    def _draw(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not self.live or (not force and now - self.last_draw < 0.2 and self.done < self.total):
-            return
-        self.last_draw = now
+    def _line_due(self, now: float) -> bool:
+        """Time for a line: the interval has passed, or another tenth is done (not too soon after the last)."""
+        since = now - self.last_line
+        return since >= self.every_seconds or (self.done >= self.next_mark and since >= self.min_gap)
+
+    def _log_line(self, now: float) -> None:
+        self.last_line = now
+        self.next_mark = (self.done // self.step + 1) * self.step
+        log.info(self.line(now))
+
+    def line(self, now: float) -> str:
+        """`V5: 40/160 tasks (25%), 0.5 tasks/s, ETA 4m00s` — rate and ETA from this run's tasks only."""
         elapsed = now - self.started
         fresh = self.done - self.resumed
-        eta = f", ETA {elapsed / fresh * (self.total - self.done):.0f}s" if fresh else ""
-        self.stream.write(f"\r{self.label}: {self.done}/{self.total} tasks{eta}   ")
-        self.stream.flush()
+        text = f"{self.label}: {self.done}/{self.total} tasks ({100 * self.done // max(self.total, 1)}%)"
+        if fresh > 0 and elapsed > 0:
+            rate = fresh / elapsed
+            text += f", {rate:.3g} tasks/s, ETA {_duration((self.total - self.done) / rate)}"
+        return text
 
     def __exit__(self, *exc):
-        elapsed = time.monotonic() - self.started
-        if self.live:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+        elapsed = self.clock() - self.started
+        if self.bar is not None:
+            self.bar.close()
         resumed = f" ({self.resumed} resumed from an earlier run)" if self.resumed else ""
         log.info(f"{self.label}: {self.done}/{self.total} tasks in {elapsed:.1f}s{resumed}")

@@ -30,13 +30,15 @@ class StageContext:
     progress: bool = True
     fanout: FanOutStats = field(default_factory=FanOutStats)
 
-    def fan_out(self, fn, items, shared=(), *, label, shards: bool = True, num_cpus: float = 1):
-        """Run fn(item, *shared) for every item as Ray tasks; finished shards survive a killed driver."""
-        from pipeline.runtime.fanout import fan_out
-        from pipeline.runtime.ray_session import ensure_ray
+    def fan_out(self, fn, items, shared=(), *, label, shards: bool = True, num_cpus: float = 1,
+                small: bool = False):
+        """Run fn(item, *shared) for every item, in item order; finished shards survive a killed driver.
 
-        ensure_ray(self.ray)
+        The executor follows `ray.executor`: with `auto`, a single task, or work the stage calls `small`
+        (cheaper than starting Ray) while no Ray session is open, runs in this process."""
+        from pipeline.runtime.executors import choose_executor
+
+        executor = choose_executor(self.ray, len(items), small=small, num_cpus=num_cpus)
         shard_dir = self.store.shard_dir(self.stage, self.key) / label if shards else None
-        return fan_out(fn, items, shared, label=label, max_in_flight=self.ray.max_in_flight,
-                       max_retries=self.ray.max_retries, progress=self.progress, num_cpus=num_cpus,
-                       shard_dir=shard_dir, stats=self.fanout)
+        return executor.map(fn, items, shared, label=label, shard_dir=shard_dir, progress=self.progress,
+                            stats=self.fanout)

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.feedback.kernel import code_matrix
-from pipeline.feedback.matrix import game_matrix, row_blocks
+from pipeline.feedback.matrix import row_blocks
 from pipeline.feedback.parquet import read_matrix, write_matrix
 from pipeline.stages.base import StageConfig, StageContext
 
@@ -17,8 +17,8 @@ INPUTS: tuple[str, ...] = ()
 @dataclass
 class FeedbackConfig(StageConfig):
     name: str = NAME
-    ray_threshold_cells: int = 100_000_000  # |G|*|S| above this is built in row blocks on Ray
-    block_rows: int = 2048  # guesses per Ray task
+    ray_threshold_cells: int = 100_000_000  # |G|*|S| up to this is small work: in-process unless Ray is open
+    block_rows: int = 2048  # guesses per task
     row_group_rows: int = 1024  # Parquet rows per row group
 
 
@@ -42,10 +42,10 @@ def _block(bounds, guesses, secrets):
 
 def _build(ctx: StageContext, cfg: FeedbackConfig) -> np.ndarray:
     game = ctx.game
-    if len(game.guesses) * len(game.secrets) <= cfg.ray_threshold_cells:
-        return game_matrix(game)
+    small = len(game.guesses) * len(game.secrets) <= cfg.ray_threshold_cells
     blocks = row_blocks(len(game.guesses), cfg.block_rows)
-    parts = ctx.fan_out(_block, blocks, (game.encoded_guesses(), game.encoded_secrets()), label="feedback")
+    parts = ctx.fan_out(_block, blocks, (game.encoded_guesses(), game.encoded_secrets()), label="feedback",
+                        small=small)
     return np.concatenate(parts)
 
 

@@ -1,7 +1,12 @@
 """Run a stage: make sure its inputs exist (running them if needed), key it, skip or write it."""
 
 import dataclasses
+import functools
+import hashlib
+import platform
 import time
+from importlib import metadata
+from pathlib import Path
 
 from pipeline import __version__
 from pipeline.config import Config
@@ -13,6 +18,46 @@ from pipeline.stages import STAGES
 from pipeline.stages.base import StageConfig, StageContext
 
 NOT_IN_KEY = ("name", "force")
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+MATHS_PACKAGES = ("games", "feedback", "search", "blindfold")
+DEPENDENCIES = ("ray", "numpy", "pyarrow", "hydra-core", "omegaconf", "numba", "llvmlite", "highspy",
+                "matplotlib", "psutil")
+
+
+def source_files(module) -> list[Path]:
+    """The source a stage's result depends on: the maths packages, the stage's own module and the shared
+    stage helpers (everything in stages/ except the other stages)."""
+    own = Path(module.__file__).resolve()
+    other_stages = {Path(m.__file__).resolve() for m in STAGES.values()} - {own}
+    files = [p for package in MATHS_PACKAGES for p in (PACKAGE_DIR / package).rglob("*.py")]
+    files += [p for p in (PACKAGE_DIR / "stages").glob("*.py") if p.resolve() not in other_stages]
+    return sorted(files)
+
+
+def hash_files(files: list[Path], root: Path) -> str:
+    """sha256 over every file's path (relative to root) and bytes."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def code_version(module) -> str:
+    """Package version + a hash of the stage's source: part of the key, so neither finished artifacts nor
+    resumable shards are ever reused by different code."""
+    return f"{__version__}+{hash_files(source_files(module), PACKAGE_DIR)[:12]}"
+
+
+def dependency_versions() -> dict[str, str | None]:
+    """The exact installed versions of Python and every dependency (None = not installed), for manifests."""
+    versions = {"python": platform.python_version()}
+    for dist in DEPENDENCIES:
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    return versions
 
 
 def stage_module(name: str):
@@ -30,7 +75,8 @@ def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Arti
     fields = {k: v for k, v in dataclasses.asdict(stage_cfg).items() if k not in NOT_IN_KEY}
     identity = module.game_identity(game) if hasattr(module, "game_identity") else game.identity()
     extra = module.key_material(stage_cfg, game, store) if hasattr(module, "key_material") else {}
-    return config_key({"stage": module.NAME, "version": module.VERSION, "config": fields, "game": identity,
+    return config_key({"stage": module.NAME, "version": module.VERSION, "code": code_version(module),
+                       "config": fields, "game": identity,
                        "inputs": {name: art.key for name, art in sorted(inputs.items())}, **extra})
 
 
@@ -56,6 +102,7 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
         return artifact
     manifest = {
         "stage": module.NAME, "key": key, "schema_version": module.VERSION, "package_version": __version__,
+        "code_version": code_version(module), "versions": dependency_versions(),
         "game": {"name": game.name, **game.identity()}, "config": dataclasses.asdict(stage_cfg),
         "inputs": {name: {"key": art.key, "path": str(art.path)} for name, art in inputs.items()},
     }

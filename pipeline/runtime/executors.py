@@ -1,0 +1,162 @@
+"""Executors: the same fan-out run in this process or as Ray tasks, with one bookkeeping.
+
+`Executor.map(fn, items, shared)` returns [fn(item, *shared) for item in items] in item order. Whatever
+runs the tasks, finished results are kept as shards on disk (a killed driver resumes where it stopped),
+progress is shown as results arrive and `FanOutStats` records rounds, task seconds and nodes the same
+way, so a manifest reads alike whichever executor ran. `choose_executor` picks one from the `ray`
+config and the size of the work: a single task, or work the caller calls small while no Ray session is
+open, runs in this process and never pays Ray's start-up.
+"""
+
+import socket
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.config import RayConfig
+from pipeline.runtime.fanout import FanOutStats, load_done, save_shard
+from pipeline.runtime.progress import Progress
+
+# (item index, result, node that ran it, seconds inside fn)
+Finished = tuple[int, object, str, float]
+
+
+class Executor:
+    """Runs fn(item, *shared) for a list of items; subclasses say how in `_run`."""
+
+    name = "executor"
+
+    def map(self, fn: Callable, items: Sequence, shared: Sequence = (), *, label: str,
+            shard_dir: Path | None = None, progress: bool = True, stats: FanOutStats | None = None) -> list:
+        """[fn(item, *shared) for item in items], in item order; shards already on disk are not rerun."""
+        stats = stats if stats is not None else FanOutStats()
+        results = load_done(shard_dir, len(items))
+        stats.tasks += len(items)
+        stats.resumed += len(results)
+        stats.executors.add(self.name)
+        pending = [i for i in range(len(items)) if i not in results]
+        round_stats = {"label": label, "executor": self.name, "tasks": len(pending), "task_seconds": 0.0,
+                       "longest_task": 0.0, "started_at": time.time()}  # epoch: matches memory samples to rounds
+        started = time.perf_counter()
+        with Progress(label, len(items), enabled=progress, resumed=len(results)) as bar:
+            for i, result, node, seconds in self._run(fn, items, pending, shared, label):
+                results[i] = result
+                stats.nodes.add(node)
+                stats.task_seconds += seconds
+                round_stats["task_seconds"] += seconds
+                round_stats["longest_task"] = max(round_stats["longest_task"], seconds)
+                save_shard(shard_dir, i, result)
+                bar.advance()
+        round_stats["wall_seconds"] = time.perf_counter() - started
+        stats.rounds.append({k: round(v, 4) if isinstance(v, float) else v for k, v in round_stats.items()})
+        return [results[i] for i in range(len(items))]
+
+    def _run(self, fn: Callable, items: Sequence, pending: list[int], shared: Sequence,
+             label: str) -> Iterator[Finished]:
+        raise NotImplementedError
+
+
+def _read_only(value):
+    """A read-only view of an array (as a Ray task sees shared arrays); anything else unchanged."""
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        value = value.view()
+        value.flags.writeable = False
+    return value
+
+
+class InProcessExecutor(Executor):
+    """Runs the tasks one after another in this process; numba kernels inside use up to `num_threads`."""
+
+    name = "local"
+
+    def __init__(self, num_threads: int | None = None):
+        self.num_threads = num_threads
+
+    def _run(self, fn, items, pending, shared, label):
+        import numba
+
+        shared = [_read_only(value) for value in shared]  # same contract as Ray: tasks never write shared data
+        node = socket.gethostname()
+        threads = numba.get_num_threads()
+        if self.num_threads:
+            numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, self.num_threads)))
+        try:
+            for i in pending:
+                started = time.perf_counter()
+                result = fn(items[i], *shared)
+                yield i, result, node, time.perf_counter() - started
+        finally:
+            numba.set_num_threads(threads)
+
+
+def _run_task(fn, item, *shared):
+    """Body of a Ray task: fn on one item with the cores Ray assigned to it, timed."""
+    import numba
+    import ray
+
+    # a task gets the cores Ray assigned to it, no more: numba kernels inside must not oversubscribe the node
+    cpus = int(ray.get_runtime_context().get_assigned_resources().get("CPU", 1))
+    numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, cpus)))
+    started = time.perf_counter()
+    result = fn(item, *shared)
+    return result, ray.get_runtime_context().get_node_id(), time.perf_counter() - started
+
+
+class RayExecutor(Executor):
+    """Ray tasks: shared values put once, at most `max_in_flight` tasks at a time, crashed workers retried.
+
+    With a `RayConfig`, the session is started or joined first (`ensure_ray`); without one, the caller
+    has opened it."""
+
+    name = "ray"
+
+    def __init__(self, cfg: RayConfig | None = None, *, max_in_flight: int = 16, max_retries: int = 3,
+                 num_cpus: float = 1):
+        self.cfg, self.max_in_flight, self.max_retries, self.num_cpus = cfg, max_in_flight, max_retries, num_cpus
+
+    def _run(self, fn, items, pending, shared, label):
+        import ray
+
+        from pipeline.runtime.ray_session import ensure_ray
+
+        from pipeline.runtime.fanout import check_fan_out, check_fits
+
+        check_fan_out(self.max_in_flight, self.max_retries, self.num_cpus)  # before Ray: no hang, no C++ dump
+        if self.cfg is not None:
+            ensure_ray(self.cfg)
+        check_fits(self.num_cpus)
+        shared_refs = [ray.put(value) for value in shared]
+        task = ray.remote(max_retries=self.max_retries, num_cpus=self.num_cpus)(_run_task).options(name=label)
+        pending, in_flight = list(pending), {}
+        while pending or in_flight:
+            while pending and len(in_flight) < self.max_in_flight:
+                i = pending.pop(0)
+                in_flight[task.remote(fn, items[i], *shared_refs)] = i
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in ready:
+                i = in_flight.pop(ref)
+                result, node, seconds = ray.get(ref)
+                yield i, result, node, seconds
+
+
+def ray_running() -> bool:
+    """Whether this process already has a Ray session open (without importing Ray to find out)."""
+    ray = sys.modules.get("ray")
+    return ray is not None and ray.is_initialized()
+
+
+def choose_executor(cfg: RayConfig, n_items: int, small: bool = False, num_cpus: float = 1) -> Executor:
+    """The executor for a fan-out of `n_items` tasks under `cfg` (`ray.executor`: auto | local | ray).
+
+    A cluster address always means Ray. `auto` runs in this process when there is a single task, or when
+    the caller says the work is small (cheaper than starting Ray) and no Ray session is open yet."""
+    ray_executor = RayExecutor(cfg, max_in_flight=cfg.max_in_flight, max_retries=cfg.max_retries,
+                               num_cpus=num_cpus)
+    if cfg.executor == "ray" or cfg.address != "local":
+        return ray_executor
+    if cfg.executor == "local" or n_items <= 1 or (small and not ray_running()):
+        return InProcessExecutor(cfg.num_cpus)
+    return ray_executor

@@ -1,0 +1,42 @@
+"""ApMinTotal's documented tie-breaks, pinned against a ranking computed here with the scalar answering function.
+
+Ranking: (MostParts, InSet, ExpSizeSplit), ties by guess index; the strategy takes the first guess of that
+ranking reaching the minimum.  On this game several openers tie at the optimum, so reversing either rule
+changes the chosen opener.
+"""
+
+from pipeline.games.answer import feedback
+from pipeline.search.apmintotal import apmintotal, rank_openers
+from test_apmintotal import HAND_MADE, brute_min_total, make_game
+
+
+def scalar_ranking(guesses, secrets):
+    """Guess indices sorted by (most parts, in the set, smallest sum of squared part sizes, index)."""
+    def key(i):
+        parts = {}
+        for s in secrets:
+            parts[feedback(guesses[i], s)] = parts.get(feedback(guesses[i], s), 0) + 1
+        return (-len(parts), -(guesses[i] in secrets), sum(t * t for t in parts.values()), i)
+
+    return sorted(range(len(guesses)), key=key)
+
+
+def brute_value(guesses, secrets, g):
+    """V*(g, S) from the definition."""
+    classes = {}
+    for s in secrets:
+        classes.setdefault(feedback(g, s), []).append(s)
+    return len(secrets) + sum(brute_min_total(guesses, c) for c in classes.values() if c != [g])
+
+
+def test_ranking_and_opener_follow_the_documented_tie_breaks():
+    guesses, secrets, codes, sog, n_codes = make_game(*HAND_MADE[0])
+    ranking = scalar_ranking(guesses, secrets)
+    assert rank_openers(codes, sog, n_codes, len(guesses)) == ranking
+    values = {g: brute_value(guesses, secrets, guesses[g]) for g in ranking if len({feedback(guesses[g], s) for s in secrets}) > 1}
+    best = min(values.values())
+    tied = [g for g in ranking if values.get(g) == best]
+    assert len(tied) > 1  # the rule matters on this game
+    result = apmintotal(codes, sog, n_codes, breadth=len(guesses))
+    assert result.total == best == brute_min_total(guesses, secrets)
+    assert guesses[result.opener] == guesses[tied[0]]
