@@ -284,7 +284,8 @@ def test_a_silent_server_is_not_a_ray_head():
     thread = threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True)
     thread.start()
     try:
-        with pytest.raises(PipelineError, match=r"cannot reach a Ray head at 127\.0\.0\.1:\d+ \(no answer within 0\.5s"):
+        silent = r"cannot reach a Ray head at 127\.0\.0\.1:\d+ \(no answer within 0\.5s"
+        with pytest.raises(PipelineError, match=silent):
             check_reachable(f"127.0.0.1:{server.getsockname()[1]}", timeout=0.5)
     finally:
         server.close()

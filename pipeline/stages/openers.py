@@ -17,7 +17,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import PipelineError
 from pipeline.search.simulate import opener_measures, opener_stats
 from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext

@@ -25,7 +25,6 @@ secret's average over the seeds); failures = games not won within max_guesses.
 per_secret.parquet: strategy, seed, secret, guesses (0 = failure), path (comma-separated guesses).
 """
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
