@@ -15,11 +15,12 @@ import pytest
 from pipeline.config import PROJECT_ROOT
 from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.answer import feedback
+from pipeline.games.answer import code_to_colours, feedback
 from pipeline.games.game import Game
 from pipeline.search.apmintotal import ApSearch
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.greedy import greedy
+from pipeline.search.hard_mode import state_after
 from pipeline.search.tree import paths, statistics, verify
 from pipeline.search.valuations import all_combinations
 from pipeline.stages.trees import verify_tree_file
@@ -33,7 +34,8 @@ HARD_BINDS = (["eight", "hatch", "might", "night", "right", "watch", "wight"],
               ["swith", "bunts", "noily", "dumas", "ikans", "bored"],
               {(False, None): 18, (True, None): 19, (True, 4): 19, (False, 3): INF, (True, 3): INF})
 LIMIT_BINDS = (["batch", "fight", "latch", "light", "match", "patch", "sight", "watch"], ["pleon"],
-               {(False, None): 22, (True, None): 22, (False, 5): 22, (False, 4): 23, (True, 4): 23, (False, 3): INF, (True, 3): INF})
+               {(False, None): 22, (True, None): 22, (False, 5): 22, (False, 4): 23, (True, 4): 23,
+                (False, 3): INF, (True, 3): INF})
 CASES = [(game, hard, limit) for game in (HARD_BINDS, LIMIT_BINDS) for hard, limit in game[2]]
 
 
@@ -51,8 +53,8 @@ def hard_ok(guess: str, rows) -> bool:
     return True
 
 
-def brute_min_total(guesses, secrets, hard, limit):
-    """Exhaustive MinTotal over every strategy (hard mode, guess limit); inf if none finds all in time."""
+def brute_min_total(guesses, secrets, hard, limit, rows=()):
+    """Exhaustive MinTotal over every strategy (hard mode after `rows`, guess limit); inf if none finds all in time."""
     win = "2" * len(secrets[0])
 
     @lru_cache(maxsize=None)
@@ -75,7 +77,7 @@ def brute_min_total(guesses, secrets, hard, limit):
             value = min(value, total)
         return value
 
-    return best(tuple(secrets), (), 99 if limit is None else limit)
+    return best(tuple(secrets), tuple(sorted(rows)), 99 if limit is None else limit)
 
 
 def tree_keeps_rules(tree, hard, limit) -> bool:
@@ -130,6 +132,32 @@ def test_exact_is_the_brute_force_optimum(case, hard, limit):
         assert value >= IMPOSSIBLE
         return
     assert value == expected
+
+
+def test_one_memo_serves_different_hard_mode_states():
+    """The same candidate set is worth more after a response that restricts hard mode: a memo keyed by
+    the set alone would hand the second search the first one's value."""
+    game = tiny_game(HARD_BINDS, True, None)
+    codes = game_matrix(game)
+    enc = game.encoded_guesses()
+    exact = ExactSolver(codes, game.secret_of_guess, game.n_codes, True, enc)
+    search = ApSearch(codes, game.secret_of_guess, game.n_codes, len(game.guesses), hard_mode=True,
+                      encoded_guesses=enc)
+    checked = 0
+    for g, guess in enumerate(game.guesses):
+        for code in np.unique(codes[g]):
+            members = np.flatnonzero(codes[g] == code)
+            cand = [game.secrets[i] for i in members]
+            colours = code_to_colours(int(code), game.length)
+            free = brute_min_total(game.guesses, cand, True, None)
+            bound = brute_min_total(game.guesses, cand, True, None, rows=((guess, colours),))
+            if len(cand) < 3 or bound == free:
+                continue
+            state = state_after([(enc[g], int(code))], game.length)
+            assert exact.min_total(members)[0] == search.value(members) == free
+            assert exact.min_total(members, state=state)[0] == search.value(members, state=state) == bound
+            checked += 1
+    assert checked >= 1
 
 
 @pytest.mark.parametrize("case", [HARD_BINDS, LIMIT_BINDS])

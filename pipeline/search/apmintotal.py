@@ -558,8 +558,7 @@ class ApSearch:
         """The ApMinTotal strategy tree for C, optionally forcing the first guess (total None: infeasible)."""
         cand = self._all(candidates)
         greens, at_least, left = self._start(state, left)
-        if opener >= 0 and self.hard and not is_allowed(self.words[opener], symbol_counts(self.words[opener:opener + 1])[0],
-                                                         greens, at_least):
+        if opener >= 0 and self.hard and not is_allowed(self.words[opener], self.ctx[10][opener], greens, at_least):
             raise ValueError(f"guess {opener} breaks hard mode in this state")
         g, p, c, s, total = _extract(cand, int(opener), self.ctx, self.memo, self.info, greens, at_least, left)
         if total == -1:

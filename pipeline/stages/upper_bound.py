@@ -93,7 +93,8 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     stats = write_tree(ctx.out.file, tree, game)
     summary = {"ub": best.total, "opener": game.guesses[best.opener], "breadth": cfg.breadth,
                "openers_tried": len(results), "expected": stats["expected"], "max_guesses": stats["max_guesses"],
-               "distribution": stats["distribution"], "memo": best.stats, "openers_infeasible": len(results) - len(feasible),
+               "distribution": stats["distribution"], "memo": best.stats,
+               "openers_infeasible": len(results) - len(feasible),
                "game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
                "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses}
     ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
