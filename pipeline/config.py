@@ -34,6 +34,7 @@ class GameConfig:
     secrets_are_guesses: bool = False  # every allowed word may be the secret (S = G)
     keep_matching_only: bool = False  # drop lines that are not `length` symbols of the alphabet
     hard_mode: bool = False
+    max_guesses: int | None = 6  # a secret must be found within this many guesses; null = unlimited
     missing_hint: str = ""  # said when a list file is missing
 
 

@@ -10,7 +10,9 @@ Greedy: if |C| <= 2 guess the first candidate, else the guess with the best
 (MostParts, InSet, ExpSizeSplit), ties to the lowest guess index — computed
 by a fused scan over G x C that answers and counts on the fly (no code
 matrix is built or kept, so start-up does not pay for one).  In hard mode
-only guesses the NYT rule allows are considered.
+only guesses the NYT rule allows are considered.  On the last guess the
+game's limit (game.max_guesses) allows, a candidate is suggested: nothing
+else can still win.  A tree needing more guesses than the limit is refused.
 """
 
 import json
@@ -85,6 +87,10 @@ def load_tree_file(path: Path, game: Game, label: str | None = None) -> LoadedTr
         raise PipelineError(f"{path} covers {tree.candidates} of the {len(game.secrets)} secrets")
     if game.hard_mode:
         _check_hard_mode(tree, path)
+    depth = statistics(tree)["max_guesses"]
+    if game.max_guesses is not None and depth > game.max_guesses:
+        raise PipelineError(f"{path} needs {depth} guesses for some secret, more than the game's limit of "
+                            f"{game.max_guesses}")
     return LoadedTree(tree, label or str(path), total)
 
 
@@ -266,6 +272,10 @@ class Strategy:
         rule = hard_mode_rule(history, self.game.length)
         return np.flatnonzero(rule.mask(self.enc_guesses, self.game.alphabet))
 
+    def last_guess(self, history) -> bool:
+        """Is the next guess the last the game's limit allows?  Then only a candidate can still win."""
+        return self.game.max_guesses is not None and len(history) + 1 >= self.game.max_guesses
+
     def suggest(self, history, candidates: np.ndarray) -> Suggestion:
         n = len(candidates)
         if n == 0:
@@ -274,7 +284,7 @@ class Strategy:
         node = self.tree_node(history)
         if node is not None and node.candidates == n:
             word, source = node.guess, "tree"
-        elif n <= 2:
+        elif n <= 2 or self.last_guess(history):
             word, source = self.game.secrets[int(candidates[0])], "candidate"
         else:
             word, source = self.greedy(history, candidates), "greedy"

@@ -45,7 +45,9 @@ def load_game(cfg: GameConfig) -> Game:
         raise PipelineError(f"{cfg.name}: {len(stray)} secret(s) are not allowed guesses, e.g. {stray[0]!r}")
     if cfg.secrets_are_guesses:
         secrets = guesses
-    return Game(cfg.name, tuple(guesses), tuple(secrets), cfg.alphabet, cfg.hard_mode)
+    if cfg.max_guesses is not None and cfg.max_guesses < 1:
+        raise PipelineError(f"game.max_guesses must be at least 1 (or null = unlimited), got {cfg.max_guesses}")
+    return Game(cfg.name, tuple(guesses), tuple(secrets), cfg.alphabet, cfg.hard_mode, cfg.max_guesses)
 
 
 def game_config(name: str, **overrides) -> GameConfig:

@@ -18,6 +18,7 @@ class Game:
     secrets: tuple[str, ...]
     alphabet: str
     hard_mode: bool = False
+    max_guesses: int | None = None  # every secret must be found within this many guesses; None = unlimited
     extra: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -67,4 +68,5 @@ class Game:
             "secrets_sha256": self.secrets_digest,
             "alphabet": self.alphabet,
             "hard_mode": self.hard_mode,
+            "max_guesses": self.max_guesses,
         }

@@ -25,6 +25,16 @@ Beyond the paper, and without changing any value or chosen guess:
   a pool and compared exactly), holding exact values with their guess and
   proven lower bounds, bounded by `max_entries` and `max_pool` set members.
 
+The game's rules, as the exact solver plays them:
+- hard mode: Best_n(C) ranks only the guesses the NYT rule allows after the
+  responses that led to C (`pipeline.search.hard_mode`); the state travels
+  with every node and is part of the memo key;
+- a guess limit: a node with one guess left and two or more candidates is
+  infeasible (value IMPOSSIBLE, which sums keep above any real total), so a
+  guess whose subtree would need more guesses loses to any feasible one;
+  the guesses left are part of the memo key.  ApMinTotal is then the best
+  strategy within Best_n that meets the limit (or IMPOSSIBLE if none does).
+
 The recursion runs inside numba on an explicit stack; candidate sets are
 sorted int64 arrays of secret indices.
 """
@@ -35,10 +45,13 @@ import numpy as np
 from numba import njit
 
 from pipeline.search.greedy import grow_array, guess_of_secret, partition
+from pipeline.search.hard_mode import allowed_into, initial_state, is_allowed, symbol_counts, update_state
 from pipeline.search.tree import Tree, from_arrays
 from pipeline.search.valuations import SMALL_SET, transposed
 
 INF = 1 << 60
+IMPOSSIBLE = 1 << 40  # value of a node no strategy within Best_n solves in the guesses left (sums stay < INF)
+UNLIMITED = 1 << 30  # guesses left when the game has no limit
 # counters in the `info` array
 ENTRIES, POOL_USED, SCANS, HITS, DROPPED, MAX_ENTRIES, MAX_POOL = range(7)
 
@@ -76,20 +89,24 @@ def _parts_sumsq(codes, codes_t, g, cand, counts):
 
 
 @njit(cache=True)
-def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g, top_key):
+def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g, top_key, allowed):
     """Best_n(C) into top_g/top_key (n = their length), best first; returns how many were found.
 
     key = ((|C| - parts) * 2 + (1 - [g in C])) * (|C|^2 + 1) + sum t^2 orders by
     (MostParts, InSet, ExpSizeSplit); equal keys keep guess-index order.
-    Only useful guesses (at least two parts) are ranked.
+    Only useful guesses (at least two parts) are ranked, and only those
+    `allowed` marks (an empty `allowed` allows every guess: normal mode).
     """
     breadth = top_g.shape[0]
     m = cand.shape[0]
     n = 0
     scale = m * m + 1
+    every = allowed.shape[0] == 0
     for c in cand:
         in_c[c] = True
     for g in range(codes.shape[0]):
+        if not every and not allowed[g]:
+            continue
         parts, sum_sq = _parts_sumsq(codes, codes_t, g, cand, counts)
         if parts < 2:
             continue
@@ -167,8 +184,11 @@ def _store(cand, h, slot, value, exact, guess, memo, info):
 
 
 # fields of a search frame (one row of `frames` per depth)
-OFF, LEN, BETA, BEST, BEST_G, RANK, N_RANKED, TOTAL, CLASS, N_BIG, HASH, SLOT, SEG, END = range(14)
+(OFF, LEN, BETA, BEST, BEST_G, RANK, N_RANKED, TOTAL, CLASS, N_BIG, HASH, SLOT, SEG, END,
+ LEFT, KEY, KLEN) = range(17)
+N_FIELDS = 17
 ENTER, NEXT_GUESS, NEXT_CLASS, RETURN = range(4)
+KEY_SPACE = 80  # room for a node key's state tokens: at most length + MAX_SYMBOLS + 1 (length <= 11)
 
 
 @njit(cache=True)
@@ -192,25 +212,94 @@ def _grow_rows(a):
 
 
 @njit(cache=True)
-def solve(root, beta, ctx, memo, info):
+def _write_key(cand, out, base, hard, greens, at_least, left):
+    """A node's memo key into `out`; returns its length.
+
+    The sorted candidate set, then in hard mode one token per green
+    (position, symbol) and per required symbol count, then the guesses
+    left when they are limited.  Tokens are >= base (the number of
+    secrets), so two keys are equal exactly when set, state and guesses
+    left are: values depend on all three.
+    """
+    m = cand.shape[0]
+    out[:m] = cand
+    k = m
+    if hard:
+        for i in range(greens.shape[0]):
+            if greens[i] >= 0:
+                out[k] = base + 64 + i * 64 + greens[i]
+                k += 1
+        for x in range(at_least.shape[0]):
+            if at_least[x] > 0:
+                out[k] = base + 1024 + x * 16 + at_least[x]
+                k += 1
+    if left < UNLIMITED:
+        out[k] = base + 4096 + left
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key):
+    """ENTER for a set of >= 3 candidates with guesses to spare: memo look-up, else rank Best_n(C).
+
+    Returns (arena, hit, value, guess); on a miss the frame is ready for NEXT_GUESS.
+    """
+    codes, codes_t, secret_of_guess, _, counts, in_c, _, _, hard, words, word_counts, allowed = ctx
+    m = f[LEN]
+    f[KEY] = f[SEG] + 4 * m + 1
+    f[END] = f[KEY] + m + KEY_SPACE
+    if f[END] > arena.shape[0]:
+        bigger = np.empty(2 * f[END], dtype=np.int64)
+        bigger[: arena.shape[0]] = arena
+        arena = bigger
+    cand = arena[f[OFF]: f[OFF] + m]
+    f[KLEN] = _write_key(cand, arena[f[KEY]: f[END]], codes.shape[1], hard, greens[d], at_least[d], f[LEFT])
+    key = arena[f[KEY]: f[KEY] + f[KLEN]]
+    f[HASH] = _hash(key)
+    f[SLOT] = _find(key, f[HASH], memo[0], memo[1], memo[2], memo[6])
+    slot = f[SLOT]
+    if slot >= 0 and (memo[4][slot] or memo[3][slot] >= f[BETA]):
+        info[HITS] += 1
+        return arena, True, memo[3][slot], (memo[5][slot] if memo[4][slot] else np.int64(-1))
+    info[SCANS] += 1
+    if hard:
+        allowed_into(words, word_counts, greens[d], at_least[d], allowed)
+        f[N_RANKED] = best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g[d], top_key[d], allowed)
+    else:
+        f[N_RANKED] = best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g[d], top_key[d],
+                             allowed[:0])
+    f[RANK], f[BEST], f[BEST_G] = 0, f[BETA], -1
+    return arena, False, np.int64(0), np.int64(-1)
+
+
+@njit(cache=True)
+def solve(root, beta, ctx, memo, info, greens0, at_least0, left0):
     """(value, guess): ApMinTotal(root) and its guess if the value is < beta, else (some value >= beta, -1).
 
-    The recursion of the module docstring, run on an explicit stack (numba
-    cannot reliably cache self-recursive functions).  Frame d's candidate set
-    and its workspace live in one int64 arena: the set at [OFF, OFF+LEN), then
-    at SEG the current guess's classes (m), class starts (m+1), class codes (m)
-    and the order of the classes still to search (m).  A child's set is a
-    class of its parent, so it is never copied.
+    The search starts in hard-mode state (greens0, at_least0) with left0
+    guesses left (UNLIMITED: no limit); a value >= IMPOSSIBLE means no
+    strategy within Best_n finds every candidate in time.  The recursion of
+    the module docstring, run on an explicit stack (numba cannot reliably
+    cache self-recursive functions).  Frame d's candidate set and its
+    workspace live in one int64 arena: the set at [OFF, OFF+LEN), then at
+    SEG the current guess's classes (m), class starts (m+1), class codes (m),
+    the order of the classes still to search (m) and the memo key.  A
+    child's set is a class of its parent, so it is never copied.
     """
-    codes, codes_t, secret_of_guess, guess_of_secret, counts, in_c, breadth, win = ctx
-    arena = np.empty(8 * root.shape[0] + 64, dtype=np.int64)
+    codes, guess_of_secret, counts, win, hard, words = ctx[0], ctx[3], ctx[4], ctx[7], ctx[8], ctx[9]
+    breadth = ctx[6]
+    arena = np.empty(8 * root.shape[0] + 64 + KEY_SPACE, dtype=np.int64)
     arena[: root.shape[0]] = root
-    frames = np.zeros((16, 14), dtype=np.int64)
+    frames = np.zeros((16, N_FIELDS), dtype=np.int64)
     top_g = np.zeros((16, breadth), dtype=np.int64)
     top_key = np.zeros((16, breadth), dtype=np.int64)
+    greens = np.empty((16, greens0.shape[0]), dtype=np.int8)
+    at_least = np.empty((16, at_least0.shape[0]), dtype=np.int8)
+    greens[0], at_least[0] = greens0, at_least0
     d = 0
     frames[0, OFF], frames[0, LEN], frames[0, BETA] = 0, root.shape[0], beta
-    frames[0, SEG] = root.shape[0]
+    frames[0, SEG], frames[0, LEFT] = root.shape[0], left0
     ret_v, ret_g = np.int64(0), np.int64(-1)
     mode = ENTER
     while True:
@@ -220,28 +309,15 @@ def solve(root, beta, ctx, memo, info):
             mode = RETURN
             if m == 1:
                 ret_v, ret_g = 1, guess_of_secret[arena[f[OFF]]]
+            elif f[LEFT] <= 1:
+                ret_v, ret_g = IMPOSSIBLE, -1
             elif m == 2:
                 ret_v, ret_g = 3, guess_of_secret[arena[f[OFF]]]
             elif 2 * m - 1 >= f[BETA]:
                 ret_v, ret_g = 2 * m - 1, -1
             else:
-                f[END] = f[SEG] + 4 * m + 1
-                if f[END] > arena.shape[0]:
-                    bigger = np.empty(2 * f[END], dtype=np.int64)
-                    bigger[: arena.shape[0]] = arena
-                    arena = bigger
-                cand = arena[f[OFF]: f[OFF] + m]
-                f[HASH] = _hash(cand)
-                f[SLOT] = _find(cand, f[HASH], memo[0], memo[1], memo[2], memo[6])
-                slot = f[SLOT]
-                if slot >= 0 and (memo[4][slot] or memo[3][slot] >= f[BETA]):
-                    info[HITS] += 1
-                    ret_v = memo[3][slot]
-                    ret_g = memo[5][slot] if memo[4][slot] else -1
-                else:
-                    info[SCANS] += 1
-                    f[N_RANKED] = best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g[d], top_key[d])
-                    f[RANK], f[BEST], f[BEST_G] = 0, f[BETA], -1
+                arena, hit, ret_v, ret_g = _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key)
+                if not hit:
                     mode = NEXT_GUESS
         if mode == NEXT_GUESS:
             mode = RETURN
@@ -258,9 +334,10 @@ def solve(root, beta, ctx, memo, info):
                 order = arena[seg + 3 * m + 1: seg + 4 * m + 1]
                 k = partition(codes[top_g[d, i]], arena[f[OFF]: f[OFF] + m], win, counts,
                               members, starts, class_codes)
+                smallest = 2 if f[LEFT] == 2 else 3  # with one guess left after this, a pair is a failure
                 n_big = 0
                 for j in range(k):
-                    if starts[j + 1] - starts[j] >= 3:
+                    if starts[j + 1] - starts[j] >= smallest:
                         order[n_big] = j
                         n_big += 1
                 _largest_first(order[:n_big], starts)
@@ -271,7 +348,7 @@ def solve(root, beta, ctx, memo, info):
                     ret_v, ret_g = f[BEST], f[BEST_G]
                 else:
                     ret_v, ret_g = f[BETA], -1
-                _store(arena[f[OFF]: f[OFF] + m], f[HASH], f[SLOT], ret_v, ret_g >= 0, ret_g, memo, info)
+                _store(arena[f[KEY]: f[KEY] + f[KLEN]], f[HASH], f[SLOT], ret_v, ret_g >= 0, ret_g, memo, info)
         if mode == NEXT_CLASS:
             if f[CLASS] < f[N_BIG] and f[TOTAL] < f[BEST]:
                 seg = f[SEG]
@@ -279,11 +356,16 @@ def solve(root, beta, ctx, memo, info):
                 lo, hi = arena[seg + m + j], arena[seg + m + j + 1]
                 if d + 1 == frames.shape[0]:
                     frames, top_g, top_key = _grow_rows(frames), _grow_rows(top_g), _grow_rows(top_key)
+                    greens, at_least = _grow_rows(greens), _grow_rows(at_least)
                     f = frames[d]
                 child = frames[d + 1]
                 child[OFF], child[LEN] = seg + lo, hi - lo
                 child[BETA] = f[BEST] - f[TOTAL] + 2 * (hi - lo) - 1
                 child[SEG] = f[END]
+                child[LEFT] = f[LEFT] - 1 if f[LEFT] < UNLIMITED else UNLIMITED
+                if hard:
+                    greens[d + 1], at_least[d + 1] = update_state(greens[d], at_least[d], words[top_g[d, f[RANK]]],
+                                                                  arena[seg + 2 * m + 1 + j])
                 d += 1
                 mode = ENTER
                 continue
@@ -303,13 +385,15 @@ def solve(root, beta, ctx, memo, info):
 
 
 @njit(cache=True)
-def _extract(root, root_guess, ctx, memo, info):
-    """Breadth-first strategy tree from `root`: (node_guess, node_parent, node_code, node_size, value).
+def _extract(root, root_guess, ctx, memo, info, greens0, at_least0, left0):
+    """Breadth-first strategy tree from `root`: (node_guess, node_parent, node_code, node_size, total).
 
     Node 0 plays `root_guess` (or the ApMinTotal guess if -1); every other
-    node the ApMinTotal guess of its set, mostly read back from the memo.
+    node the ApMinTotal guess of its set, in its hard-mode state with its
+    guesses left, mostly read back from the memo.  total = -2 if no strategy
+    within Best_n meets the guess limit, -1 on an internal failure.
     """
-    codes, win = ctx[0], ctx[7]
+    codes, win, hard, words = ctx[0], ctx[7], ctx[8], ctx[9]
     guess_of_secret = ctx[3]
     counts = ctx[4]
     n = root.shape[0]
@@ -321,7 +405,10 @@ def _extract(root, root_guess, ctx, memo, info):
     parent = np.full(cap, -1, dtype=np.int64)
     code = np.full(cap, -1, dtype=np.int64)
     guess = np.full(cap, -1, dtype=np.int64)
-    size[0] = n
+    left = np.zeros(cap, dtype=np.int64)
+    greens = np.empty((cap, greens0.shape[0]), dtype=np.int8)
+    at_least = np.empty((cap, at_least0.shape[0]), dtype=np.int8)
+    size[0], left[0], greens[0], at_least[0] = n, left0, greens0, at_least0
     n_nodes, pool_end, head, total = 1, n, 0, 0
     members = np.empty(n, dtype=np.int64)
     starts = np.empty(n + 1, dtype=np.int64)
@@ -329,12 +416,16 @@ def _extract(root, root_guess, ctx, memo, info):
     while head < n_nodes:
         cand = pool[start[head]: start[head] + size[head]]
         total += cand.shape[0]
+        if left[head] < 1 or (cand.shape[0] >= 2 and left[head] == 1):
+            return guess[:0], parent[:0], code[:0], size[:0], np.int64(-2)
         if head == 0 and root_guess >= 0:
             g = root_guess
         elif cand.shape[0] <= 2:
             g = guess_of_secret[cand[0]]
         else:
-            g = solve(cand, INF, ctx, memo, info)[1]
+            value, g = solve(cand, INF, ctx, memo, info, greens[head], at_least[head], left[head])
+            if value >= IMPOSSIBLE or g < 0:
+                return guess[:0], parent[:0], code[:0], size[:0], np.int64(-2)
         guess[head] = g
         k = partition(codes[g], cand, win, counts, members, starts, class_codes)
         if n_nodes + k > cap:
@@ -346,6 +437,12 @@ def _extract(root, root_guess, ctx, memo, info):
             size[n_nodes] = starts[j + 1] - starts[j]
             parent[n_nodes] = head
             code[n_nodes] = class_codes[j]
+            left[n_nodes] = left[head] - 1 if left[head] < UNLIMITED else UNLIMITED
+            if hard:
+                greens[n_nodes], at_least[n_nodes] = update_state(greens[head], at_least[head], words[g],
+                                                                  class_codes[j])
+            else:
+                greens[n_nodes], at_least[n_nodes] = greens[head], at_least[head]
             n_nodes += 1
         pool[pool_end: pool_end + starts[k]] = members[: starts[k]]
         pool_end += starts[k]
@@ -355,10 +452,14 @@ def _extract(root, root_guess, ctx, memo, info):
 
 @dataclass
 class ApResult:
-    """An ApMinTotal strategy as node arrays (breadth first, node 0 the root) plus search figures."""
+    """An ApMinTotal strategy as node arrays (breadth first, node 0 the root) plus search figures.
+
+    total is None (and the arrays empty) when no strategy within Best_n finds
+    every secret within the guess limit: infeasible, not a total.
+    """
 
     breadth: int
-    total: int
+    total: int | None
     opener: int
     node_guess: np.ndarray
     node_parent: np.ndarray
@@ -366,32 +467,53 @@ class ApResult:
     node_size: np.ndarray
     stats: dict = field(default_factory=dict)
 
+    @property
+    def feasible(self) -> bool:
+        return self.total is not None
+
     def tree(self, guesses, length) -> Tree:
+        if not self.feasible:
+            raise ValueError("no strategy within the guess limit: there is no tree")
         return from_arrays(guesses, length, self.node_guess, self.node_parent, self.node_code, self.node_size)
 
 
 class ApSearch:
-    """One ApMinTotal search context (matrix, breadth, memo) reused across calls.
+    """One ApMinTotal search context (matrix, breadth, rules, memo) reused across calls.
 
-    `max_entries` bounds the memoised candidate sets and `max_pool` the total
-    number of set members stored for them (8 bytes each); when either is
-    reached new sets are simply not memoised (values stay exact).
+    Hard mode (`hard_mode`, with `encoded_guesses`) ranks only the guesses
+    the NYT rule allows at each node; `max_guesses` (None = unlimited) makes
+    a strategy that needs more guesses for some secret infeasible.  Both are
+    part of every memo key.  `max_entries` bounds the memoised nodes and
+    `max_pool` the total number of key members stored for them (8 bytes
+    each); when either is reached new nodes are simply not memoised (values
+    stay exact).
     """
 
-    def __init__(self, codes, secret_of_guess, n_codes, breadth, *, codes_t=None,
-                 max_entries=1_000_000, max_pool=None):
+    def __init__(self, codes, secret_of_guess, n_codes, breadth, *, codes_t=None, hard_mode=False,
+                 encoded_guesses=None, max_guesses=None, max_entries=1_000_000, max_pool=None):
         if breadth < 1:
             raise ValueError(f"breadth must be at least 1, got {breadth}")
+        if max_guesses is not None and max_guesses < 1:
+            raise ValueError(f"max_guesses must be at least 1, got {max_guesses}")
+        if hard_mode and encoded_guesses is None:
+            raise ValueError("hard mode needs the encoded guesses")
         self.codes = np.ascontiguousarray(codes)
         self.codes_t = transposed(codes) if codes_t is None else codes_t
         self.secret_of_guess = np.asarray(secret_of_guess, dtype=np.int32)
         n_secrets = self.codes.shape[1]
         self.breadth = int(breadth)
+        self.hard = bool(hard_mode)
+        self.length = int(round(np.log(n_codes) / np.log(3)))
+        self.max_guesses = UNLIMITED if max_guesses is None else int(max_guesses)
+        words = (np.ascontiguousarray(encoded_guesses, dtype=np.uint8) if self.hard
+                 else np.zeros((0, self.length), dtype=np.uint8))
+        self.words = words
         self.ctx = (
             self.codes, self.codes_t, self.secret_of_guess,
             guess_of_secret(self.secret_of_guess, n_secrets),
             np.zeros(int(n_codes), dtype=np.int32), np.zeros(n_secrets, dtype=np.bool_),
-            self.breadth, int(n_codes) - 1,
+            self.breadth, int(n_codes) - 1, self.hard, words,
+            symbol_counts(words), np.zeros(self.codes.shape[0], dtype=np.bool_),
         )
         max_pool = 16 * max_entries if max_pool is None else max_pool
         slots = 1 << max(4, int(2 * max_entries - 1).bit_length())
@@ -410,29 +532,39 @@ class ApSearch:
             return np.arange(self.codes.shape[1], dtype=np.int64)
         return np.unique(np.asarray(candidates, dtype=np.int64))
 
+    def _start(self, state, left):
+        greens, at_least = initial_state(self.length) if state is None else state
+        return greens, at_least, self.max_guesses if left is None else int(left)
+
     def stats(self) -> dict:
         i = self.info
         return {"memo_entries": int(i[ENTRIES]), "memo_pool": int(i[POOL_USED]), "scans": int(i[SCANS]),
                 "memo_hits": int(i[HITS]), "memo_dropped": int(i[DROPPED])}
 
-    def value(self, candidates=None) -> int:
-        """ApMinTotal(C, n)."""
-        return int(solve(self._all(candidates), INF, self.ctx, self.memo, self.info)[0])
+    def value(self, candidates=None, state=None, left=None) -> int | None:
+        """ApMinTotal(C, n) from a hard-mode state with `left` guesses left; None if infeasible."""
+        value = int(solve(self._all(candidates), INF, self.ctx, self.memo, self.info, *self._start(state, left))[0])
+        return None if value >= IMPOSSIBLE else value
 
     def ranking(self, candidates=None) -> np.ndarray:
-        """Best_n(C): the guesses ApMinTotal tries, best first."""
+        """Best_n(C) at the start of a game: the guesses ApMinTotal tries, best first."""
         top_g = np.empty(self.breadth, dtype=np.int64)
         top_key = np.empty(self.breadth, dtype=np.int64)
         n = best_n(self.codes, self.codes_t, self.secret_of_guess, self._all(candidates),
-                   self.ctx[5], self.ctx[4], top_g, top_key)
+                   self.ctx[5], self.ctx[4], top_g, top_key, np.zeros(0, dtype=np.bool_))
         return top_g[:n]
 
-    def strategy(self, candidates=None, opener=-1) -> ApResult:
-        """The ApMinTotal strategy tree for C, optionally forcing the first guess."""
+    def strategy(self, candidates=None, opener=-1, state=None, left=None) -> ApResult:
+        """The ApMinTotal strategy tree for C, optionally forcing the first guess (total None: infeasible)."""
         cand = self._all(candidates)
-        g, p, c, s, total = _extract(cand, int(opener), self.ctx, self.memo, self.info)
-        if total < 0:
+        greens, at_least, left = self._start(state, left)
+        if opener >= 0 and self.hard and not is_allowed(self.words[opener], self.ctx[10][opener], greens, at_least):
+            raise ValueError(f"guess {opener} breaks hard mode in this state")
+        g, p, c, s, total = _extract(cand, int(opener), self.ctx, self.memo, self.info, greens, at_least, left)
+        if total == -1:
             raise RuntimeError("strategy extraction failed")
+        if total == -2:
+            return ApResult(self.breadth, None, int(opener), g, p, c, s, self.stats())
         return ApResult(self.breadth, int(total), int(g[0]), g, p, c, s, self.stats())
 
 
@@ -451,6 +583,6 @@ def opener_total(codes, secret_of_guess, n_codes, opener_index, breadth, candida
 
 
 def rank_openers(codes, secret_of_guess, n_codes, breadth, candidates=None, codes_t=None) -> list[int]:
-    """Best_n(S): the openers ApMinTotal(S, breadth) tries, best first."""
+    """Best_n(S): the openers ApMinTotal(S, breadth) tries, best first (hard mode allows every opener)."""
     search = ApSearch(codes, secret_of_guess, n_codes, breadth, codes_t=codes_t, max_entries=1)
     return [int(g) for g in search.ranking(candidates)]

@@ -3,9 +3,12 @@
 At a node with candidate set C: if |C| <= 2 guess the first candidate
 alphabetically; otherwise guess the argmin of the combination over all of G
 (full ties to the lowest guess index), in the "paper" (float, default) or
-"exact" arithmetic of `pipeline.search.valuations`.  The whole tree is built
-in one numba kernel, breadth first, as flat node arrays (see
-`pipeline.search.tree.from_arrays`).
+"exact" arithmetic of `pipeline.search.valuations`.  In hard mode the argmin
+runs over the guesses the NYT rule allows after the responses that led to
+the node (`pipeline.search.hard_mode`).  The whole tree is built in one
+numba kernel, breadth first, as flat node arrays (see
+`pipeline.search.tree.from_arrays`).  A greedy tree ignores any guess
+limit: callers compare its depth with the game's (`GreedyResult.depth`).
 """
 
 from dataclasses import dataclass
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from pipeline.search.hard_mode import MAX_SYMBOLS, allowed_into, symbol_counts, update_state
 from pipeline.search.tree import Tree, from_arrays
 from pipeline.search.valuations import (
     VALUATIONS, best_guess, best_guess_paper, check_arithmetic, combination_ids, paper_terms, tlogt_table, transposed,
@@ -23,6 +27,14 @@ from pipeline.search.valuations import (
 def grow_array(a, size):
     """A copy of `a` with room for at least `size` items (doubling)."""
     out = np.empty(max(size, 2 * a.shape[0]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def grow_rows(a, size):
+    """A copy of the 2-D array `a` with room for at least `size` rows (doubling)."""
+    out = np.empty((max(size, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
 
@@ -63,10 +75,14 @@ def partition(row, cand, win, counts, out, class_start, class_code):
 
 
 @njit(cache=True)
-def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlogt, paper):
+def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, combo, tlogt, paper, hard, words,
+                  word_counts):
     """Breadth-first greedy tree as node arrays (node_guess, node_parent, node_code, node_size).
 
-    `paper` selects the paper arithmetic (then `tlogt` is unused).  Candidate
+    `paper` selects the paper arithmetic (then `tlogt` is unused); `hard`
+    restricts every node's choice to the guesses hard mode allows (`words`
+    = the encoded guesses and `word_counts` their symbol counts, used only
+    then).  Candidate
     sets stay in index order (the partition is stable), which is the order the
     paper arithmetic sums the classes in.
 
@@ -92,6 +108,9 @@ def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, com
     class_code = np.empty(n_secrets, dtype=np.int64)
     info_term = np.zeros(n_secrets + 1, dtype=np.float64)
     exp_term = np.zeros(n_secrets + 1, dtype=np.float64)
+    greens = np.full((cap, words.shape[1]), -1, dtype=np.int8)  # hard-mode state of every node
+    at_least = np.zeros((cap, MAX_SYMBOLS), dtype=np.int8)
+    allowed = np.zeros(codes.shape[0] if hard else 0, dtype=np.bool_)
     head = 0
     while head < n_nodes:
         cand = pool[start[head]: start[head] + size[head]]
@@ -99,11 +118,14 @@ def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, com
             g = guess_of_secret[cand[0]]
         else:
             in_c[cand] = True
+            if hard:
+                allowed_into(words, word_counts, greens[head], at_least[head], allowed)
             if paper:
                 paper_terms(cand.shape[0], info_term, exp_term)
-                g = best_guess_paper(codes, codes_t, cand, in_c, secret_of_guess, counts, info_term, exp_term, combo)
+                g = best_guess_paper(codes, codes_t, cand, in_c, secret_of_guess, counts, info_term, exp_term, combo,
+                                     allowed)
             else:
-                g = best_guess(codes, codes_t, cand, in_c, secret_of_guess, counts, tlogt, combo)
+                g = best_guess(codes, codes_t, cand, in_c, secret_of_guess, counts, tlogt, combo, allowed)
             in_c[cand] = False
         guess[head] = g
         k = partition(codes[g], cand, win, counts, buf, class_start, class_code)
@@ -114,6 +136,7 @@ def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, com
             need = n_nodes + k
             start, size, parent = grow_array(start, need), grow_array(size, need), grow_array(parent, need)
             code, guess = grow_array(code, need), grow_array(guess, need)
+            greens, at_least = grow_rows(greens, need), grow_rows(at_least, need)
         if pool_end + class_start[k] > pool.shape[0]:
             pool = grow_array(pool, pool_end + class_start[k])
         for j in range(k):
@@ -121,6 +144,9 @@ def _greedy_nodes(codes, codes_t, secret_of_guess, guess_of_secret, n_codes, com
             size[n_nodes] = class_start[j + 1] - class_start[j]
             parent[n_nodes] = head
             code[n_nodes] = class_code[j]
+            if hard:
+                greens[n_nodes], at_least[n_nodes] = update_state(greens[head], at_least[head], words[g],
+                                                                  class_code[j])
             n_nodes += 1
         pool[pool_end: pool_end + class_start[k]] = buf[: class_start[k]]
         pool_end += class_start[k]
@@ -143,6 +169,14 @@ class GreedyResult:
     def tree(self, guesses, length) -> Tree:
         return from_arrays(guesses, length, self.node_guess, self.node_parent, self.node_code, self.node_size)
 
+    @property
+    def depth(self) -> int:
+        """The most guesses the tree needs for any secret (parents come before their children)."""
+        depth = np.ones(len(self.node_parent), dtype=np.int64)
+        for i in range(1, len(depth)):
+            depth[i] = depth[self.node_parent[i]] + 1
+        return int(depth.max())
+
 
 def guess_of_secret(secret_of_guess: np.ndarray, n_secrets: int) -> np.ndarray:
     """Inverse of secret_of_guess: the guess index of every secret (S must be a subset of G)."""
@@ -154,8 +188,12 @@ def guess_of_secret(secret_of_guess: np.ndarray, n_secrets: int) -> np.ndarray:
     return out
 
 
-def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None, arithmetic: str = "paper") -> GreedyResult:
+def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None, arithmetic: str = "paper",
+           encoded_guesses=None) -> GreedyResult:
     """The greedy tree of a valuation combination ("MostParts,InSet" or a list of names).
+
+    With `encoded_guesses` (the guesses as symbol indices) the tree plays
+    hard mode: every choice is among the guesses the NYT rule allows.
 
     `codes` is the (G, S) code matrix; pass its transpose `codes_t` too when
     evaluating many combinations, to build it once.  `arithmetic` is "paper"
@@ -170,7 +208,12 @@ def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None, arithmeti
     gos = guess_of_secret(sog, codes_t.shape[0])
     paper = arithmetic == "paper"
     tlogt = np.zeros(1, dtype=np.int64) if paper else tlogt_table(codes_t.shape[0])  # unused when paper
-    g, p, c, s = _greedy_nodes(codes, codes_t, sog, gos, int(n_codes), ids, tlogt, paper)
+    hard = encoded_guesses is not None
+    length = int(round(np.log(n_codes) / np.log(3)))
+    words = (np.ascontiguousarray(encoded_guesses, dtype=np.uint8) if hard
+             else np.zeros((0, length), dtype=np.uint8))
+    g, p, c, s = _greedy_nodes(codes, codes_t, sog, gos, int(n_codes), ids, tlogt, paper, hard, words,
+                               symbol_counts(words))
     if (g < 0).any():
         raise ValueError("a greedy guess failed to split its candidate set")
     return GreedyResult(tuple(VALUATIONS[i] for i in ids), int(s.sum()), int(g[0]), g, p, c, s)

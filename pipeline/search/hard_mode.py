@@ -84,3 +84,37 @@ def allowed_mask(encoded: np.ndarray, history) -> np.ndarray:
     for x in np.flatnonzero(at_least):
         mask &= counts[:, x] >= at_least[x]
     return mask
+
+
+@njit(cache=True)
+def allowed_into(words, counts, greens, at_least, out):
+    """out[g] = may guess g be played in the state (greens, at_least)?  The vectorised `is_allowed`.
+
+    The state's requirements are gathered first (a few greens and letter
+    counts), so each guess costs a handful of comparisons instead of a pass
+    over every symbol.
+    """
+    pos = np.empty(greens.shape[0], dtype=np.int64)
+    n_pos = 0
+    for i in range(greens.shape[0]):
+        if greens[i] >= 0:
+            pos[n_pos] = i
+            n_pos += 1
+    sym = np.empty(at_least.shape[0], dtype=np.int64)
+    n_sym = 0
+    for x in range(at_least.shape[0]):
+        if at_least[x] > 0:
+            sym[n_sym] = x
+            n_sym += 1
+    for g in range(words.shape[0]):
+        ok = True
+        for j in range(n_pos):
+            if words[g, pos[j]] != greens[pos[j]]:
+                ok = False
+                break
+        if ok:
+            for j in range(n_sym):
+                if counts[g, sym[j]] < at_least[sym[j]]:
+                    ok = False
+                    break
+        out[g] = ok

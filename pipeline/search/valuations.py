@@ -184,16 +184,20 @@ def lex_better(cur, best, combo):
 
 
 @njit(cache=True)
-def best_guess(codes, codes_t, candidates, in_c, secret_of_guess, counts, tlogt, combo):
-    """Index of the guess minimising the combination `combo` over all of G (lowest index on a full tie).
+def best_guess(codes, codes_t, candidates, in_c, secret_of_guess, counts, tlogt, combo, allowed):
+    """Index of the guess minimising the combination `combo` over G (lowest index on a full tie).
 
     `in_c` is a boolean mask over secrets marking the candidates; `counts`
-    a zeroed scratch array of size n_codes.
+    a zeroed scratch array of size n_codes; `allowed` a mask over G of the
+    guesses that may be played (hard mode), empty = all of G.
     """
     best = np.empty(5, dtype=np.int64)
     cur = np.empty(5, dtype=np.int64)
     best_g = -1
+    every = allowed.shape[0] == 0
     for g in range(codes.shape[0]):
+        if not every and not allowed[g]:
+            continue
         parts, largest, sum_sq, info = guess_stats(codes, codes_t, g, candidates, counts, tlogt)
         s = secret_of_guess[g]
         cur[0] = -1 if (s >= 0 and in_c[s]) else 0
@@ -287,15 +291,19 @@ def paper_stats(codes, codes_t, g, candidates, counts, info_term, exp_term):
 
 
 @njit(cache=True)
-def best_guess_paper(codes, codes_t, candidates, in_c, secret_of_guess, counts, info_term, exp_term, combo):
+def best_guess_paper(codes, codes_t, candidates, in_c, secret_of_guess, counts, info_term, exp_term, combo,
+                     allowed):
     """best_guess in the paper arithmetic (float values, plain float comparison, lowest index on a full tie).
 
-    `info_term`/`exp_term` must hold paper_terms(|C|, ...).
+    `info_term`/`exp_term` must hold paper_terms(|C|, ...); `allowed` as in best_guess.
     """
     best = np.empty(5, dtype=np.float64)
     cur = np.empty(5, dtype=np.float64)
     best_g = -1
+    every = allowed.shape[0] == 0
     for g in range(codes.shape[0]):
+        if not every and not allowed[g]:
+            continue
         parts, largest, exp, info = paper_stats(codes, codes_t, g, candidates, counts, info_term, exp_term)
         s = secret_of_guess[g]
         cur[0] = -1.0 if (s >= 0 and in_c[s]) else 0.0

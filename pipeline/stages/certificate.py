@@ -17,7 +17,7 @@ from pipeline.games.answer import code_to_colours
 from pipeline.games.game import Game
 from pipeline.search.bounds import BoundSolver, opener_values
 from pipeline.search.hard_mode import initial_state, update_state
-from pipeline.stages.prove import class_bound, survivor_classes
+from pipeline.stages.prove import class_bound, guesses_left, survivor_classes
 from pipeline.stages.trees import verify_tree_file
 
 
@@ -88,7 +88,7 @@ def rederive(cert: dict, game: Game, codes, sample: int, seed: int = 0, memo_bit
                      if game.hard_mode else None)
             bound, _ = class_bound(group, c.get("target"), codes, game.secret_of_guess, game.n_codes, k_s,
                                    int(c["method"][3:]) if c["method"].startswith("LB_") else 0, memo_bits, state,
-                                   game.encoded_guesses())
+                                   game.encoded_guesses(), guesses_left(game))
             _check(bound >= c["bound"], f"survivor {s['opener']} class {c['response']}: bound re-derived as {bound}, certificate says {c['bound']}")
             classes += 1
     return {"openers_rederived": len(picked), "classes_rederived": classes}

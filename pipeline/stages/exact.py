@@ -1,4 +1,9 @@
-"""Stage exact: V*(g, S) and an optimal tree for chosen openers, by exhaustive search (one Ray task each)."""
+"""Stage exact: V*(g, S) and an optimal tree for chosen openers, by exhaustive search (one Ray task each).
+
+The search plays the game's rules: hard mode when game.hard_mode, and every
+secret found within game.max_guesses (the old stage.max_guesses is gone: the
+limit is a rule of the game).  An opener with no strategy within the limit
+is reported with total null ("infeasible")."""
 
 from dataclasses import dataclass, field
 
@@ -7,7 +12,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
 from pipeline.search.apmintotal import rank_openers
-from pipeline.search.exact import ExactSolver
+from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.tree import verify
 from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
@@ -15,7 +20,7 @@ from pipeline.stages.trees import tree_name, write_tree
 from pipeline.stages.tree_nodes import exact_tree
 
 NAME = "exact"
-VERSION = 1
+VERSION = 2
 INPUTS = ("feedback",)
 
 
@@ -24,17 +29,15 @@ class ExactConfig(StageConfig):
     name: str = NAME
     openers: list[str] = field(default_factory=list)  # [] = the opener ranked first by MostParts,InSet,ExpSizeSplit
     memo_bits: int = 22  # exact-search memo of 2**memo_bits entries (~41 bytes each) per task
-    max_guesses: int | None = None  # only strategies finding every secret within this many guesses (hard mode: 6)
 
 
 SCHEMA = ExactConfig
 
 
 def validate(cfg: ExactConfig, game) -> None:
-    from pipeline.stages.checks import at_least, enough_secrets, memo_bits, word_list
+    from pipeline.stages.checks import enough_secrets, memo_bits, word_list
 
     word_list(cfg, "openers", game)
-    at_least(cfg, "max_guesses", 1, allow_none=True)
     memo_bits(cfg)
     enough_secrets(game, NAME)
 
@@ -43,6 +46,8 @@ def _solve(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, 
     solver = ExactSolver(codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits=memo_bits,
                          max_guesses=max_guesses)
     total, _ = solver.guess_value(opener)
+    if total >= IMPOSSIBLE:
+        return None, None
     return total, solver.tree(opener)
 
 
@@ -52,15 +57,23 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
     openers = [game.guess_index[w.lower()] for w in cfg.openers] or rank_openers(codes, game.secret_of_guess,
                                                                                     game.n_codes, 1)
     shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(), cfg.memo_bits,
-              cfg.max_guesses)
+              game.max_guesses)
     results = ctx.fan_out(_solve, openers, shared, label=NAME)
     rows = []
     for opener, (total, nodes) in zip(openers, results):
+        if total is None:
+            rows.append({"opener": game.guesses[opener], "total": None, "expected": None, "max_guesses": None})
+            continue
         tree = exact_tree(nodes, game, codes)
         if verify(tree, game.guesses, game.secrets) != total:
             raise PipelineError(f"internal error: the exact tree of {game.guesses[opener]} does not replay to {total}")
         stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]))
         rows.append({"opener": game.guesses[opener], "total": total, "expected": stats["expected"],
                      "max_guesses": stats["max_guesses"]})
-    pq.write_table(pa.Table.from_pylist(rows), ctx.out.file("exact.parquet"))
-    return {"results": rows, "hard_mode": game.hard_mode}
+    schema = pa.schema([("opener", pa.string()), ("total", pa.int64()), ("expected", pa.float64()),
+                        ("max_guesses", pa.int64())])
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), ctx.out.file("exact.parquet"))
+    notes = [f"{r['opener']}: infeasible, no strategy finds every secret within {game.max_guesses} guesses"
+             for r in rows if r["total"] is None]
+    return {"results": rows, "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses,
+            **({"notes": notes} if notes else {})}

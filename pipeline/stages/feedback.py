@@ -23,8 +23,8 @@ class FeedbackConfig(StageConfig):
 
 
 def game_identity(game) -> dict:
-    """The matrix depends on the lists only (hard mode shares it)."""
-    return {k: v for k, v in game.identity().items() if k != "hard_mode"}
+    """The matrix depends on the lists only (hard mode and the guess limit share it)."""
+    return {k: v for k, v in game.identity().items() if k not in ("hard_mode", "max_guesses")}
 
 
 def validate(cfg: FeedbackConfig, game) -> None:

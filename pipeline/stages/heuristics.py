@@ -1,4 +1,9 @@
-"""Stage heuristics: greedy trees of valuation combinations (all 325 by default), fanned out over Ray."""
+"""Stage heuristics: greedy trees of valuation combinations (all 325 by default), fanned out over Ray.
+
+The trees play the game's rules: in hard mode every guess is one the NYT
+rule allows, and a tree that needs more than game.max_guesses guesses for
+some secret is not a strategy of the game: its row says feasible=false and
+total null (tree_total keeps the sum for reference)."""
 
 from dataclasses import dataclass, field
 
@@ -6,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
+from pipeline.runtime.log import log
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import statistics
 from pipeline.search.valuations import ARITHMETICS, all_combinations, parse_combination
@@ -13,7 +19,7 @@ from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "heuristics"
-VERSION = 1
+VERSION = 2
 INPUTS = ("feedback",)
 
 
@@ -46,12 +52,17 @@ def validate(cfg: HeuristicsConfig, game) -> None:
         raise PipelineError(f"stage.arithmetic must be one of {', '.join(ARITHMETICS)}, not {cfg.arithmetic!r}")
 
 
-def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length, arithmetic):
+def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length, arithmetic, encoded_guesses,
+                    limit):
     rows = []
     for combination in batch:
-        result = greedy(codes, secret_of_guess, n_codes, combination, arithmetic=arithmetic)
+        result = greedy(codes, secret_of_guess, n_codes, combination, arithmetic=arithmetic,
+                        encoded_guesses=encoded_guesses)
         stats = statistics(result.tree(guesses, length))
-        rows.append({"valuation": ",".join(combination), "total": result.total, "expected": stats["expected"],
+        feasible = limit is None or stats["max_guesses"] <= limit
+        rows.append({"valuation": ",".join(combination), "total": result.total if feasible else None,
+                     "feasible": feasible, "tree_total": result.total,
+                     "expected": stats["expected"] if feasible else None,
                      "max_guesses": stats["max_guesses"], "opener": guesses[result.opener]})
     return rows
 
@@ -61,11 +72,22 @@ def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
     codes = feedback.load(ctx.inputs["feedback"], ctx.game)
     game = ctx.game
     batches = [combinations[i:i + cfg.batch_size] for i in range(0, len(combinations), cfg.batch_size)]
-    shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.length, cfg.arithmetic)
+    shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.length, cfg.arithmetic,
+              game.encoded_guesses() if game.hard_mode else None, game.max_guesses)
     rows = [row for part in ctx.fan_out(_evaluate_batch, batches, shared, label=NAME) for row in part]
-    table = pa.Table.from_pylist(rows).sort_by([("total", "ascending"), ("valuation", "ascending")])
+    schema = pa.schema([("valuation", pa.string()), ("total", pa.int64()), ("feasible", pa.bool_()),
+                        ("tree_total", pa.int64()), ("expected", pa.float64()), ("max_guesses", pa.int64()),
+                        ("opener", pa.string())])
+    table = pa.Table.from_pylist(rows, schema=schema).sort_by([("total", "ascending"), ("valuation", "ascending")])
     pq.write_table(table, ctx.out.file("valuations.parquet"))
     best = table.slice(0, 1).to_pylist()[0]
+    n_feasible = sum(1 for row in rows if row["feasible"])
+    summary = {"combinations": len(rows), "feasible": n_feasible, "hard_mode": game.hard_mode,
+               "game_max_guesses": game.max_guesses}
+    if not n_feasible:
+        log.warning(f"{NAME}: no greedy tree finds every secret within {game.max_guesses} guesses")
+        return summary | {"best_total": None, "note": f"infeasible: every tree needs more than "
+                                                      f"{game.max_guesses} guesses for some secret"}
     n_best = sum(1 for t in table.column("total").to_pylist() if t == best["total"])
-    return {"combinations": len(rows), "best_total": best["total"], "best_valuation": best["valuation"],
-            "best_opener": best["opener"], "combinations_at_best": n_best}
+    return summary | {"best_total": best["total"], "best_valuation": best["valuation"],
+                      "best_opener": best["opener"], "combinations_at_best": n_best}

@@ -1,6 +1,11 @@
 """Stage prove: close the gap. For each opener that survived the funnel, raise a lower bound on every
 response class (LB_j for growing j, then an exact solve), one Ray task per class, until
-|S| + sum of class bounds reaches UB. Writes certificate.json (checked by `verify-certificate`)."""
+|S| + sum of class bounds reaches UB. Writes certificate.json (checked by `verify-certificate`).
+
+The game's rules hold throughout: in hard mode a class is closed by a hard-mode exact solve from
+the state its opener's response leaves (LB_j are normal-mode bounds, which bound hard mode too),
+and a class has game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises values).
+The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused."""
 
 import hashlib
 import json
@@ -18,9 +23,10 @@ from pipeline.search.partition import split
 from pipeline.search.tree import from_json
 from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.trees import rule_violation
 
 NAME = "prove"
-VERSION = 1
+VERSION = 2
 INPUTS = ("feedback", "upper_bound", "lower_bound")
 
 
@@ -43,11 +49,14 @@ def validate(cfg: ProveConfig, game) -> None:
 
 
 def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, hard_state,
-                encoded_guesses):
+                encoded_guesses, left=None):
     """(bound, method) for one response class: the first LB_j reaching `target`, else the exact MinTotal.
 
     With target None (an opener without a known tree) the exact MinTotal is computed directly.
-    LB_j are normal-mode bounds, which also bound hard mode (it only removes guesses).
+    LB_j are normal-mode bounds without a guess limit, which also bound hard mode (it only removes
+    guesses) and a limit (it only removes strategies).  The exact solve plays hard mode from
+    `hard_state` (None = normal mode) with `left` guesses left (None = unlimited); a class it cannot
+    solve in time gets a bound >= exact.IMPOSSIBLE.
     """
     members = np.asarray(members, dtype=np.int32)
     if target is not None:
@@ -58,15 +67,20 @@ def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level
                 return int(value), f"LB_{level}"
     hard = hard_state is not None
     exact_solver = ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
-                               memo_bits=memo_bits)
+                               memo_bits=memo_bits, max_guesses=left)
     value, _ = exact_solver.min_total(members, state=hard_state)
     return int(value), "exact"
 
 
-def _class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, encoded_guesses):
+def _class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, encoded_guesses, left):
     members, target, hard_state = job
     return class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits,
-                       hard_state, encoded_guesses)
+                       hard_state, encoded_guesses, left)
+
+
+def guesses_left(game) -> int | None:
+    """Guesses a response class of the opener has left (None = unlimited)."""
+    return None if game.max_guesses is None else game.max_guesses - 1
 
 
 def survivor_classes(codes, game, opener: int):
@@ -98,6 +112,9 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
         raise PipelineError(f"the funnel was run against UB={funnel['ub']}, not the upper bound {ub}")
     tree_file = ctx.inputs["upper_bound"].file("tree.json")
     tree_body = ctx.inputs["upper_bound"].read_json("tree.json")
+    problem = rule_violation(from_json(tree_body["tree"]), game)
+    if problem:
+        raise PipelineError(f"the upper bound's tree does not keep the game's rules: {problem}")
     targets = subtree_totals(tree_body["tree"])
     k_s = k_of_game(codes, game.n_codes)
     jobs, owners = [], []
@@ -110,7 +127,8 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
                      if game.hard_mode else None)
             jobs.append((members, target, state))
             owners.append((word, colours, len(members), target))
-    shared = (codes, game.secret_of_guess, game.n_codes, k_s, cfg.max_level, cfg.memo_bits, game.encoded_guesses())
+    shared = (codes, game.secret_of_guess, game.n_codes, k_s, cfg.max_level, cfg.memo_bits, game.encoded_guesses(),
+              guesses_left(game))
     results = ctx.fan_out(_class_task, jobs, shared, label=f"{NAME}-classes")
     survivors = {}
     for (word, colours, size, target), (bound, method) in zip(owners, results):
@@ -137,7 +155,7 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
     closes = ub_entry is not None and ub_entry["value"] == ub
     others_not_better = all(s["value"] >= ub for s in survivors.values())
     return {
-        "game": game.name, "hard_mode": game.hard_mode,
+        "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
         "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
         "n_guesses": len(game.guesses), "n_secrets": len(game.secrets), "k_s": k_s,
         "ub": ub, "ub_opener": ub_opener, "ub_tree_sha256": hashlib.sha256(tree_file.read_bytes()).hexdigest(),

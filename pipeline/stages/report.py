@@ -56,13 +56,20 @@ def heuristics_section(found, game) -> str:
     m = found[-1]
     rows = {r["valuation"]: r for r in pq.read_table(m["path"] / "valuations.parquet").to_pylist()}
     paper = published.TABLE1_WORDLE if game.name == "wordle_original" else {}
-    names = list(paper) or sorted(rows, key=lambda v: rows[v]["total"])[:10]
-    body = [[v, *(paper.get(v, (None, None))), rows.get(v, {}).get("total"), rows.get(v, {}).get("opener")]
-            for v in names]
-    best = min(rows.values(), key=lambda r: r["total"])
+
+    def shown(r):  # a tree deeper than the game's guess limit is not a strategy of the game
+        if not r or r.get("total") is not None or r.get("tree_total") is None:
+            return (r or {}).get("total")
+        return f"{r['tree_total']} (infeasible: {r['max_guesses']} guesses)"
+
+    names = list(paper) or sorted(rows, key=lambda v: (rows[v]["total"] is None, rows[v]["total"] or 0))[:10]
+    body = [[v, *(paper.get(v, (None, None))), shown(rows.get(v)), rows.get(v, {}).get("opener")] for v in names]
+    feasible = [r for r in rows.values() if r["total"] is not None]
+    top = min(feasible, key=lambda r: r["total"]) if feasible else None
+    best = f"{top['total']} by {top['valuation']} ({top['opener']})" if top else "none within the guess limit"
     return (f"## Greedy valuations ({len(rows)} combinations, {m['run_seconds']} s)\n\n"
             + _table(["valuation", "paper total", "paper opener", "total", "opener"], body)
-            + f"\nBest: {best['total']} by {best['valuation']} ({best['opener']}).\n")
+            + f"\nBest: {best}.\n")
 
 
 def upper_bound_section(found, game) -> str:

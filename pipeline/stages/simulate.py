@@ -21,7 +21,9 @@ simulate.parquet: one row per strategy and seed (seed null for deterministic str
 plus, for seeded strategies, a pooled row over all seeds with seed null and `runs` = number
 of seeds.  mean is over won games; 95% CI over secrets by normal approximation
 (mean +- 1.96 s/sqrt(|S|), s the sample sd of per-secret guesses, for pooled rows of each
-secret's average over the seeds); failures = games not won within max_guesses.
+secret's average over the seeds); failures = games not won within the guess limit: game.max_guesses
+(stage.max_guesses may only tighten it; a game without a limit plays up to stage.max_guesses or
+UNLIMITED_CAP guesses).
 per_secret.parquet: strategy, seed, secret, guesses (0 = failure), path (comma-separated guesses).
 """
 
@@ -38,7 +40,7 @@ from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "simulate"
-VERSION = 1
+VERSION = 2
 INPUTS = ("feedback",)
 
 # strategy -> (rule, candidates over G (True) or S (False), seeded)
@@ -58,7 +60,7 @@ class SimulateConfig(StageConfig):
     strategies: list[str] = field(default_factory=lambda: list(DEFAULT_STRATEGIES))
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])  # for the random strategies
     opener: str | None = "tares"  # first guess of the elimination strategies; null = the rule's own choice
-    max_guesses: int = 20  # a game not won within this many guesses is a failure
+    max_guesses: int | None = None  # failure after this many guesses; None = game.max_guesses (may only tighten)
     block_secrets: int = 512  # secrets per Ray task
 
 
@@ -79,8 +81,11 @@ def validate(cfg: SimulateConfig, game) -> None:
         raise PipelineError("stage.seeds is empty; give at least one seed, e.g. stage.seeds=[0]")
     if any(s < 0 for s in cfg.seeds) or len(set(cfg.seeds)) != len(cfg.seeds):
         raise PipelineError(f"stage.seeds must be distinct non-negative integers, got {list(cfg.seeds)}")
-    at_least(cfg, "max_guesses", 1)
+    at_least(cfg, "max_guesses", 1, allow_none=True)
     at_least(cfg, "block_secrets", 1)
+    if cfg.max_guesses is not None and game.max_guesses is not None and cfg.max_guesses > game.max_guesses:
+        raise PipelineError(f"stage.max_guesses={cfg.max_guesses} exceeds the game's limit game.max_guesses="
+                            f"{game.max_guesses}; it may only tighten it (or set game.max_guesses)")
     if game.hard_mode:
         raise PipelineError("simulate plays normal-mode baselines; game.hard_mode=true is not supported")
     uses_opener = any(STRATEGIES[s][0] == sim.ELIMINATION for s in cfg.strategies)
@@ -89,14 +94,24 @@ def validate(cfg: SimulateConfig, game) -> None:
                             "(give stage.opener=<word>, or stage.opener=null to let the rule choose)")
 
 
+UNLIMITED_CAP = 20  # guesses played in a game without a limit before a run counts as a failure
+
+
+def guess_cap(cfg: SimulateConfig, game) -> int:
+    """Guesses a run may take: the stage's (tighter) limit, else the game's, else UNLIMITED_CAP."""
+    if cfg.max_guesses is not None:
+        return cfg.max_guesses
+    return UNLIMITED_CAP if game.max_guesses is None else game.max_guesses
+
+
 def find_tree(store, game) -> dict | None:
     """The finished upper_bound artifact of this game's lists with the lowest total (then key), or None."""
     found = []
     for manifest in (store.root / "upper_bound").glob(f"[!.]*/{MANIFEST}"):
         body = read_json_file("upper_bound", manifest)
         g = body.get("game", {})
-        same = (g.get("guesses_sha256"), g.get("secrets_sha256"), bool(g.get("hard_mode"))) == \
-            (game.guesses_digest, game.secrets_digest, game.hard_mode)
+        same = (g.get("guesses_sha256"), g.get("secrets_sha256"), bool(g.get("hard_mode")), g.get("max_guesses")) \
+            == (game.guesses_digest, game.secrets_digest, game.hard_mode, game.max_guesses)
         ub = body.get("summary", {}).get("ub")
         if same and ub is not None and (manifest.parent / "tree.json").is_file():
             found.append((ub, body["key"], manifest.parent / "tree.json"))
@@ -141,7 +156,7 @@ def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
     game = ctx.game
     codes_gs = feedback.load(ctx.inputs["feedback"], game)
     n_secrets = len(game.secrets)
-    cap = cfg.max_guesses
+    cap = guess_cap(cfg, game)
     enc = game.encoded_guesses()
     notes = []
     played = [s for s in cfg.strategies if s != "tree"]

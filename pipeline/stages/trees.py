@@ -1,9 +1,15 @@
-"""tree.json / tree.txt as stages write them: the tree plus the digests of the lists it is for."""
+"""tree.json / tree.txt as stages write them: the tree plus the digests of the lists and the rules it is for.
+
+Checking a tree file replays every secret with the scalar answering function,
+and checks the game's rules on every path: at most game.max_guesses guesses,
+and in hard mode every guess allowed by the NYT rule
+(`pipeline.games.constraints`, which shares no code with the searches)."""
 
 import json
 from pathlib import Path
 
 from pipeline.errors import PipelineError
+from pipeline.games.constraints import hard_mode_violation
 from pipeline.games.game import Game
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 
@@ -14,7 +20,8 @@ def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree") -> dict:
         raise ValueError(f"unsafe tree file name {name!r}: use tree_name()")
     stats = statistics(tree)
     body = {"game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
-            "hard_mode": game.hard_mode, **{k: stats[k] for k in ("total", "max_guesses", "distribution")},
+            "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses,
+            **{k: stats[k] for k in ("total", "max_guesses", "distribution")},
             "tree": to_json(tree)}
     folder_file(f"{name}.json").write_text(json.dumps(body) + "\n")
     folder_file(f"{name}.txt").write_text(to_text(tree))
@@ -45,6 +52,9 @@ def verify_tree_file(path: Path, game: Game) -> dict:
     stats = statistics(tree)
     if stats["total"] != total or tree.candidates != len(game.secrets):
         raise PipelineError(f"{path}: tree covers {tree.candidates} of {len(game.secrets)} secrets")
+    problem = rule_violation(tree, game)
+    if problem:
+        raise PipelineError(f"{path}: {problem}")
     return stats
 
 
@@ -59,3 +69,22 @@ def tree_name(word: str) -> str:
 def tree_path(folder: Path, word: str) -> Path:
     """Where an artifact folder keeps the tree of opener `word` (the reader's side of `tree_name`)."""
     return Path(folder) / f"{tree_name(word)}.json"
+
+
+def rule_violation(tree: Tree, game: Game) -> str | None:
+    """The first way the tree breaks the game's rules (guess limit, hard mode), in words; None if it keeps them."""
+    stats = statistics(tree)
+    if game.max_guesses is not None and stats["max_guesses"] > game.max_guesses:
+        return (f"some secret needs {stats['max_guesses']} guesses, more than game.max_guesses="
+                f"{game.max_guesses}: not a strategy of this game")
+    if not game.hard_mode:
+        return None
+    stack = [(tree, [])]
+    while stack:
+        node, history = stack.pop()
+        problem = hard_mode_violation(node.guess, history)
+        if problem:
+            route = " ".join(f"{g} {c}" for g, c in history)
+            return f"guess {node.guess!r} after {route} breaks hard mode ({problem})"
+        stack += [(child, history + [(node.guess, colours)]) for colours, child in sorted(node.children.items())]
+    return None

@@ -1,4 +1,8 @@
-"""Stage upper_bound: ApMinTotal(S, n) fanned out per opener over Ray; the best opener's tree is UB."""
+"""Stage upper_bound: ApMinTotal(S, n) fanned out per opener over Ray; the best opener's tree is UB.
+
+The search plays the game's rules (hard mode, game.max_guesses): an opener
+whose ApMinTotal strategy cannot find every secret within the limit is
+listed with total null; if no opener can, the stage fails with one error."""
 
 import json
 from dataclasses import dataclass
@@ -60,8 +64,10 @@ def chosen_openers(cfg: UpperBoundConfig, game, codes) -> list[int]:
     return [game.guess_index[str(w).lower()] for w in cfg.openers]
 
 
-def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries):
-    search = ApSearch(codes, secret_of_guess, n_codes, breadth, max_entries=max_entries)
+def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, encoded_guesses, max_guesses):
+    search = ApSearch(codes, secret_of_guess, n_codes, breadth, max_entries=max_entries,
+                      hard_mode=encoded_guesses is not None, encoded_guesses=encoded_guesses,
+                      max_guesses=max_guesses)
     return [search.strategy(None, opener) for opener in batch]
 
 
@@ -70,11 +76,17 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     codes = feedback.load(ctx.inputs["feedback"], game)
     openers = chosen_openers(cfg, game, codes)
     batches = [openers[i:i + cfg.batch_size] for i in range(0, len(openers), cfg.batch_size)]
-    shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries)
+    shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
+              game.encoded_guesses() if game.hard_mode else None, game.max_guesses)
     results = [r for part in ctx.fan_out(_evaluate, batches, shared, label=NAME) for r in part]
-    totals = np.array([r.total for r in results])
-    best = results[int(np.argmin(totals))]  # first in opener order on ties
-    table = pa.table({"opener": [game.guesses[r.opener] for r in results], "total": totals,
+    feasible = [r for r in results if r.feasible]
+    if not feasible:
+        mode = "hard mode, " if game.hard_mode else ""
+        raise PipelineError(f"no strategy found ({mode}ApMinTotal breadth {cfg.breadth}, {len(results)} openers) "
+                            f"that finds every secret within game.max_guesses={game.max_guesses} guesses")
+    best = min(feasible, key=lambda r: r.total)  # first in opener order on ties
+    table = pa.table({"opener": [game.guesses[r.opener] for r in results],
+                      "total": pa.array([r.total for r in results], type=pa.int64()),
                       "rank": np.arange(1, len(results) + 1)})
     pq.write_table(table, ctx.out.file("openers.parquet"))
     tree = best.tree(list(game.guesses), game.length)
@@ -84,6 +96,8 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     summary = {"ub": best.total, "opener": game.guesses[best.opener], "breadth": cfg.breadth,
                "openers_tried": len(results), "expected": stats["expected"], "max_guesses": stats["max_guesses"],
                "distribution": stats["distribution"], "memo": best.stats,
-               "game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest}
+               "openers_infeasible": len(results) - len(feasible),
+               "game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
+               "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses}
     ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return {k: summary[k] for k in ("ub", "opener", "breadth", "openers_tried", "max_guesses", "distribution")}

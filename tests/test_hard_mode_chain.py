@@ -1,0 +1,249 @@
+"""Hard mode and the game's guess limit through the whole chain, against a plain brute force.
+
+The brute force below is written from the rules alone (the scalar answering
+function, NYT hard mode as the game states it, "found within k guesses"):
+it shares no code with the searches.  The tiny games are chosen so that
+hard mode and the limit really bind (their values differ from normal
+mode / no limit), so a search that ignores either gives another number.
+"""
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from pipeline.config import PROJECT_ROOT
+from pipeline.errors import PipelineError
+from pipeline.feedback.matrix import game_matrix
+from pipeline.games.answer import code_to_colours, feedback
+from pipeline.games.game import Game
+from pipeline.search.apmintotal import ApSearch
+from pipeline.search.exact import IMPOSSIBLE, ExactSolver
+from pipeline.search.greedy import greedy
+from pipeline.search.hard_mode import state_after
+from pipeline.search.tree import paths, statistics, verify
+from pipeline.search.valuations import all_combinations
+from pipeline.stages.trees import verify_tree_file
+
+INF = float("inf")
+ORIGINAL_GUESSES = PROJECT_ROOT / "data" / "wordle" / "original_guesses.txt"
+IGHT_ATCH = "batch catch eight fight hatch latch light match might night patch right sight tight watch wight".split()
+
+# secrets, extra guesses, {(hard, limit): MinTotal} (inf: no strategy within the limit)
+HARD_BINDS = (["eight", "hatch", "might", "night", "right", "watch", "wight"],
+              ["swith", "bunts", "noily", "dumas", "ikans", "bored"],
+              {(False, None): 18, (True, None): 19, (True, 4): 19, (False, 3): INF, (True, 3): INF})
+LIMIT_BINDS = (["batch", "fight", "latch", "light", "match", "patch", "sight", "watch"], ["pleon"],
+               {(False, None): 22, (True, None): 22, (False, 5): 22, (False, 4): 23, (True, 4): 23,
+                (False, 3): INF, (True, 3): INF})
+CASES = [(game, hard, limit) for game in (HARD_BINDS, LIMIT_BINDS) for hard, limit in game[2]]
+
+
+def hard_ok(guess: str, rows) -> bool:
+    """NYT hard mode from its statement: greens stay in place, every revealed letter is reused as often."""
+    for word, colours in rows:
+        need = {}
+        for i, (ch, col) in enumerate(zip(word, colours)):
+            if col == "2" and guess[i] != ch:
+                return False
+            if col != "0":
+                need[ch] = need.get(ch, 0) + 1
+        if any(guess.count(ch) < n for ch, n in need.items()):
+            return False
+    return True
+
+
+def brute_min_total(guesses, secrets, hard, limit, rows=()):
+    """Exhaustive MinTotal over every strategy (hard mode after `rows`, guess limit); inf if none finds all in time."""
+    win = "2" * len(secrets[0])
+
+    @lru_cache(maxsize=None)
+    def best(cand, rows, left):
+        if len(cand) == 1:
+            return 1
+        if left <= 1:
+            return INF
+        value = INF
+        for g in guesses:
+            if hard and not hard_ok(g, rows):
+                continue
+            parts = {}
+            for s in cand:
+                parts.setdefault(feedback(g, s), []).append(s)
+            if len(parts) == 1 and g not in cand:
+                continue
+            total = len(cand) + sum(best(tuple(p), tuple(sorted(rows + ((g, c),))) if hard else (), left - 1)
+                                    for c, p in parts.items() if c != win)
+            value = min(value, total)
+        return value
+
+    return best(tuple(secrets), tuple(sorted(rows)), 99 if limit is None else limit)
+
+
+def tree_keeps_rules(tree, hard, limit) -> bool:
+    """Every path within the limit, and in hard mode every guess allowed by `hard_ok`."""
+    if limit is not None and statistics(tree)["max_guesses"] > limit:
+        return False
+    stack = [(tree, ())]
+    while stack:
+        node, rows = stack.pop()
+        if hard and not hard_ok(node.guess, rows):
+            return False
+        stack += [(child, rows + ((node.guess, colours),)) for colours, child in node.children.items()]
+    return True
+
+
+def tiny_game(case, hard, limit):
+    secrets, extra, _ = case
+    return Game("tiny", tuple(sorted(set(secrets + extra))), tuple(sorted(secrets)), "abcdefghijklmnopqrstuvwxyz",
+                hard, limit)
+
+
+@pytest.mark.parametrize("case, hard, limit", CASES)
+def test_the_tiny_games_bind_by_brute_force(case, hard, limit):
+    game = tiny_game(case, hard, limit)
+    assert brute_min_total(game.guesses, game.secrets, hard, limit) == case[2][hard, limit]
+
+
+@pytest.mark.parametrize("case, hard, limit", CASES)
+def test_apmintotal_full_breadth_is_the_brute_force_optimum(case, hard, limit):
+    game = tiny_game(case, hard, limit)
+    codes = game_matrix(game)
+    search = ApSearch(codes, game.secret_of_guess, game.n_codes, len(game.guesses), hard_mode=hard,
+                      encoded_guesses=game.encoded_guesses(), max_guesses=limit)
+    result = search.strategy()
+    expected = case[2][hard, limit]
+    if expected == INF:
+        assert result.total is None and search.value() is None
+        return
+    tree = result.tree(list(game.guesses), game.length)
+    assert result.total == expected == verify(tree, game.guesses, game.secrets) == search.value()
+    assert tree_keeps_rules(tree, hard, limit)
+
+
+@pytest.mark.parametrize("case, hard, limit", CASES)
+def test_exact_is_the_brute_force_optimum(case, hard, limit):
+    game = tiny_game(case, hard, limit)
+    codes = game_matrix(game)
+    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(), max_guesses=limit)
+    value, _ = solver.min_total()
+    expected = case[2][hard, limit]
+    if expected == INF:
+        assert value >= IMPOSSIBLE
+        return
+    assert value == expected
+
+
+def test_one_memo_serves_different_hard_mode_states():
+    """The same candidate set is worth more after a response that restricts hard mode: a memo keyed by
+    the set alone would hand the second search the first one's value."""
+    game = tiny_game(HARD_BINDS, True, None)
+    codes = game_matrix(game)
+    enc = game.encoded_guesses()
+    exact = ExactSolver(codes, game.secret_of_guess, game.n_codes, True, enc)
+    search = ApSearch(codes, game.secret_of_guess, game.n_codes, len(game.guesses), hard_mode=True,
+                      encoded_guesses=enc)
+    checked = 0
+    for g, guess in enumerate(game.guesses):
+        for code in np.unique(codes[g]):
+            members = np.flatnonzero(codes[g] == code)
+            cand = [game.secrets[i] for i in members]
+            colours = code_to_colours(int(code), game.length)
+            free = brute_min_total(game.guesses, cand, True, None)
+            bound = brute_min_total(game.guesses, cand, True, None, rows=((guess, colours),))
+            if len(cand) < 3 or bound == free:
+                continue
+            state = state_after([(enc[g], int(code))], game.length)
+            assert exact.min_total(members)[0] == search.value(members) == free
+            assert exact.min_total(members, state=state)[0] == search.value(members, state=state) == bound
+            checked += 1
+    assert checked >= 1
+
+
+@pytest.mark.parametrize("case", [HARD_BINDS, LIMIT_BINDS])
+def test_greedy_trees_keep_hard_mode(case):
+    game = tiny_game(case, True, None)
+    codes = game_matrix(game)
+    for combination in all_combinations()[::7]:
+        result = greedy(codes, game.secret_of_guess, game.n_codes, combination, arithmetic="exact",
+                        encoded_guesses=game.encoded_guesses())
+        tree = result.tree(list(game.guesses), game.length)
+        assert verify(tree, game.guesses, game.secrets) == result.total
+        assert tree_keeps_rules(tree, True, None), combination
+        assert result.depth == statistics(tree)["max_guesses"]
+        assert result.total >= case[2][True, None]
+
+
+def ight_game(hard, limit=6):
+    return Game("ight", tuple(sorted(ORIGINAL_GUESSES.read_text().split())), tuple(IGHT_ATCH),
+                "abcdefghijklmnopqrstuvwxyz", hard, limit)
+
+
+@pytest.mark.parametrize("hard, optimum", [(False, 41), (True, 42)])
+def test_ight_atch_optimum_by_exact_and_apmintotal(hard, optimum):
+    game = ight_game(hard)
+    codes = game_matrix(game)
+    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(), max_guesses=6)
+    assert solver.min_total()[0] == optimum
+    result = ApSearch(codes, game.secret_of_guess, game.n_codes, 30, hard_mode=hard,
+                      encoded_guesses=game.encoded_guesses(), max_guesses=6).strategy()
+    tree = result.tree(list(game.guesses), game.length)
+    assert result.total == optimum == verify(tree, game.guesses, game.secrets)
+    assert tree_keeps_rules(tree, hard, 6)
+
+
+@pytest.fixture
+def ight_overrides(tmp_path):
+    secrets = tmp_path / "ight_atch.txt"
+    secrets.write_text("\n".join(IGHT_ATCH) + "\n")
+    return ["game=words", f"game.secrets.path={secrets}", f"game.guesses.path={ORIGINAL_GUESSES}"]
+
+
+@pytest.mark.parametrize("hard, optimum", [(False, 41), (True, 42)])
+def test_prove_ight_atch_in_both_modes(run_pipeline, ray_session, ight_overrides, hard, optimum):
+    mode = f"game.hard_mode={str(hard).lower()}"
+    artifact = run_pipeline("experiment=prove_wordle", *ight_overrides, mode)
+    summary = artifact.manifest["summary"]
+    assert summary["ub"] == optimum and summary["proven"] is True
+    import json
+    cert = json.loads(artifact.file("certificate.json").read_text())
+    assert cert["hard_mode"] is hard and cert["max_guesses"] == 6
+    tree = json.loads(artifact.file("tree.json").read_text())
+    assert tree["hard_mode"] is hard and tree["game_max_guesses"] == 6 and tree["total"] == optimum
+
+
+def test_verify_tree_refuses_a_normal_tree_in_hard_mode(run_pipeline, ray_session, ight_overrides):
+    from pipeline.games.catalog import load_game
+    from pipeline.cli import compose, to_config
+
+    normal = run_pipeline("stage=upper_bound", *ight_overrides)
+    hard = run_pipeline("stage=upper_bound", *ight_overrides, "game.hard_mode=true")
+    hard_game = load_game(to_config(compose([*ight_overrides, "game.hard_mode=true"])).game)
+    assert verify_tree_file(hard.file("tree.json"), hard_game)["total"] == 42
+    with pytest.raises(PipelineError, match="breaks hard mode"):
+        verify_tree_file(normal.file("tree.json"), hard_game)
+    assert normal.manifest["summary"]["ub"] == 41
+
+
+def test_a_limit_no_strategy_meets_is_one_error(run_pipeline, ray_session, ight_overrides):
+    with pytest.raises(PipelineError, match="within game.max_guesses=2"):
+        run_pipeline("stage=upper_bound", *ight_overrides, "game.max_guesses=2")
+
+
+def test_exact_stage_reports_an_infeasible_opener(run_pipeline, ray_session, ight_overrides):
+    artifact = run_pipeline("stage=exact", *ight_overrides, "game.max_guesses=3", "stage.openers=[fight,zymic]")
+    rows = {r["opener"]: r["total"] for r in artifact.manifest["summary"]["results"]}
+    assert rows["zymic"] is None or rows["zymic"] > 41
+    assert np.all([v is None or v >= 41 for v in rows.values()])
+
+
+def test_heuristics_flag_trees_deeper_than_the_limit(run_pipeline, ray_session, ight_overrides):
+    import pyarrow.parquet as pq
+
+    artifact = run_pipeline("stage=heuristics", *ight_overrides, "game.max_guesses=3",
+                            "stage.combinations=[InSet,MostParts]")
+    rows = {r["valuation"]: r for r in pq.read_table(artifact.file("valuations.parquet")).to_pylist()}
+    for row in rows.values():
+        assert row["feasible"] == (row["max_guesses"] <= 3)
+        assert (row["total"] is None) == (not row["feasible"])
+    assert not rows["InSet"]["feasible"]  # guessing candidates one by one cannot find 16 secrets in 3
