@@ -25,7 +25,6 @@ import numpy as np
 from pipeline.search.exact_kernels import (IMPOSSIBLE, INF, UNLIMITED, Game, Memo, make_work)
 from pipeline.search.exact_search import solve
 from pipeline.search.hard_mode import MAX_SYMBOLS, initial_state, symbol_counts, update_state
-from pipeline.search.partition import split_parts
 
 __all__ = ["ExactSolver", "tree_total", "INF", "IMPOSSIBLE", "UNLIMITED"]
 
@@ -73,9 +72,7 @@ class ExactSolver:
                          np.zeros((size, 3), dtype=np.int64))
         self.memo_keys, self.memo_flags, self.memo_vals = self.memo
         self.work = make_work(codes.shape[0], self.n_secrets, int(n_codes), self.length, max_depth, codes.dtype)
-        # guesses making the most classes on all secrets first: perfect splitters are found early
-        parts = split_parts(self.codes, np.arange(self.n_secrets, dtype=np.int32), int(n_codes))
-        self.work.ulist[0] = np.argsort(-parts, kind="stable").astype(np.int32)
+        self.work.ulist[0] = np.arange(codes.shape[0], dtype=np.int32)  # the lists stay in index order
         self.stats = self.work.stats[:3]  # nodes searched, memo hits, guesses evaluated
 
     def reset(self):

@@ -62,7 +62,7 @@ def make_work(n_guesses, n_secrets, n_codes, length, max_depth, code_dtype):
         at_least=np.empty((max_depth, MAX_SYMBOLS), dtype=np.int8),
         counts=np.zeros(n_codes, dtype=np.int64), stamp=np.zeros(n_codes + 1, dtype=np.int64),
         dense=np.empty((SMALL_SET, n_guesses), dtype=code_dtype),
-        scratch=np.zeros((3, n_guesses), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
+        scratch=np.zeros((4, n_guesses), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
         revealed=np.zeros(MAX_SYMBOLS, dtype=np.int64), stats=np.zeros(4, dtype=np.int64))
 
 
@@ -322,28 +322,39 @@ def scan_large(game, w, d, length, lo, n, beta):
 @njit(cache=True)
 def _gather_pairs(game, w, length, lo, n, lst):
     """For the small scan: per list position, equal-code pairs (scratch[0]), candidates equal to an earlier
-    one (scratch[1]) and whether the guess is a candidate (scratch[2])."""
-    dense, pairs, repeats, inside = w.dense, w.scratch[0], w.scratch[1], w.scratch[2]
+    one (scratch[1]) and whether the guess is a candidate (scratch[2]).  The codes of each candidate are
+    first gathered into a dense row (contiguous when the list is still every guess)."""
+    dense, pairs, repeats, inside, seen = w.dense, w.scratch[0], w.scratch[1], w.scratch[2], w.scratch[3]
     pairs[:length] = 0
     repeats[:length] = 0
     inside[:length] = 0
+    everyone = length == game.codes.shape[0]
+    win = game.win
     for j in range(n):
         src = game.codes_t[w.pool[lo + j]]
         dj = dense[j]
+        if everyone:
+            dj[:length] = src
+        else:
+            for t in range(length):
+                dj[t] = src[lst[t]]
         for t in range(length):
-            dj[t] = src[lst[t]]
-            inside[t] += dj[t] == game.win
+            inside[t] += dj[t] == win
     for j in range(1, n):
         dj = dense[j]
-        seen = np.zeros(length, dtype=np.int32)
+        seen[:length] = 0
         for i in range(j):
-            di = dense[i]
-            for t in range(length):
-                e = np.int32(di[t] == dj[t])
-                pairs[t] += e
-                seen[t] |= e
+            _pair_pass(dense[i], dj, pairs, seen, length)
         for t in range(length):
             repeats[t] += seen[t]
+
+
+@njit(cache=True)
+def _pair_pass(di, dj, pairs, seen, length):
+    for t in range(length):
+        e = np.int32(di[t] == dj[t])
+        pairs[t] += e
+        seen[t] |= e
 
 
 @njit(cache=True)

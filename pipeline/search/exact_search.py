@@ -23,7 +23,7 @@ from pipeline.search.hard_mode import update_state
 
 ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
 BATCH = 16  # guesses ordered first by partial selection; the rest are sorted once the best total is known
-PERFECT_MAX = 64  # sets up to this size look for a perfect splitter (early exit per guess) before the scan
+PERFECT_MAX = 0  # sets up to this size look for a perfect splitter (early exit per guess) before the scan
 
 
 @njit(cache=True)
