@@ -15,7 +15,7 @@ from numba import njit
 
 from pipeline.search.exact_kernels import (
     BEST, BEST_GUESS, BETA, EXACT, FLOOR, FREE, GUESS, HASHED, I, IDX, IMPOSSIBLE, INF, K, KCAP, KEY_MASK, KMAX,
-    LEFT, LIST_LEN, LO, LOWER, M, N, NODE_LB, PHASE, Q, SMALL_SET, SORTED, STAT_EVALS, STAT_HITS, STAT_NODES,
+    KEY_SHIFT, LEFT, LIST_LEN, LO, LOWER, M, N, NODE_LB, PHASE, Q, SMALL_SET, SORTED, STAT_EVALS, STAT_HITS, STAT_NODES,
     STAT_SCANS, TOTAL, ULEN, CAND_CHECK, child_state_hash, fill_bound_row, filter_list, load_rule, memo_find,
     memo_store, node_key, perfect_candidate, perfect_in_list, scan_large, scan_small, set_hash, split_guess,
     state_hash)
@@ -23,6 +23,8 @@ from pipeline.search.hard_mode import update_state
 
 ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
 BATCH = 16  # guesses ordered first by partial selection; the rest are sorted once the best total is known
+RANK_SHIFT = KEY_SHIFT + 4  # first-batch key: class-bound total << RANK_SHIFT | rank by key << KEY_SHIFT | position
+RANK_CAP = (1 << (63 - RANK_SHIFT)) - 1
 PERFECT_MAX = 0  # sets up to this size look for a perfect splitter (early exit per guess) before the scan
 
 
@@ -126,16 +128,25 @@ def _scan_node(game, memo, w, d, floor):
 
 
 @njit(cache=True)
-def _order_more(w, d):
-    """Put the next guesses of node d in order: first the BATCH best keys (partial selection), then,
-    once a best total is known, the rest whose scan bound is still below it (sorted)."""
+def _order_more(game, memo, w, d):
+    """Put the next guesses of node d in order.  First the BATCH best keys (partial selection), re-ranked by
+    |C| + their class bounds (most promising first); then, once a best total is known, the rest whose
+    scan bound is still below it, by key."""
     f = w.f
     m, idx = f[d, M], f[d, IDX]
     keys = w.ckey[d]
-    if f[d, SORTED] == 0 and m > BATCH:
-        keys[:m] = np.partition(keys[:m], BATCH - 1)
-        keys[:BATCH].sort()
-        f[d, SORTED] = BATCH
+    if f[d, SORTED] == 0:
+        b = min(BATCH, m)
+        if m > b:
+            keys[:m] = np.partition(keys[:m], b - 1)
+        keys[:b].sort()
+        for r in range(b):
+            t = keys[r] & KEY_MASK
+            bound = _bound_guess(game, memo, w, d, w.cguess[d, t], INF)
+            w.clower[d, t] = max(w.clower[d, t], bound)
+            keys[r] = (min(bound, RANK_CAP) << RANK_SHIFT) | (r << KEY_SHIFT) | t
+        keys[:b].sort()
+        f[d, SORTED] = b
         return
     best = f[d, BEST]
     j = idx
@@ -225,7 +236,7 @@ def next_guess(game, memo, w, d, store):
         if f[d, IDX] == f[d, SORTED]:
             if f[d, IDX] == f[d, M]:
                 break
-            _order_more(w, d)
+            _order_more(game, memo, w, d)
             continue
         t = w.ckey[d, f[d, IDX]] & KEY_MASK
         f[d, IDX] += 1
