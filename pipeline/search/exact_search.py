@@ -25,7 +25,6 @@ ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
 BATCH = 16  # guesses ordered first by partial selection; the rest are sorted once the best total is known
 RANK_SHIFT = KEY_SHIFT + 4  # first-batch key: class-bound total << RANK_SHIFT | rank by key << KEY_SHIFT | position
 RANK_CAP = (1 << (63 - RANK_SHIFT)) - 1
-PERFECT_MAX = 0  # sets up to this size look for a perfect splitter (early exit per guess) before the scan
 
 
 @njit(cache=True)
@@ -91,7 +90,7 @@ def _perfect_forms(game, memo, w, d):
                 return _exact(memo, w, d, 6, g)
     length = filter_list(game, w, d)
     f[d, ULEN] = length
-    if possible and (n <= PERFECT_MAX or left == 2):
+    if possible and left == 2:  # early exit per guess; otherwise the scan finds perfect splits
         g = perfect_in_list(game, w, w.ulist[d + 1], length, lo, n)
         if g >= 0:
             return _exact(memo, w, d, 2 * n, g)
