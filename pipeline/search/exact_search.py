@@ -5,7 +5,8 @@ value is MinTotal(C) when that is below beta, else any lower bound >= beta.
     ENTER       closed forms, the memo, perfect splits, one scan of the node's guess list
     NEXT_GUESS  take guesses best-first; bound each guess's classes (closed forms, memo, counting bound)
                 and drop it once |C| + the class bounds reach the best total so far
-    NEXT_CLASS  search the classes the bounds left open, smallest first, each with the budget it has left
+    NEXT_CLASS  search the classes the bounds left open (smallest first; hard mode largest first), each with
+                the budget it has left
     AFTER_CHILD replace that class's bound by its value; drop the guess as soon as the total reaches the best
 Numba cannot cache recursive functions, so `solve` keeps an explicit stack of frames.
 """
@@ -206,16 +207,21 @@ def _bound_guess(game, memo, w, d, g, best):
 
 
 @njit(cache=True)
-def _order_classes(w, d):
-    """The classes of the current guess still to search (bound not exact), smallest first."""
+def _order_classes(w, d, largest_first):
+    """The classes of the current guess still to search (bound not exact), smallest or largest first.
+
+    Largest first gives a losing guess away sooner (SALET: 1984 -> 920 nodes) but spends it on large sets;
+    measured, that pays in hard mode (short guess lists: 3.7 -> 2.5 s) and not in normal mode (0.66 -> 1.06 s).
+    """
     q = 0
     order = w.corder[d]
+    sign = -1 if largest_first else 1
     for i in range(w.f[d, K]):
         if w.cexact[d, i]:
             continue
-        size = w.starts[d, i + 1] - w.starts[d, i]
+        size = sign * (w.starts[d, i + 1] - w.starts[d, i])
         j = q
-        while j > 0 and w.starts[d, order[j - 1] + 1] - w.starts[d, order[j - 1]] > size:
+        while j > 0 and sign * (w.starts[d, order[j - 1] + 1] - w.starts[d, order[j - 1]]) > size:
             order[j] = order[j - 1]
             j -= 1
         order[j] = i
@@ -246,7 +252,7 @@ def next_guess(game, memo, w, d, store):
             lower = _bound_guess(game, memo, w, d, g, best)
             if lower < best:
                 f[d, GUESS], f[d, TOTAL] = g, lower
-                _order_classes(w, d)
+                _order_classes(w, d, game.hard)
                 f[d, PHASE] = NEXT_CLASS
                 return -1
         f[d, NODE_LB] = min(f[d, NODE_LB], lower)
