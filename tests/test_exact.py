@@ -8,8 +8,8 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import colours_to_code, feedback
-from pipeline.search.exact import ExactSolver, tree_total
-from pipeline.search.hard_mode import allowed_mask
+from pipeline.search.exact import IMPOSSIBLE, ExactSolver, tree_total
+from pipeline.search.hard_mode import allowed_mask, state_after
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 # tiny games full of repeated letters; every secret is also a guess
@@ -149,6 +149,149 @@ def test_hard_mode_mask_matches_definition():
         mask = allowed_mask(encoded, [(encode(g), code(c)) for g, c in history])
         assert list(mask) == [hard_allowed(w, history) for w in WORDS]
 
+
+# ---- random tiny games against an exhaustive search written from the definitions -------------------------
+
+def exhaustive(secrets, guesses, hard=False, max_guesses=None):
+    """MinTotal(C) over (candidates, allowed guesses, guesses left), straight from the definition.
+
+    In hard mode the guesses still allowed are filtered response by response with `hard_allowed` (the rule
+    is a conjunction over responses, so filtering the parent's list is the same as filtering everything);
+    a set that cannot be solved within the guesses left is worth IMPOSSIBLE.
+    """
+    table = {(g, s): feedback(g, s) for g in guesses for s in secrets}
+    win = "2" * len(secrets[0])
+
+    @lru_cache(maxsize=None)
+    def allowed_after(g, colours):
+        return frozenset(h for h in guesses if hard_allowed(h, [(g, colours)]))
+
+    @lru_cache(maxsize=None)
+    def min_total(cands, allowed, left):
+        if left is not None and left <= 0:
+            return IMPOSSIBLE
+        if len(cands) == 1:
+            return 1
+        if left == 1:
+            return IMPOSSIBLE
+        values = [value(g, cands, allowed, left) for g in allowed if len({table[g, s] for s in cands}) >= 2]
+        return min(values, default=IMPOSSIBLE)
+
+    def value(g, cands, allowed, left):
+        classes = {}
+        for s in cands:
+            classes.setdefault(table[g, s], []).append(s)
+        total = len(cands)
+        for colours, members in classes.items():
+            if colours == win:
+                continue
+            rest = tuple(h for h in allowed if h in allowed_after(g, colours)) if hard else allowed
+            total += min_total(tuple(members), rest, None if left is None else left - 1)
+        return min(total, IMPOSSIBLE)
+
+    return lambda cands, allowed=tuple(guesses): min_total(tuple(cands), tuple(allowed), max_guesses), value
+
+
+def random_game(seed, n_secrets, n_guesses):
+    """Random Wordle words: n_guesses guesses, the first n_secrets of them also secrets (sorted lists)."""
+    rng = np.random.default_rng(seed)
+    guesses = sorted(rng.choice(WORDS, n_guesses, replace=False))
+    secrets = sorted(rng.choice(guesses, n_secrets, replace=False))
+    codes = code_matrix(encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET))
+    sog = np.array([secrets.index(g) if g in secrets else -1 for g in guesses], dtype=np.int32)
+    return secrets, guesses, codes, sog
+
+
+RANDOM_CASES = [  # (seed, secrets, guesses, hard, max_guesses); sizes keep the exhaustive search to seconds
+    (1, 5, 30, False, None), (2, 12, 60, False, None), (3, 25, 100, False, None), (4, 40, 50, False, None),
+    (17, 8, 200, False, None), (5, 8, 40, True, None), (6, 15, 80, True, None), (7, 20, 100, True, None),
+    (8, 40, 40, True, 6), (18, 10, 200, True, None), (9, 6, 30, False, 2), (10, 10, 60, False, 3),
+    (11, 20, 100, False, 3), (12, 30, 60, False, 4), (13, 6, 40, True, 2), (14, 12, 60, True, 3),
+    (15, 20, 80, True, 4), (16, 30, 50, True, 3),
+]
+
+
+@pytest.mark.parametrize("seed,n_secrets,n_guesses,hard,max_guesses", RANDOM_CASES)
+def test_random_games_match_exhaustive_search(seed, n_secrets, n_guesses, hard, max_guesses):
+    secrets, guesses, codes, sog = random_game(seed, n_secrets, n_guesses)
+    truth, value = exhaustive(secrets, guesses, hard, max_guesses)
+    solver = ExactSolver(codes, sog, 243, hard_mode=hard, encoded_guesses=encode_words(guesses, ALPHABET),
+                         max_guesses=max_guesses, memo_bits=10)
+    expected = truth(secrets)
+    got, exact = solver.min_total()
+    if expected >= IMPOSSIBLE:
+        assert got >= IMPOSSIBLE and not exact
+        return
+    assert (got, exact) == (expected, True)
+    everyone = np.arange(len(secrets))
+    tree = solver.tree()
+    assert tree_total(tree, codes, everyone, 242) == expected
+    assert depth(tree, codes, everyone) <= (max_guesses or len(secrets))
+    rng = np.random.default_rng(seed)
+    for g in rng.choice(len(guesses), 6, replace=False):
+        want = value(guesses[g], tuple(secrets), tuple(guesses), max_guesses)
+        got, exact = solver.guess_value(g)
+        assert got == want if want < IMPOSSIBLE else got >= IMPOSSIBLE
+    for _ in range(6):
+        subset = np.sort(rng.choice(len(secrets), rng.integers(1, len(secrets) + 1), replace=False))
+        want = truth([secrets[i] for i in subset])
+        got, _ = solver.min_total(subset.astype(np.int32))
+        assert got == want if want < IMPOSSIBLE else got >= IMPOSSIBLE
+
+
+def depth(tree, codes, candidates):
+    """Most guesses the tree needs for any candidate."""
+    guess, children = tree
+    row = codes[guess]
+    deepest = 1
+    for code, child in children.items():
+        deepest = max(deepest, 1 + depth(child, codes, candidates[row[candidates] == code]))
+    return deepest
+
+
+def test_memo_keeps_hard_mode_states_apart():
+    """One candidate set under two hard-mode states with different values, on one solver: a memo keyed on the
+    set alone would hand the later queries the first one's answer.  After EIGHT -> 02222 only ?IGHT words may
+    be played, so the candidates must be guessed one by one; from no state other words split them."""
+    rng = np.random.default_rng(3)
+    secrets = [w for w in WORDS if w.endswith("ight")]
+    guesses = sorted(set(secrets) | set(rng.choice(WORDS, 40, replace=False)))
+    codes = code_matrix(encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET))
+    sog = np.array([secrets.index(g) if g in secrets else -1 for g in guesses], dtype=np.int32)
+    truth, _ = exhaustive(secrets, guesses, hard=True)
+    members = [s for s in secrets if feedback("eight", s) == "02222"]
+    assert len(members) >= 5
+    after_eight = tuple(h for h in guesses if hard_allowed(h, [("eight", "02222")]))
+    restricted, free = truth(members, after_eight), truth(members)
+    assert restricted > free
+    solver = ExactSolver(codes, sog, 243, hard_mode=True, encoded_guesses=encode_words(guesses, ALPHABET),
+                         memo_bits=12)
+    subset = np.array([secrets.index(m) for m in members], dtype=np.int32)
+    eight = state_after([(encode("eight"), code("02222"))], 5)
+    for state, expected in ((eight, restricted), (None, free), (eight, restricted)):
+        assert solver.min_total(subset, state=state) == (expected, True)
+
+
+def test_guess_limit_is_counted_down_the_tree():
+    """The ?IGHT words with a few others: the best strategy needs 5 guesses for some secret and no strategy
+    does with 4.  A search that did not count guesses down the tree (checking only that each node has
+    guesses left) would report the unlimited value under the limit of 4."""
+    rng = np.random.default_rng(4)
+    secrets = [w for w in WORDS if w.endswith("ight")]
+    guesses = sorted(set(secrets) | set(rng.choice(WORDS, 6, replace=False)))
+    codes = code_matrix(encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET))
+    sog = np.array([secrets.index(g) if g in secrets else -1 for g in guesses], dtype=np.int32)
+    free = exhaustive(secrets, guesses)[0](secrets)
+    assert exhaustive(secrets, guesses, max_guesses=4)[0](secrets) >= IMPOSSIBLE
+    assert exhaustive(secrets, guesses, max_guesses=5)[0](secrets) == free
+    for max_guesses in (4, 5, None):
+        solver = ExactSolver(codes, sog, 243, max_guesses=max_guesses, memo_bits=10)
+        value, exact = solver.min_total()
+        if max_guesses == 4:
+            assert value >= IMPOSSIBLE and not exact
+        else:
+            assert (value, exact) == (free, True)
+            assert depth(solver.tree(), codes, np.arange(len(secrets))) <= (max_guesses or len(secrets))
 
 @pytest.mark.slow
 def test_salet_is_7920_on_original_wordle():

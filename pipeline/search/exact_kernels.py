@@ -1,0 +1,435 @@
+"""Numba kernels of the exact search (exact.py): hashing, the memo, guess scans, class bounds.
+
+Everything a kernel needs travels in three named tuples of plain arrays:
+`Game` (read-only game data), `Memo` (the bounded hash table) and `Work`
+(the search stack: per-depth frame fields and rows, the candidate pool and
+scratch space).  Frame d's scalar fields are `work.f[d, FIELD]`.
+
+Candidate sets live in one int32 pool: a node's set is pool[lo:lo+n] and the
+classes of the guess it is evaluating are written after `free`.  Sets are
+hashed by two independent sums of random 64-bit words (a false match has
+probability about 2**-128 per lookup); in hard mode the hard-mode state and,
+under a guess limit, the number of guesses left are hashed in too.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from pipeline.search.hard_mode import MAX_SYMBOLS
+
+INF = 1 << 40
+IMPOSSIBLE = INF  # the value of a set that cannot be solved within the guesses left
+UNLIMITED = 1 << 30
+EMPTY, EXACT, LOWER = 0, 1, 2
+STAT_NODES, STAT_HITS, STAT_EVALS, STAT_SCANS = 0, 1, 2, 3
+SMALL_SET = 48  # up to this size the pairwise scan over gathered codes is faster
+CAND_CHECK = 8  # classes up to this size are checked for a perfectly splitting candidate when bounded
+KEY_SHIFT = 24  # ordering key = sum of squared class sizes << KEY_SHIFT | position in the node's rows
+KEY_MASK = (1 << KEY_SHIFT) - 1
+
+# frame fields
+(LO, N, FREE, BETA, LEFT, PHASE, M, IDX, SORTED, BEST, BEST_GUESS, NODE_LB, FLOOR, K, Q, I, TOTAL, GUESS,
+ LIST_LEN, ULEN, KCAP, KMAX, HASHED) = range(23)
+N_FIELDS = 23
+
+Game = namedtuple("Game", ["codes", "codes_t", "win", "guess_of_secret", "words", "word_counts", "hard",
+                           "z1", "z2", "zg", "zm", "zl"])
+Memo = namedtuple("Memo", ["keys", "flags", "vals"])
+Work = namedtuple("Work", ["f", "fh", "pool", "ulist", "cguess", "clower", "ckey", "starts", "fill", "ccode",
+                           "cbound", "cexact", "chash", "corder", "btab", "greens", "at_least", "counts",
+                           "stamp", "dense", "scratch", "req", "revealed", "stats"])
+
+
+def make_work(n_guesses, n_secrets, n_codes, length, max_depth, code_dtype):
+    """Allocate the search stack and scratch space for one solver."""
+    d1 = max_depth + 1
+    return Work(
+        f=np.zeros((max_depth, N_FIELDS), dtype=np.int64), fh=np.zeros((max_depth, 3), dtype=np.uint64),
+        pool=np.empty(n_secrets * d1 + 1, dtype=np.int32), ulist=np.empty((d1, n_guesses), dtype=np.int32),
+        cguess=np.empty((max_depth, n_guesses), dtype=np.int32),
+        clower=np.empty((max_depth, n_guesses), dtype=np.int64),
+        ckey=np.empty((max_depth, n_guesses), dtype=np.int64),
+        starts=np.empty((max_depth, n_codes + 1), dtype=np.int64),
+        fill=np.empty(n_codes + 1, dtype=np.int64), ccode=np.empty((max_depth, n_codes), dtype=np.int64),
+        cbound=np.empty((max_depth, n_codes), dtype=np.int64),
+        cexact=np.empty((max_depth, n_codes), dtype=np.bool_),
+        chash=np.empty((max_depth, n_codes, 2), dtype=np.uint64),
+        corder=np.empty((max_depth, n_codes), dtype=np.int64),
+        btab=np.empty((d1, n_secrets + 1), dtype=np.int64),
+        greens=np.empty((max_depth, length), dtype=np.int8),
+        at_least=np.empty((max_depth, MAX_SYMBOLS), dtype=np.int8),
+        counts=np.zeros(n_codes, dtype=np.int64), stamp=np.zeros(n_codes + 1, dtype=np.int64),
+        dense=np.empty((SMALL_SET, n_guesses), dtype=code_dtype),
+        scratch=np.zeros((4, n_guesses), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
+        revealed=np.zeros(MAX_SYMBOLS, dtype=np.int64), stats=np.zeros(4, dtype=np.int64))
+
+
+# ---- hashing and the memo -------------------------------------------------------------------------------
+
+@njit(cache=True)
+def set_hash(game, pool, lo, n):
+    h1 = np.uint64(0)
+    h2 = np.uint64(0)
+    for j in range(lo, lo + n):
+        h1 += game.z1[pool[j]]
+        h2 += game.z2[pool[j]]
+    return h1, h2
+
+
+@njit(cache=True)
+def state_hash(game, greens, at_least):
+    """Hash of a hard-mode state (0 in normal mode)."""
+    h = np.uint64(0)
+    if not game.hard:
+        return h
+    for i in range(greens.shape[0]):
+        h += game.zg[i, greens[i] + 1]
+    for x in range(at_least.shape[0]):
+        if at_least[x] > 0:
+            h += game.zm[x, at_least[x]]
+    return h
+
+
+@njit(cache=True)
+def child_state_hash(game, greens, at_least, h, g, code, revealed):
+    """state_hash of the state after playing guess g and seeing `code`, from the parent's hash h.
+
+    Only what changes is added or removed; `revealed` (MAX_SYMBOLS int64, all zero) is left all zero.
+    """
+    if not game.hard:
+        return h
+    word = game.words[g]
+    c = code
+    for i in range(word.shape[0]):
+        colour = c % 3
+        c //= 3
+        if colour == 2 and greens[i] != word[i]:
+            h += game.zg[i, word[i] + 1] - game.zg[i, greens[i] + 1]
+        if colour > 0:
+            revealed[word[i]] += 1
+    for i in range(word.shape[0]):
+        x = word[i]
+        r = revealed[x]
+        if r > at_least[x]:
+            h += game.zm[x, r]
+            if at_least[x] > 0:
+                h -= game.zm[x, at_least[x]]
+        revealed[x] = 0
+    return h
+
+
+@njit(cache=True)
+def node_key(game, set_h1, set_h2, st_hash, left):
+    """Memo key of a node: its candidate set, the hard-mode state and (under a limit) the guesses left."""
+    h2 = set_h2
+    if left < game.zl.shape[0]:
+        h2 += game.zl[left]
+    return set_h1 + st_hash, h2
+
+
+@njit(cache=True)
+def memo_find(memo, h1, h2):
+    base = np.int64(h1 & np.uint64(memo.flags.shape[0] - 1)) & ~np.int64(3)
+    for slot in range(base, base + 4):
+        if memo.flags[slot] != EMPTY and memo.keys[slot, 0] == h1 and memo.keys[slot, 1] == h2:
+            return slot
+    return -1
+
+
+@njit(cache=True)
+def memo_store(memo, h1, h2, n, value, flag, guess):
+    """Store an exact value or a lower bound; evict the smallest set of the 4-slot bucket."""
+    slot = memo_find(memo, h1, h2)
+    if slot >= 0:
+        if memo.flags[slot] == EXACT or (flag == LOWER and memo.vals[slot, 0] >= value):
+            return
+    else:
+        base = np.int64(h1 & np.uint64(memo.flags.shape[0] - 1)) & ~np.int64(3)
+        slot = base
+        for s in range(base, base + 4):
+            if memo.flags[s] == EMPTY:
+                slot = s
+                break
+            if memo.vals[s, 2] < memo.vals[slot, 2]:
+                slot = s
+    memo.keys[slot, 0] = h1
+    memo.keys[slot, 1] = h2
+    memo.flags[slot] = flag
+    memo.vals[slot, 0] = value
+    memo.vals[slot, 1] = guess
+    memo.vals[slot, 2] = n
+
+
+# ---- counting bound -----------------------------------------------------------------------------------
+
+@njit(cache=True)
+def fill_bound_row(row, n, k):
+    """row[s] = Bound(s, k) for s = 0..n (ALGORITHMS.md §4), level by level: a lower bound on MinTotal of any
+    set of s candidates on which no guess makes more than k classes."""
+    row[0] = 0
+    depth = 1
+    width = 1
+    capacity = 1  # nodes the current level can still take
+    for s in range(1, n + 1):
+        if capacity == 0:
+            depth += 1
+            width = min(width * k, n + 1)
+            capacity = width
+        row[s] = row[s - 1] + depth
+        capacity -= 1
+
+
+# ---- the hard-mode rule over a list of guesses -----------------------------------------------------------
+
+@njit(cache=True)
+def load_rule(at_least, req):
+    """Required symbols of a state as a short list: req[0, :m] symbols, req[1, :m] counts; returns m."""
+    m = 0
+    for x in range(at_least.shape[0]):
+        if at_least[x] > 0:
+            req[0, m] = x
+            req[1, m] = at_least[x]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def allowed(game, g, greens, req, m):
+    word = game.words[g]
+    for i in range(word.shape[0]):
+        if greens[i] >= 0 and word[i] != greens[i]:
+            return False
+    counts = game.word_counts[g]
+    for r in range(m):
+        if counts[req[0, r]] < req[1, r]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def filter_list(game, w, d):
+    """Copy the guesses node d may consider (its list; in hard mode only those its state allows) to
+    w.ulist[d + 1]; returns how many."""
+    src = w.ulist[d]
+    out = w.ulist[d + 1]
+    length = w.f[d, LIST_LEN]
+    if not game.hard:
+        out[:length] = src[:length]
+        return length
+    greens = w.greens[d]
+    m = load_rule(w.at_least[d], w.req)
+    u = 0
+    for t in range(length):
+        g = src[t]
+        if allowed(game, g, greens, w.req, m):
+            out[u] = g
+            u += 1
+    return u
+
+
+# ---- perfect splits ---------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def splits_perfectly(row, pool, lo, n, stamp):
+    """Does the guess with code row `row` give every candidate of pool[lo:lo+n] its own code?"""
+    stamp[-1] += 1
+    mark = stamp[-1]
+    for j in range(lo, lo + n):
+        code = row[pool[j]]
+        if stamp[code] == mark:
+            return False
+        stamp[code] = mark
+    return True
+
+
+@njit(cache=True)
+def perfect_candidate(game, w, lo, n, greens, req, m):
+    """A candidate guess splitting the set into singletons, or -1.  With m >= 0 (hard mode) only candidates
+    the rule (greens, req[:, :m]) allows count; candidates consistent with the responses always are."""
+    for j in range(lo, lo + n):
+        g = game.guess_of_secret[w.pool[j]]
+        if g < 0 or (m >= 0 and not allowed(game, g, greens, req, m)):
+            continue
+        if splits_perfectly(game.codes[g], w.pool, lo, n, w.stamp):
+            return g
+    return -1
+
+
+@njit(cache=True)
+def perfect_in_list(game, w, lst, length, lo, n):
+    """The first guess of lst[:length] splitting the set into singletons, or -1 (early exit per guess)."""
+    for t in range(length):
+        g = lst[t]
+        if splits_perfectly(game.codes[g], w.pool, lo, n, w.stamp):
+            return g
+    return -1
+
+
+# ---- scans: every guess of the node's list, once ----------------------------------------------------------
+
+@njit(cache=True)
+def scan_large(game, w, d, length, lo, n, beta):
+    """One pass over the node's list w.ulist[d + 1][:length] (compacted in place to the useful guesses).
+
+    Every useful guess g gets the lower bound |C| + sum of Bound(|C'|, KCAP) over its non-win classes (the
+    parent's counting bound; classes are subsets of the parent's set).  Guesses with a bound below beta go
+    to the node's rows with their ordering key.  Returns (useful count, kept count, min bound of the guesses
+    left out, most classes, a candidate perfect splitter or -1, a perfect splitter or -1).
+    """
+    lst = w.ulist[d + 1]
+    counts, pool, btab = w.counts, w.pool, w.btab[d]
+    u = 0
+    m = 0
+    kmax = 0
+    excluded = INF
+    for t in range(length):
+        g = lst[t]
+        row = game.codes[g]
+        for j in range(lo, lo + n):
+            counts[row[pool[j]]] += 1
+        k = 0
+        sum_sq = 0
+        inside = False
+        lower = n
+        for j in range(lo, lo + n):
+            code = row[pool[j]]
+            c = counts[code]
+            if c > 0:
+                k += 1
+                sum_sq += c * c
+                if code == game.win:
+                    inside = True
+                else:
+                    lower += btab[c]
+                counts[code] = 0
+        if k == 1 and not inside:
+            continue
+        lst[u] = g
+        u += 1
+        kmax = max(kmax, k)
+        if k == n:
+            return u, m, excluded, kmax, (g if inside else -1), g
+        if lower < beta:
+            w.cguess[d, m], w.clower[d, m], w.ckey[d, m] = g, lower, (sum_sq << KEY_SHIFT) | m
+            m += 1
+        else:
+            excluded = min(excluded, lower)
+    return u, m, excluded, kmax, -1, -1
+
+
+@njit(cache=True)
+def _gather_pairs(game, w, length, lo, n, lst):
+    """For the small scan: per list position, equal-code pairs (scratch[0]), candidates equal to an earlier
+    one (scratch[1]) and whether the guess is a candidate (scratch[2]).  The codes of each candidate are
+    first gathered into a dense row (contiguous when the list is still every guess)."""
+    dense, pairs, repeats, inside, seen = w.dense, w.scratch[0], w.scratch[1], w.scratch[2], w.scratch[3]
+    pairs[:length] = 0
+    repeats[:length] = 0
+    inside[:length] = 0
+    everyone = length == game.codes.shape[0]
+    win = game.win
+    for j in range(n):
+        src = game.codes_t[w.pool[lo + j]]
+        dj = dense[j]
+        if everyone:
+            dj[:length] = src
+        else:
+            for t in range(length):
+                dj[t] = src[lst[t]]
+        for t in range(length):
+            inside[t] += dj[t] == win
+    for j in range(1, n):
+        dj = dense[j]
+        seen[:length] = 0
+        for i in range(j):
+            _pair_pass(dense[i], dj, pairs, seen, length)
+        for t in range(length):
+            repeats[t] += seen[t]
+
+
+@njit(cache=True)
+def _pair_pass(di, dj, pairs, seen, length):
+    for t in range(length):
+        e = np.int32(di[t] == dj[t])
+        pairs[t] += e
+        seen[t] |= e
+
+
+@njit(cache=True)
+def scan_small(game, w, d, length, lo, n, beta):
+    """`scan_large` for small sets, with codes gathered per candidate and compared pairwise
+    (sum_sq = n + 2 * equal pairs, classes = n - repeats); the bound is 3n - classes - [g in C]."""
+    lst = w.ulist[d + 1]
+    _gather_pairs(game, w, length, lo, n, lst)
+    pairs, repeats, inside = w.scratch[0], w.scratch[1], w.scratch[2]
+    u = 0
+    m = 0
+    kmax = 0
+    excluded = INF
+    for t in range(length):
+        g = lst[t]
+        k = n - repeats[t]
+        if k == 1 and inside[t] == 0:
+            continue
+        lst[u] = g
+        u += 1
+        kmax = max(kmax, k)
+        if k == n:
+            return u, m, excluded, kmax, (g if inside[t] else -1), g
+        lower = 3 * n - k - inside[t]
+        if lower < beta:
+            w.cguess[d, m], w.clower[d, m] = g, lower
+            w.ckey[d, m] = (np.int64(n + 2 * pairs[t]) << KEY_SHIFT) | m
+            m += 1
+        else:
+            excluded = min(excluded, lower)
+    return u, m, excluded, kmax, -1, -1
+
+
+# ---- splitting a node by one guess and bounding its classes ---------------------------------------------
+
+@njit(cache=True)
+def split_guess(game, w, d, g):
+    """Split node d's set by guess g.  Classes of 1 and 2 are only counted (they cost 1 and 3); classes of 3
+    or more are written to the pool after FREE (w.starts[d], w.ccode[d]).  Returns (number of classes of 3+,
+    total cost of the small ones, number of non-win classes of 2 or more)."""
+    f = w.f
+    lo, n, free = f[d, LO], f[d, N], f[d, FREE]
+    row = game.codes[g]
+    counts, pool = w.counts, w.pool
+    for j in range(lo, lo + n):
+        counts[row[pool[j]]] += 1
+    k = 0
+    small = 0
+    multi = 0
+    pos = free
+    for j in range(lo, lo + n):
+        code = row[pool[j]]
+        s = counts[code]
+        if s <= 0:
+            continue
+        if code == game.win:
+            counts[code] = 0
+        elif s <= 2:
+            small += 2 * s - 1
+            multi += s - 1
+            counts[code] = 0
+        else:
+            w.ccode[d, k] = code
+            w.starts[d, k] = pos
+            w.fill[k] = pos
+            pos += s
+            counts[code] = -(k + 1)
+            k += 1
+            multi += 1
+    w.starts[d, k] = pos
+    for j in range(lo, lo + n):
+        c = counts[row[pool[j]]]
+        if c < 0:
+            pool[w.fill[-c - 1]] = pool[j]
+            w.fill[-c - 1] += 1
+    for i in range(k):
+        counts[w.ccode[d, i]] = 0
+    return k, small, multi
