@@ -9,10 +9,22 @@ log = logging.getLogger("pipeline")
 log.setLevel(logging.INFO)  # stage logs record INFO even when no console is set up (library use, tests)
 
 
+class _CurrentStderr(logging.StreamHandler):
+    """Writes to whatever sys.stderr is now (a caller that swapped stderr must not leave a closed stream behind)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value):
+        pass
+
+
 def setup_console() -> None:
     """Plain `message` lines on stderr for the `pipeline` logger (idempotent)."""
     if not any(getattr(h, "_pipeline_console", False) for h in log.handlers):
-        handler = logging.StreamHandler(sys.stderr)
+        handler = _CurrentStderr()
         handler.setFormatter(logging.Formatter("%(message)s"))
         handler._pipeline_console = True
         log.addHandler(handler)
