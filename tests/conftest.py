@@ -101,3 +101,15 @@ def pytest_collection_modifyitems(config, items):
                   f"ffxivrdle` or set PIPELINE_SHARED_DATA")
         for item in needing:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging_handlers():
+    """In-process CLI runs let Hydra attach handlers to the captured stderr of one test; drop them after it."""
+    import logging
+
+    loggers = [logging.getLogger(), logging.getLogger("hydra")]
+    before = [list(lg.handlers) for lg in loggers]
+    yield
+    for lg, handlers in zip(loggers, before):
+        lg.handlers[:] = handlers
