@@ -12,8 +12,8 @@ USAGE = """usage:
   python -m pipeline stage=<stage> game=<game> [key=value ...]   run a stage (Hydra overrides)
   python -m pipeline data verify|rebuild                            check / re-download the shipped word lists
   python -m pipeline verify-tree <tree.json> game=<name>            replay every secret through a strategy tree
-  python -m pipeline verify-certificate <prove dir> [sample=50]     re-check a proof of optimality
-  python -m pipeline verify-certificate <prove dir> [sample=50]     re-check a proof of optimality
+  python -m pipeline verify-certificate <prove dir> [--sample N]    re-check a proof of optimality (all of it,
+                                                                    or N sampled bounds: "partially checked")
   python -m pipeline play game=<name> [game.hard_mode=true]         interactive assistant: type guesses and colours
   python -m pipeline solve game=<name> secret=<word>                play the strategy against a secret
 """
@@ -51,7 +51,7 @@ def split_args(args: list[str]) -> tuple[list[str], list[str]]:
 
 
 def verify_tree_command(args: list[str]) -> int:
-    from pipeline.stages.trees import verify_tree_file
+    from pipeline.proofs.tree import verify_tree_file
 
     files, overrides = split_args(args)
     if len(files) != 1:
@@ -75,22 +75,52 @@ def solve_command(args: list[str]) -> int:
     return solve(args)
 
 
-def verify_certificate_command(args: list[str]) -> int:
-    from pipeline.stages.certificate import load_certificate, verify_certificate
+def sample_option(args: list[str]) -> tuple[int | None, list[str]]:
+    """`--sample N` (or `--sample=N`, or the older `sample=N`) and the other arguments."""
+    from pipeline.errors import PipelineError
 
+    rest, sample, i = [], None, 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--sample" and i + 1 < len(args):
+            value, i = args[i + 1], i + 2
+        elif arg.startswith(("--sample=", "sample=")):
+            value, i = arg.split("=", 1)[1], i + 1
+        else:
+            rest.append(arg)
+            i += 1
+            continue
+        if not value.isdigit() or int(value) < 1:
+            raise PipelineError(f"--sample needs a positive whole number, not {value!r}")
+        sample = int(value)
+    return sample, rest
+
+
+def verify_certificate_command(args: list[str]) -> int:
+    from pipeline.proofs.certificate import load_certificate, stderr_say, verify_certificate
+
+    sample, args = sample_option(args)
     folders, overrides = split_args(args)
-    sample = [o for o in overrides if o.startswith("sample=")]
-    overrides = [o for o in overrides if not o.startswith("sample=")]
     if len(folders) != 1:
-        print("usage: python -m pipeline verify-certificate <prove artifact dir> [sample=50] [game overrides]",
+        print("usage: python -m pipeline verify-certificate <prove artifact dir> [--sample N] [game overrides]",
               file=sys.stderr)
         return 2
     cert = load_certificate(Path(folders[0]))
-    game = load_game_from([f"game={cert.get('game')}", f"game.hard_mode={cert.get('hard_mode', False)}", *overrides])
-    result = verify_certificate(Path(folders[0]), game, int(sample[0].split("=", 1)[1]) if sample else 50)
-    print(f"ok: certificate verified — MinTotal = {result['ub']} for {game.name}, optimal opener(s) "
-          f"{', '.join(result['optimal_openers'])}; re-derived {result['openers_rederived']} elimination bounds "
-          f"and {result['classes_rederived']} closure classes")
+    rules = [f"game.max_guesses={'null' if cert['max_guesses'] is None else cert['max_guesses']}"] \
+        if "max_guesses" in cert else []
+    game = load_game_from([f"game={cert.get('game')}", f"game.hard_mode={cert.get('hard_mode', False)}", *rules,
+                           *overrides])
+    result = verify_certificate(Path(folders[0]), game, sample, say=stderr_say)
+    checked = (f"re-derived all {result['openers_rederived']} elimination bounds and all "
+               f"{result['classes_rederived']} closure class bounds")
+    if not result["complete"]:
+        checked = (f"re-derived {result['openers_rederived']} of {result['openers_eliminated']} elimination bounds "
+                   f"and {result['classes_rederived']} of {result['classes']} closure class bounds")
+    limit = "no guess limit" if result["max_guesses"] is None else f"at most {result['max_guesses']} guesses"
+    rules = f"{'hard' if result['hard_mode'] else 'normal'} mode, {limit}"
+    print(f"{'ok: certificate verified' if result['complete'] else 'partially checked (sample only)'} — "
+          f"MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) "
+          f"{', '.join(result['optimal_openers'])}; {checked}")
     return 0
 
 
