@@ -13,7 +13,7 @@ from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal import opener_total
-from pipeline.stages.certificate import verify_certificate
+from pipeline.proofs.certificate import CertificateError, verify_certificate
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +49,13 @@ def test_funnel_and_certificate_for_ffxivrdle(ffxiv_proof):
     assert len(cert["eliminated"]) == 848 and max(e["level"] for e in cert["eliminated"]) <= 3
     survivor = cert["survivors"][0]
     assert 168 + sum(c["bound"] for c in survivor["classes"]) == 432
-    result = verify_certificate(artifact.path, game, sample=20)
-    assert result["ub"] == 432 and result["classes_rederived"] == len(survivor["classes"])
+    result = verify_certificate(artifact.path, game)
+    assert result["complete"] and result["ub"] == 432 and result["openers_rederived"] == 848
+    assert result["classes_rederived"] == len(survivor["classes"])
 
 
 def test_tampered_certificate_is_rejected(ffxiv_proof, tmp_path):
     artifact, game, _ = ffxiv_proof
-    from pipeline.stages.certificate import CertificateError
 
     def tampered(edit):
         folder = tmp_path / f"t{len(list(tmp_path.iterdir()))}"
@@ -79,7 +79,7 @@ def test_tampered_certificate_is_rejected(ffxiv_proof, tmp_path):
     }
     for where, edit in cases.items():
         with pytest.raises(CertificateError, match=where):
-            verify_certificate(tampered(edit), game, sample=5)
+            verify_certificate(tampered(edit), game)
 
 
 def test_verify_certificate_command_fails_with_one_line(ffxiv_proof, tmp_path):

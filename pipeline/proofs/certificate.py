@@ -181,4 +181,6 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
 
 
 def stderr_say(message: str) -> None:
-    print(f"verify-certificate: {message}", file=sys.stderr, flush=True)
+    """Progress on a terminal only, so that a rejection stays one `error:` line otherwise."""
+    if sys.stderr.isatty():
+        print(f"verify-certificate: {message}", file=sys.stderr, flush=True)
