@@ -267,6 +267,7 @@ class LowerBounds:
         self.bits = parts_scratch(self.n_codes)
         self.btab = bound_column(codes.shape[1], self.k_s)
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
+        self.memo_limit = 2_000_000
 
     def lb(self, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
         """(LB_level(C), exact); when not exact the value is a lower bound above `budget`."""
@@ -285,6 +286,8 @@ class LowerBounds:
                              self.btab)), True
         else:
             result = self._least_v(cands, level - 2, budget)
+        if len(self.memo) >= self.memo_limit:
+            self.memo.clear()
         self.memo[key] = result
         return result
 
