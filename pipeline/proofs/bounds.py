@@ -132,6 +132,31 @@ def max_parts(codes_t, cands, parts_on_s, enough, bits):
     return best
 
 
+@njit(cache=True, parallel=True)
+def parts_every_column(codes_t, cands, n_codes, inside_of_column):
+    """|Split(C, g)| + [g in C] for every column g of the secret-major matrix.  When every class of C has
+    at most K_S + 1 members, Bound(t, K_S) = 2t - 1 for all of them and V_1(g, C) = 3|C| - this number."""
+    n_cols = codes_t.shape[1]
+    out = np.empty(n_cols, dtype=np.int64)
+    n_blocks = (n_cols + WIDE - 1) // WIDE
+    one = np.uint64(1)
+    for b in prange(n_blocks):
+        first = b * WIDE
+        width = min(WIDE, n_cols - first)
+        bits = np.zeros((WIDE, (n_codes + 63) // 64), dtype=np.uint64)
+        for c in cands:
+            row = codes_t[c, first:first + width]
+            for j in range(width):
+                code = row[j]
+                bits[j, code >> 6] |= one << np.uint64(code & 63)
+        for j in range(width):
+            p = 0
+            for w in range(bits.shape[1]):
+                p += _popcount(bits[j, w])
+            out[first + j] = p + inside_of_column[first + j]
+    return out
+
+
 def parts_scratch(n_codes: int) -> np.ndarray:
     return np.zeros((WIDE, (n_codes + 63) // 64), dtype=np.uint64)
 
@@ -264,6 +289,7 @@ class LowerBounds:
         self.column_guess = np.argsort(-parts, kind="stable")  # the guess behind each column of codes_t
         self.parts_sorted = parts[self.column_guess]
         self.codes_t = np.ascontiguousarray(codes[self.column_guess].T)
+        self.column_of_guess = np.argsort(self.column_guess)
         self.bits = parts_scratch(self.n_codes)
         self.btab = bound_column(codes.shape[1], self.k_s)
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
@@ -282,8 +308,7 @@ class LowerBounds:
             k = max_parts(self.codes_t, cands, self.parts_sorted, n - 1, self.bits)
             result = int(bound(n, k)), True
         elif level == 3:
-            result = int(lb3(self.codes, self.codes_t, cands, self.guess_of_secret[cands], self.n_codes,
-                             self.btab)), True
+            result = int(self.v1_columns(cands).min()), True
         else:
             result = self._least_v(cands, level - 2, budget)
         if len(self.memo) >= self.memo_limit:
@@ -291,10 +316,20 @@ class LowerBounds:
         self.memo[key] = result
         return result
 
+    def v1_columns(self, cands) -> np.ndarray:
+        """V_1(g, C) for every column of codes_t (HUGE where g is not useful)."""
+        n = len(cands)
+        if n > self.k_s + 1:
+            return v1_every_column(self.codes_t, cands, self.n_codes, self.btab)
+        inside = np.zeros(len(self.column_guess), dtype=np.int64)
+        inside[self.column_of_guess[self.guess_of_secret[cands]]] = 1
+        count = parts_every_column(self.codes_t, cands, self.n_codes, inside)
+        return np.where(count - inside >= 2, 3 * n - count, HUGE)
+
     def _least_v(self, cands, level, budget):
         """min over useful g of V_level(g, C), visiting guesses by V_1(g, C) <= V_level(g, C) ascending:
         once the next V_1 is no smaller than the least value found, nothing later can be smaller."""
-        keys = v1_every_column(self.codes_t, cands, self.n_codes, self.btab)
+        keys = self.v1_columns(cands)
         order = np.argsort(keys, kind="stable")
         least, least_exact = HUGE, HUGE
         for column in order:
