@@ -9,9 +9,10 @@
 Every value is a lower bound, so a computation may stop as soon as it knows
 the answer exceeds a `budget` (then it returns a value > budget flagged not
 exact): checking "V_i(g, S) > UB" or "LB_j(C) >= bound" needs no more.
-Facts used to stop scans early: MinTotal(C) >= 2|C| - 1, with equality only
-for a candidate guess that splits C into singletons; a guess outside C gives
-at least 2|C|; Bound(n, k) = 2n - 1 once k >= n - 1.
+Facts used for speed: Bound(n, k) = 2n - 1 once k >= n - 1, so while every
+class has at most K_S + 1 members V_1(g, C) = 3|C| - |Split(C, g)| - [g in C]
+and LB_3 is a maximum part count; a guess's part count on C is at most its
+count on S, so scans visit guesses by that count, descending, and stop early.
 """
 
 import numpy as np
@@ -177,54 +178,6 @@ def v1_every_column(codes_t, cands, n_codes, btab):
             for j in range(width):
                 out[b * BLOCK + j] = totals[j] if parts[j] >= 2 else HUGE
     return out
-
-
-@njit(cache=True)
-def _v1(row, cands, counts, win, btab):
-    """(V_1(g, C), number of parts) for the guess whose code row is `row`; `counts` is left zeroed."""
-    for c in cands:
-        counts[row[c]] += 1
-    total, parts = cands.shape[0], 0
-    for c in cands:
-        t = counts[row[c]]
-        if t > 0:
-            parts += 1
-            if row[c] != win:
-                total += btab[t]
-            counts[row[c]] = 0
-    return total, parts
-
-
-@njit(cache=True, parallel=True)
-def lb3(codes, codes_t, cands, cand_guesses, n_codes, btab):
-    """LB_3(C) = min over useful g of V_1(g, C), |C| >= 2.  Candidates are tried first: one that splits C
-    into singletons gives the floor 2|C| - 1 and ends the scan; every other guess gives at least 2|C|."""
-    n = cands.shape[0]
-    counts = np.zeros(n_codes, dtype=np.int64)
-    best = HUGE
-    for g in cand_guesses:
-        total, parts = _v1(codes[g], cands, counts, n_codes - 1, btab)
-        if parts >= 2 and total < best:
-            best = total
-            if best == 2 * n - 1:
-                return best
-    if best == 2 * n:
-        return best
-    n_blocks = (codes_t.shape[1] + BLOCK - 1) // BLOCK
-    workers = 16
-    found = np.full(workers, HUGE, dtype=np.int64)
-    for w in prange(workers):
-        block_counts = np.zeros((BLOCK, n_codes), dtype=np.int32)
-        parts = np.empty(BLOCK, dtype=np.int64)
-        totals = np.empty(BLOCK, dtype=np.int64)
-        for b in range(w, n_blocks, workers):
-            width = _count_block(codes_t, cands, b * BLOCK, block_counts, n_codes - 1, btab, parts, totals)
-            for j in range(width):
-                if parts[j] >= 2 and totals[j] < found[w]:
-                    found[w] = totals[j]
-            if found[w] <= 2 * n:
-                break
-    return min(best, found.min())
 
 
 @njit(cache=True)

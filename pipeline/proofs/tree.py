@@ -36,7 +36,8 @@ def read_tree_body(path: Path, game) -> dict:
     except (ValueError, KeyError, TypeError) as err:
         raise PipelineError(f"{path} is not a tree written by this pipeline ({err})") from None
     if (body.get("guesses_sha256"), body.get("secrets_sha256")) != (game.guesses_digest, game.secrets_digest):
-        raise PipelineError(f"{path} is a tree for other word lists (game {body.get('game')!r}), not game {game.name!r}")
+        raise PipelineError(f"{path} is a tree for other word lists (game {body.get('game')!r}), "
+                            f"not game {game.name!r}")
     return body
 
 
