@@ -198,7 +198,7 @@ def test_a_sweep_checks_every_point_before_the_first_runs(tmp_path, capsys):
 SUBCOMMAND_CASES = [
     (["verify-certificate", "{tmp}", "sample=abc"], "sample must be a whole number, got 'abc'"),
     (["verify-certificate", "{tmp}", "--sample", "abc"], "--sample must be a whole number, got 'abc'"),
-    (["verify-certificate", "{tmp}", "--sample=-1"], "--sample must be at least 0"),
+    (["verify-certificate", "{tmp}", "--sample=-1"], "--sample must be at least 1"),
     (["verify-certificate", "{tmp}/nowhere"], "is not a folder"),
     (["verify-certificate", "{tmp}"], "no certificate.json in"),
     (["verify-certificate", "{tmp}", "{tmp}"], "verify-certificate takes one prove artifact folder"),

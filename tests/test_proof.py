@@ -16,7 +16,8 @@ from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal import opener_total
-from pipeline.stages.certificate import verify_certificate
+from pipeline.proofs.certificate import CertificateError, verify_certificate
+from pipeline.stages.trees import tree_path
 
 
 def prove(game_name, outputs):
@@ -65,13 +66,13 @@ def test_funnel_and_certificate_for_ffxivrdle(ffxiv_proof):
     assert len(cert["eliminated"]) == 848 and max(e["level"] for e in cert["eliminated"]) <= 3
     survivor = cert["survivors"][0]
     assert 168 + sum(c["bound"] for c in survivor["classes"]) == 432
-    result = verify_certificate(artifact.path, game, sample=20)
-    assert result["ub"] == 432 and result["classes_rederived"] == len(survivor["classes"])
+    result = verify_certificate(artifact.path, game)
+    assert result["complete"] and result["ub"] == 432 and result["openers_rederived"] == 848
+    assert result["classes_rederived"] == len(survivor["classes"])
 
 
 def test_tampered_certificate_is_rejected(mini_proof, tmp_path):
     artifact, game, _ = mini_proof
-    from pipeline.stages.certificate import CertificateError
 
     def tampered(edit):
         folder = tmp_path / f"t{len(list(tmp_path.iterdir()))}"
@@ -95,7 +96,7 @@ def test_tampered_certificate_is_rejected(mini_proof, tmp_path):
     }
     for where, edit in cases.items():
         with pytest.raises(CertificateError, match=where):
-            verify_certificate(tampered(edit), game, sample=5)
+            verify_certificate(tampered(edit), game)
 
 
 def test_verify_certificate_command_fails_with_one_line(mini_proof, tmp_path):
@@ -115,8 +116,11 @@ def test_mini_nerdle_proof_end_to_end(mini_proof):
     assert len(cert["eliminated"]) == 205 and all(e["bound"] > 544 for e in cert["eliminated"])
     survivor = cert["survivors"][0]
     assert survivor["opener"] == "4*7=28" and 206 + sum(c["bound"] for c in survivor["classes"]) == 544
-    result = verify_certificate(artifact.path, game, sample=20)
-    assert result["ub"] == 544 and result["classes_rederived"] == len(survivor["classes"])
+    result = verify_certificate(artifact.path, game)
+    assert result["complete"] and result["ub"] == 544 and result["openers_rederived"] == 205
+    assert result["classes_rederived"] == len(survivor["classes"])
+    quick = verify_certificate(artifact.path, game, sample=20)
+    assert not quick["complete"] and quick["openers_rederived"] == 20
 
 
 def test_exact_stage_matches_apmintotal_on_mini_nerdle(run_pipeline, ray_session):
@@ -127,7 +131,7 @@ def test_exact_stage_matches_apmintotal_on_mini_nerdle(run_pipeline, ray_session
     codes = game_matrix(game)
     ap = opener_total(codes, game.secret_of_guess, game.n_codes, game.guess_index["1+9=10"], len(game.guesses))
     assert rows["1+9=10"]["total"] == ap.total  # ApMinTotal with n = |G| is exact
-    assert artifact.file("tree-4*7=28.json").is_file()
+    assert tree_path(artifact.path, "4*7=28").is_file() and tree_path(artifact.path, "4*7=28").parent == artifact.path
 
 
 def test_upper_bound_on_ray_equals_in_process(run_pipeline, ray_session):

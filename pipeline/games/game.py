@@ -5,7 +5,6 @@ from functools import cached_property
 
 import numpy as np
 
-from pipeline.feedback.kernel import encode_words
 from pipeline.games.digest import sorted_sha256
 
 
@@ -56,9 +55,13 @@ class Game:
         return np.array([self.guess_index[w] for w in self.secrets], dtype=np.int32)
 
     def encoded_guesses(self) -> np.ndarray:
+        from pipeline.feedback.kernel import encode_words  # here, so that holding a Game needs no feedback code
+
         return encode_words(list(self.guesses), self.alphabet)
 
     def encoded_secrets(self) -> np.ndarray:
+        from pipeline.feedback.kernel import encode_words
+
         return encode_words(list(self.secrets), self.alphabet)
 
     def identity(self) -> dict:

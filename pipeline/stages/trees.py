@@ -1,9 +1,7 @@
 """tree.json / tree.txt as stages write them: the tree plus the digests of the lists and the rules it is for.
 
-Checking a tree file replays every secret with the scalar answering function,
-and checks the game's rules on every path: at most game.max_guesses guesses,
-and in hard mode every guess allowed by the NYT rule
-(`pipeline.games.constraints`, which shares no code with the searches)."""
+The prove stage refuses an upper-bound tree that breaks the game's rules (`rule_violation`); checking a tree
+file for a user is the independent checker's job (pipeline/proofs/tree.py)."""
 
 import json
 from pathlib import Path
@@ -11,7 +9,7 @@ from pathlib import Path
 from pipeline.errors import PipelineError
 from pipeline.games.constraints import hard_mode_violation
 from pipeline.games.game import Game
-from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
+from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text
 
 
 def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree") -> dict:
@@ -41,21 +39,6 @@ def read_tree(path: Path, game: Game) -> Tree:
         raise PipelineError(f"{path} is a tree for other word lists (game {body.get('game')!r}), not game {game.name!r}")
     return tree
 
-
-def verify_tree_file(path: Path, game: Game) -> dict:
-    """Replay every secret through the scalar answering function; the statistics if the tree is sound."""
-    tree = read_tree(path, game)
-    try:
-        total = verify(tree, game.guesses, game.secrets)
-    except ValueError as err:
-        raise PipelineError(f"{path}: {err}") from None
-    stats = statistics(tree)
-    if stats["total"] != total or tree.candidates != len(game.secrets):
-        raise PipelineError(f"{path}: tree covers {tree.candidates} of {len(game.secrets)} secrets")
-    problem = rule_violation(tree, game)
-    if problem:
-        raise PipelineError(f"{path}: {problem}")
-    return stats
 
 
 def tree_name(word: str) -> str:

@@ -1,0 +1,325 @@
+"""Lower bounds on MinTotal, from their definitions (ALGORITHMS.md §4), for the checker.
+
+    Bound(n, k)  least sum of depths of n nodes, each with at most k children (root depth 1)
+    LB_1(C)      Bound(|C|, K_S)
+    LB_2(C)      Bound(|C|, max over all guesses g of |Split(C, g)|)
+    V_i(g, C)    |C| + sum of LB_i(C') over the classes C' of Split(C, g) other than {g}
+    LB_i(C)      min over useful g of V_{i-2}(g, C)            (i >= 3)
+
+Every value is a lower bound, so a computation may stop as soon as it knows
+the answer exceeds a `budget` (then it returns a value > budget flagged not
+exact): checking "V_i(g, S) > UB" or "LB_j(C) >= bound" needs no more.
+Facts used for speed: Bound(n, k) = 2n - 1 once k >= n - 1, so while every
+class has at most K_S + 1 members V_1(g, C) = 3|C| - |Split(C, g)| - [g in C]
+and LB_3 is a maximum part count; a guess's part count on C is at most its
+count on S, so scans visit guesses by that count, descending, and stop early.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+HUGE = np.int64(1) << 60
+
+
+@njit(cache=True)
+def bound(n, k):
+    """Bound(n, k) by filling levels: level d holds at most k**(d-1) nodes."""
+    total, depth, room, left = 0, 1, 1, n
+    while left > 0:
+        if room == 0:
+            return HUGE
+        here = min(room, left)
+        total += here * depth
+        left -= here
+        depth += 1
+        room = min(room * k, left)
+    return total
+
+
+@njit(cache=True)
+def bound_column(n_max, k):
+    out = np.zeros(n_max + 1, dtype=np.int64)
+    for n in range(1, n_max + 1):
+        out[n] = bound(n, k)
+    return out
+
+
+@njit(cache=True)
+def _parts(row, cands, seen, mark):
+    """Number of distinct codes of `row` over `cands`; `seen` holds the last mark per code."""
+    parts = 0
+    for c in cands:
+        code = row[c]
+        if seen[code] != mark:
+            seen[code] = mark
+            parts += 1
+    return parts
+
+
+@njit(cache=True, parallel=True)
+def parts_on_all(codes, n_codes):
+    """|Split(S, g)| for every guess g (codes: guesses x secrets)."""
+    out = np.empty(codes.shape[0], dtype=np.int64)
+    everyone = np.arange(codes.shape[1]).astype(np.int32)
+    for g in prange(codes.shape[0]):
+        seen = np.full(n_codes, -1, dtype=np.int64)
+        out[g] = _parts(codes[g], everyone, seen, 0)
+    return out
+
+
+BLOCK = 64  # guesses counted together: each secret of C then reads one contiguous run of its row
+
+
+@njit(cache=True)
+def _count_block(codes_t, cands, first, counts, win, btab, parts, totals):
+    """Parts and V_1 of the guesses in columns first..first+BLOCK of the secret-major matrix, over C.
+    `counts` (BLOCK x n_codes) must be zero and is left zero."""
+    width = min(BLOCK, codes_t.shape[1] - first)
+    for j in range(width):
+        parts[j] = 0
+        totals[j] = cands.shape[0]
+    for c in cands:
+        row = codes_t[c]
+        for j in range(width):
+            counts[j, row[first + j]] += 1
+    for c in cands:
+        row = codes_t[c]
+        for j in range(width):
+            code = row[first + j]
+            t = counts[j, code]
+            if t > 0:
+                parts[j] += 1
+                if code != win:
+                    totals[j] += btab[t]
+                counts[j, code] = 0
+    return width
+
+
+@njit(cache=True)
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+WIDE = 256  # guesses whose part counts are taken together, as bit sets of the codes seen
+
+
+@njit(cache=True)
+def max_parts(codes_t, cands, parts_on_s, enough, bits):
+    """max over every guess g of |Split(C, g)|.  Columns are sorted by part count on all secrets,
+    descending: that count caps a guess's count on C, so the scan ends once no later column can beat
+    the best found, or once a guess reaches `enough`.  `bits` (WIDE x ceil(n_codes / 64) uint64) is scratch."""
+    best = 0
+    one = np.uint64(1)
+    for first in range(0, codes_t.shape[1], WIDE):
+        if parts_on_s[first] <= best:
+            break
+        width = min(WIDE, codes_t.shape[1] - first)
+        bits[:] = 0
+        for c in cands:
+            row = codes_t[c, first:first + width]
+            for j in range(width):
+                code = row[j]
+                bits[j, code >> 6] |= one << np.uint64(code & 63)
+        for j in range(width):
+            p = 0
+            for w in range(bits.shape[1]):
+                p += _popcount(bits[j, w])
+            best = max(best, p)
+        if best >= enough:
+            break
+    return best
+
+
+@njit(cache=True, parallel=True)
+def parts_every_column(codes_t, cands, n_codes, inside_of_column):
+    """|Split(C, g)| + [g in C] for every column g of the secret-major matrix.  When every class of C has
+    at most K_S + 1 members, Bound(t, K_S) = 2t - 1 for all of them and V_1(g, C) = 3|C| - this number."""
+    n_cols = codes_t.shape[1]
+    out = np.empty(n_cols, dtype=np.int64)
+    n_blocks = (n_cols + WIDE - 1) // WIDE
+    one = np.uint64(1)
+    for b in prange(n_blocks):
+        first = b * WIDE
+        width = min(WIDE, n_cols - first)
+        bits = np.zeros((WIDE, (n_codes + 63) // 64), dtype=np.uint64)
+        for c in cands:
+            row = codes_t[c, first:first + width]
+            for j in range(width):
+                code = row[j]
+                bits[j, code >> 6] |= one << np.uint64(code & 63)
+        for j in range(width):
+            p = 0
+            for w in range(bits.shape[1]):
+                p += _popcount(bits[j, w])
+            out[first + j] = p + inside_of_column[first + j]
+    return out
+
+
+def parts_scratch(n_codes: int) -> np.ndarray:
+    return np.zeros((WIDE, (n_codes + 63) // 64), dtype=np.uint64)
+
+
+@njit(cache=True, parallel=True)
+def v1_every_column(codes_t, cands, n_codes, btab):
+    """V_1(g, C) for every column g of the secret-major matrix; HUGE where g does not split C (|C| >= 2)."""
+    n_cols = codes_t.shape[1]
+    out = np.empty(n_cols, dtype=np.int64)
+    n_blocks = (n_cols + BLOCK - 1) // BLOCK
+    workers = 16
+    for w in prange(workers):
+        counts = np.zeros((BLOCK, n_codes), dtype=np.int32)
+        parts = np.empty(BLOCK, dtype=np.int64)
+        totals = np.empty(BLOCK, dtype=np.int64)
+        for b in range(w, n_blocks, workers):
+            width = _count_block(codes_t, cands, b * BLOCK, counts, n_codes - 1, btab, parts, totals)
+            for j in range(width):
+                out[b * BLOCK + j] = totals[j] if parts[j] >= 2 else HUGE
+    return out
+
+
+@njit(cache=True)
+def split(row, cands, n_codes):
+    """The non-win classes of Split(C, g): (members grouped by class, start of each class, sizes)."""
+    win = n_codes - 1
+    size = np.zeros(n_codes, dtype=np.int64)
+    for c in cands:
+        size[row[c]] += 1
+    size[win] = 0
+    start = np.zeros(n_codes + 1, dtype=np.int64)
+    for code in range(n_codes):
+        start[code + 1] = start[code] + size[code]
+    members = np.empty(start[n_codes], dtype=np.int32)
+    fill = start[:n_codes].copy()
+    for c in cands:
+        code = row[c]
+        if code != win:
+            members[fill[code]] = c
+            fill[code] += 1
+    used = np.flatnonzero(size)
+    return members, start[used], size[used]
+
+
+@njit(cache=True, parallel=True)
+def root_v12(codes, codes_t, openers, n_codes, btab, level, budget, parts_on_s):
+    """V_1 or V_2 of each opener over all secrets; classes largest first, stopping once above `budget`."""
+    n = codes.shape[1]
+    everyone = np.arange(n).astype(np.int32)
+    out = np.empty(openers.shape[0], dtype=np.int64)
+    for j in prange(openers.shape[0]):
+        members, starts, sizes = split(codes[openers[j]], everyone, n_codes)
+        value = n
+        for t in sizes:
+            value += btab[t]
+        if level >= 2:
+            bits = np.zeros((WIDE, (n_codes + 63) // 64), dtype=np.uint64)
+            for c in np.argsort(-sizes, kind="mergesort"):
+                t = sizes[c]
+                if value > budget or t < 4:
+                    break
+                k = max_parts(codes_t, members[starts[c]:starts[c] + t], parts_on_s, t - 1, bits)
+                value += bound(t, k) - btab[t]
+        out[j] = value
+    return out
+
+
+class LowerBounds:
+    """LB_i / V_i over one code matrix (guesses x secrets), memoised per (level, candidate set).
+
+    Candidate sets are sorted int32 arrays of secret indices.  `guess_of_secret[s]` is the guess
+    index of secret s (every secret is an allowed guess).  K_S is computed here, not read.
+    """
+
+    def __init__(self, codes: np.ndarray, guess_of_secret: np.ndarray, n_codes: int):
+        self.codes = codes
+        self.guess_of_secret = np.asarray(guess_of_secret, dtype=np.int64)
+        self.n_codes = int(n_codes)
+        self.everyone = np.arange(codes.shape[1], dtype=np.int32)
+        parts = parts_on_all(codes, self.n_codes)
+        self.k_s = int(parts.max())
+        self.column_guess = np.argsort(-parts, kind="stable")  # the guess behind each column of codes_t
+        self.parts_sorted = parts[self.column_guess]
+        self.codes_t = np.ascontiguousarray(codes[self.column_guess].T)
+        self.column_of_guess = np.argsort(self.column_guess)
+        self.bits = parts_scratch(self.n_codes)
+        self.btab = bound_column(codes.shape[1], self.k_s)
+        self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
+        self.memo_limit = 2_000_000
+
+    def lb(self, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
+        """(LB_level(C), exact); when not exact the value is a lower bound above `budget`."""
+        n = len(cands)
+        if n <= 2 or level == 1 or (level == 2 and n <= 3):
+            return int(self.btab[n]), True
+        key = (level, cands.tobytes())
+        known = self.memo.get(key)
+        if known is not None and (known[1] or known[0] > budget):
+            return known
+        if level == 2:
+            k = max_parts(self.codes_t, cands, self.parts_sorted, n - 1, self.bits)
+            result = int(bound(n, k)), True
+        elif level == 3:
+            result = int(self.v1_columns(cands).min()), True
+        else:
+            result = self._least_v(cands, level - 2, budget)
+        if len(self.memo) >= self.memo_limit:
+            self.memo.clear()
+        self.memo[key] = result
+        return result
+
+    def v1_columns(self, cands) -> np.ndarray:
+        """V_1(g, C) for every column of codes_t (HUGE where g is not useful)."""
+        n = len(cands)
+        if n > self.k_s + 1:
+            return v1_every_column(self.codes_t, cands, self.n_codes, self.btab)
+        inside = np.zeros(len(self.column_guess), dtype=np.int64)
+        inside[self.column_of_guess[self.guess_of_secret[cands]]] = 1
+        count = parts_every_column(self.codes_t, cands, self.n_codes, inside)
+        return np.where(count - inside >= 2, 3 * n - count, HUGE)
+
+    def _least_v(self, cands, level, budget):
+        """min over useful g of V_level(g, C), visiting guesses by V_1(g, C) <= V_level(g, C) ascending:
+        once the next V_1 is no smaller than the least value found, nothing later can be smaller."""
+        keys = self.v1_columns(cands)
+        order = np.argsort(keys, kind="stable")
+        least, least_exact = HUGE, HUGE
+        for column in order:
+            key, g = int(keys[column]), self.column_guess[column]
+            if key >= least or key >= HUGE:
+                break
+            if key > budget:
+                return key, False
+            value, exact = self.v(int(g), cands, level, min(budget, least - 1))
+            least = min(least, value)
+            if exact:
+                least_exact = min(least_exact, value)
+        return least, least == least_exact
+
+    def v(self, g: int, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
+        """(V_level(g, C), exact): classes start at LB_1 and are raised largest first."""
+        members, starts, sizes = split(self.codes[g], cands, self.n_codes)
+        floors = self.btab[sizes]
+        total = len(cands) + int(floors.sum())
+        exact = True
+        if level == 1:
+            return total, exact
+        smallest = 4 if level == 2 else 3  # smaller classes have LB_level = LB_1
+        for c in np.argsort(-sizes, kind="stable"):
+            if total > budget:
+                return total, False
+            if sizes[c] < smallest:
+                break
+            value, done = self.lb(members[starts[c]:starts[c] + sizes[c]], level, budget - total + int(floors[c]))
+            total += value - int(floors[c])
+            exact = exact and done
+        return total, exact
+
+    def openers(self, openers, level: int, budget: int = HUGE) -> np.ndarray:
+        """V_level(g, S) of each opener (early exit above `budget`)."""
+        openers = np.asarray(openers, dtype=np.int64)
+        if level <= 2:
+            return root_v12(self.codes, self.codes_t, openers, self.n_codes, self.btab, level, budget,
+                            self.parts_sorted)
+        return np.array([self.v(int(g), self.everyone, level, budget)[0] for g in openers], dtype=np.int64)

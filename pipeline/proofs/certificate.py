@@ -1,0 +1,186 @@
+"""`verify-certificate`: re-check a proof of optimality written by the prove stage, with the checker's own code.
+
+What a certificate claims, and how each claim is checked here:
+- the UB tree (tree.json, digest pinned) plays the game: replayed secret by secret (tree.py), hard
+  mode and the guess limit included; its total is `ub` and it opens with `ub_opener`;
+- every allowed guess is either eliminated or a survivor, exactly once;
+- an eliminated opener g has V_level(g, S) > ub: recomputed here (bounds.py) and compared with ub;
+- a survivor's classes are the classes of Split(S, g) other than the win; each class bound is a
+  lower bound on that class's MinTotal: recomputed as LB_j, or as an exact MinTotal (exact.py) in the
+  game's mode with the guesses left after the opener; |S| + the sum of its class bounds is its
+  value, which reaches ub;
+- the UB opener's value is ub, `optimal_openers` are exactly the survivors whose value is ub,
+  K_S = max_g |Split(S, g)|.
+By default every elimination and every class is re-derived; `sample` re-derives only that many of
+each, and the result then says the certificate was only partially checked.
+"""
+
+import hashlib
+import json
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from pipeline.errors import PipelineError
+from pipeline.proofs.answer import code_matrix, colours_of, symbols
+from pipeline.proofs.bounds import LowerBounds, split
+from pipeline.proofs.exact import ExactSolver
+from pipeline.proofs.tree import TreeRejected, check_tree, guess_limit
+
+
+class CertificateError(PipelineError):
+    pass
+
+
+def _check(condition: bool, why: str) -> None:
+    if not condition:
+        raise CertificateError(f"certificate rejected: {why}")
+
+
+def load_certificate(folder: Path) -> dict:
+    try:
+        return json.loads((Path(folder) / "certificate.json").read_text())
+    except FileNotFoundError:
+        raise PipelineError(f"no certificate.json in {folder}") from None
+    except ValueError as err:
+        raise CertificateError(f"certificate rejected: certificate.json is not valid JSON ({err})") from None
+
+
+def rules_of(cert: dict, game) -> int | None:
+    """The guess limit the certificate is for; it and its mode must be the game's."""
+    _check(bool(cert["hard_mode"]) == bool(game.hard_mode),
+           f"it is for hard_mode={cert['hard_mode']}, the game has hard_mode={game.hard_mode}")
+    limit = cert.get("max_guesses", guess_limit(game))
+    if hasattr(game, "max_guesses"):
+        _check(limit == guess_limit(game), f"it is for a limit of {limit} guesses, the game has {guess_limit(game)}")
+    return limit
+
+
+def check_tree_claims(cert: dict, game, folder: Path, limit) -> None:
+    """The UB tree is the pinned file, plays the game by its rules and totals ub."""
+    _check((cert["guesses_sha256"], cert["secrets_sha256"]) == (game.guesses_digest, game.secrets_digest),
+           f"it is for other word lists than game {game.name}")
+    _check((cert["n_guesses"], cert["n_secrets"]) == (len(game.guesses), len(game.secrets)), "list sizes differ")
+    tree_file = Path(folder) / "tree.json"
+    _check(tree_file.is_file(), "no tree.json beside it")
+    _check(hashlib.sha256(tree_file.read_bytes()).hexdigest() == cert["ub_tree_sha256"], "tree.json digest differs")
+    try:
+        body = json.loads(tree_file.read_text())
+        stats = check_tree(body, game, game.hard_mode, limit)
+    except (TreeRejected, ValueError) as err:
+        raise CertificateError(f"certificate rejected: the UB tree: {err}") from None
+    _check(stats["total"] == cert["ub"], f"the UB tree replays to {stats['total']}, not ub={cert['ub']}")
+    _check(body["tree"]["guess"] == cert["ub_opener"], "the UB tree does not open with ub_opener")
+
+
+def check_accounts(cert: dict, game, bounds: LowerBounds) -> None:
+    """Every guess accounted for once; sums, values, optimal openers and K_S as claimed."""
+    named = [e["opener"] for e in cert["eliminated"]] + [s["opener"] for s in cert["survivors"]]
+    _check(len(named) == len(set(named)) and set(named) == set(game.guesses),
+           "eliminated + survivors are not exactly the allowed guesses, each once")
+    _check(int(cert["k_s"]) == bounds.k_s, f"k_s={cert['k_s']}, but max_g |Split(S, g)| = {bounds.k_s}")
+    ub, n = int(cert["ub"]), len(game.secrets)
+    for e in cert["eliminated"]:
+        _check(int(e["bound"]) > ub, f"opener {e['opener']}: bound {e['bound']} does not exceed ub={ub}")
+        _check(int(e["level"]) >= 1, f"opener {e['opener']}: level {e['level']} is not a bound level")
+    values = {}
+    for s in cert["survivors"]:
+        opener = s["opener"]
+        listed = {c["response"]: int(c["size"]) for c in s["classes"]}
+        _check(len(listed) == len(s["classes"]) and listed == _class_sizes(bounds, game, opener),
+               f"survivor {opener}: its classes are not the classes of Split(S, {opener})")
+        total = n + sum(int(c["bound"]) for c in s["classes"])
+        _check(total == int(s["value"]), f"survivor {opener}: |S| + sum of class bounds is {total}, not {s['value']}")
+        _check(total >= ub, f"survivor {opener}: value {total} is below ub={ub}, so ub is not proven optimal")
+        values[opener] = total
+    _check(values.get(cert["ub_opener"]) == ub, "the UB opener is not a survivor whose class bounds sum to ub")
+    optimal = sorted(w for w, v in values.items() if v == ub)
+    _check(sorted(cert["optimal_openers"]) == optimal,
+           f"optimal_openers {cert['optimal_openers']} are not the survivors valued ub: {optimal}")
+    _check(cert["proven"] is True, "proven is not true")
+
+
+def _class_sizes(bounds: LowerBounds, game, opener: str) -> dict[str, int]:
+    _, _, sizes, codes = _classes(bounds, game, opener)
+    return {colours_of(int(c), game.length): int(t) for c, t in zip(codes, sizes)}
+
+
+def _classes(bounds: LowerBounds, game, opener: str):
+    """(members, starts, sizes, codes) of the non-win classes of Split(S, opener), codes ascending."""
+    row = bounds.codes[game.guess_index[opener]]
+    members, starts, sizes = split(row, bounds.everyone, game.n_codes)
+    return members, starts, sizes, row[members[starts]]
+
+
+def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dict], say) -> None:
+    """V_level(g, S) > ub for each picked opener, computed here, level by level."""
+    ub = int(cert["ub"])
+    by_level = defaultdict(list)
+    for e in picked:
+        by_level[int(e["level"])].append(e["opener"])
+    for level in sorted(by_level):
+        words = by_level[level]
+        say(f"re-deriving V_{level} of {len(words)} eliminated opener(s)")
+        values = bounds.openers([game.guess_index[w] for w in words], level, budget=ub)
+        for word, value in zip(words, values):
+            _check(value > ub, f"opener {word}: V_{level} re-derived as {value}, not above ub={ub}")
+
+
+def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, limit, picked, say) -> None:
+    """Each picked (survivor, class) bound is at most the class's LB_j or exact MinTotal, computed here."""
+    say(f"re-deriving {len(picked)} closure class bound(s)")
+    members_of = {}
+    for opener, c in picked:
+        if opener not in members_of:
+            members, starts, sizes, codes = _classes(bounds, game, opener)
+            members_of[opener] = {colours_of(int(code), game.length): members[st:st + t]
+                                  for code, st, t in zip(codes, starts, sizes)}
+        members, claimed, method = members_of[opener][c["response"]], int(c["bound"]), str(c["method"])
+        if method.startswith("LB_") and method[3:].isdigit() and int(method[3:]) >= 1:
+            value, _ = bounds.lb(members, int(method[3:]), budget=claimed - 1)
+        elif method == "exact":
+            g, rule = game.guess_index[opener], exact.start_rule()
+            if rule is not None:  # the class is what is left after the opener's response
+                rule = rule.after(exact.words[g], int(bounds.codes[g, members[0]]))
+            value = exact.min_total(members, None if limit is None else limit - 1, rule, beta=claimed)
+        else:
+            raise CertificateError(f"certificate rejected: survivor {opener} class {c['response']}: "
+                                   f"unknown method {method!r}")
+        _check(value >= claimed, f"survivor {opener} class {c['response']}: {method} re-derived as {value}, "
+                                 f"the certificate claims {claimed}")
+
+
+def verify_certificate(folder: Path, game, sample: int | None = None, seed: int = 0, say=None) -> dict:
+    """Check every claim of <folder>/certificate.json; a summary, or CertificateError naming the fault."""
+    say = say or (lambda message: None)
+    cert = load_certificate(folder)
+    try:
+        limit = rules_of(cert, game)
+        check_tree_claims(cert, game, folder, limit)
+        codes = code_matrix(game.guesses, game.secrets, game.alphabet)
+        bounds = LowerBounds(codes, game.guess_of_secret, game.n_codes)
+        check_accounts(cert, game, bounds)
+        classes = [(s["opener"], c) for s in cert["survivors"] for c in s["classes"]]
+        eliminated = list(cert["eliminated"])
+        if sample is not None:
+            rng = random.Random(seed)
+            eliminated = rng.sample(eliminated, min(sample, len(eliminated)))
+            classes = rng.sample(classes, min(sample, len(classes)))
+        solver = ExactSolver(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, game.n_codes,
+                             len(game.alphabet), game.hard_mode)
+        recheck_classes(cert, game, bounds, solver, limit, classes, say)
+        recheck_eliminations(cert, game, bounds, eliminated, say)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise CertificateError(f"certificate rejected: malformed entry ({type(err).__name__}: {err})") from None
+    n_classes = sum(len(s["classes"]) for s in cert["survivors"])
+    return {"ub": cert["ub"], "optimal_openers": cert["optimal_openers"], "hard_mode": game.hard_mode,
+            "max_guesses": limit, "openers_rederived": len(eliminated), "openers_eliminated": len(cert["eliminated"]),
+            "classes_rederived": len(classes), "classes": n_classes,
+            "complete": len(eliminated) == len(cert["eliminated"]) and len(classes) == n_classes}
+
+
+def stderr_say(message: str) -> None:
+    """Progress on a terminal only, so that a rejection stays one `error:` line otherwise."""
+    if sys.stderr.isatty():
+        print(f"verify-certificate: {message}", file=sys.stderr, flush=True)

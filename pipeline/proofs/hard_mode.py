@@ -1,0 +1,70 @@
+"""The NYT hard-mode rule, checked against the history of a path.
+
+After responses (g1, r1) ... (gk, rk), a guess is legal when, for every
+earlier response: each green position of it holds the same letter, and each
+letter appears at least as often as that response revealed it (its green
+plus yellow copies).  Grey letters may be played again; a yellow letter may
+be played again in the same place.
+
+`Rule` keeps the same information as two arrays (the letter required at each
+position, the least count of each letter) so that the exact search can
+filter many guesses at once.
+"""
+
+from collections import Counter
+
+import numpy as np
+
+
+def violation(guess: str, history) -> str | None:
+    """Why `guess` breaks the rule after `history` [(guess, colours)], or None when it is legal."""
+    for earlier, response in history:
+        for i, (letter, colour) in enumerate(zip(earlier, response)):
+            if colour == "2" and guess[i] != letter:
+                return f"position {i + 1} must stay {letter!r} (green after {earlier!r})"
+        shown = Counter(letter for letter, colour in zip(earlier, response) if colour != "0")
+        have = Counter(guess)
+        for letter, count in shown.items():
+            if have[letter] < count:
+                return f"it must contain {letter!r} at least {count} time(s) (revealed by {earlier!r})"
+    return None
+
+
+class Rule:
+    """Hard-mode requirements as arrays over symbol indices: `fixed[i]` (-1 = free) and `least[x]`."""
+
+    def __init__(self, length: int, n_symbols: int, fixed=None, least=None):
+        self.fixed = np.full(length, -1, dtype=np.int16) if fixed is None else fixed
+        self.least = np.zeros(n_symbols, dtype=np.int16) if least is None else least
+
+    def after(self, word: np.ndarray, code: int) -> "Rule":
+        """The rule once `word` (symbol row) has been answered with `code`."""
+        fixed, shown = self.fixed.copy(), np.zeros_like(self.least)
+        for i, symbol in enumerate(word):
+            colour = (code // 3**i) % 3
+            if colour == 2:
+                fixed[i] = symbol
+            if colour:
+                shown[symbol] += 1
+        return Rule(len(fixed), len(self.least), fixed, np.maximum(self.least, shown))
+
+    def key(self) -> bytes:
+        return self.fixed.tobytes() + self.least.tobytes()
+
+    def allowed(self, words: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Boolean mask of the legal rows of `words` (n, L), given their symbol counts (n, n_symbols)."""
+        mask = np.ones(len(words), dtype=bool)
+        for i, symbol in enumerate(self.fixed):
+            if symbol >= 0:
+                mask &= words[:, i] == symbol
+        for symbol in np.flatnonzero(self.least):
+            mask &= counts[:, symbol] >= self.least[symbol]
+        return mask
+
+
+def letter_counts(words: np.ndarray, n_symbols: int) -> np.ndarray:
+    """(n, n_symbols) counts of each symbol in each row of `words`."""
+    counts = np.zeros((len(words), n_symbols), dtype=np.int16)
+    for i in range(words.shape[1]):
+        np.add.at(counts, (np.arange(len(words)), words[:, i]), 1)
+    return counts

@@ -1,0 +1,109 @@
+"""`verify-tree`: replay every secret through a tree.json with the checker's own answering function.
+
+A tree node is {"guess", "candidates", "children": {colours: node}}.  Checked: every guess is an
+allowed guess; every secret is found; each node's candidate count is the number of secrets that
+reach it; no path is longer than the game's guess limit; in hard mode (asked for, or claimed by
+the file) every guess is legal after the responses above it; the recorded total and
+distribution are the ones recomputed here.
+"""
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from pipeline.errors import PipelineError
+from pipeline.proofs.answer import colours
+from pipeline.proofs.hard_mode import violation
+
+
+class TreeRejected(PipelineError):
+    pass
+
+
+def guess_limit(game) -> int | None:
+    """The game's limit on guesses (None = unlimited), when the Game carries one."""
+    limit = getattr(game, "max_guesses", None)
+    return None if limit is None else int(limit)
+
+
+def read_tree_body(path: Path, game) -> dict:
+    """The parsed tree file, checked to be for `game`'s word lists."""
+    try:
+        body = json.loads(Path(path).read_text())
+        body["tree"]["guess"]
+    except FileNotFoundError:
+        raise PipelineError(f"tree file not found: {path}") from None
+    except (ValueError, KeyError, TypeError) as err:
+        raise PipelineError(f"{path} is not a tree written by this pipeline ({err})") from None
+    if (body.get("guesses_sha256"), body.get("secrets_sha256")) != (game.guesses_digest, game.secrets_digest):
+        raise PipelineError(f"{path} is a tree for other word lists (game {body.get('game')!r}), "
+                            f"not game {game.name!r}")
+    return body
+
+
+def replay(root: dict, game, hard_mode: bool, limit: int | None) -> dict:
+    """Statistics of a tree after replaying every secret; TreeRejected on the first fault."""
+    allowed = set(game.guesses)
+    reached: Counter = Counter()
+    depths: Counter = Counter()
+    for secret in game.secrets:
+        node, history = root, []
+        while True:
+            guess = node["guess"]
+            where = f"secret {secret!r}, guess {len(history) + 1} {guess!r}"
+            if guess not in allowed:
+                raise TreeRejected(f"{where} is not an allowed guess")
+            if limit is not None and len(history) + 1 > limit:
+                raise TreeRejected(f"{where} is beyond the game's limit of {limit} guesses")
+            if hard_mode and (why := violation(guess, history)):
+                raise TreeRejected(f"{where} breaks hard mode: {why}")
+            reached[id(node)] += 1
+            if guess == secret:
+                depths[len(history) + 1] += 1
+                break
+            response = colours(guess, secret)
+            history.append((guess, response))
+            node = node.get("children", {}).get(response)
+            if node is None:
+                raise TreeRejected(f"secret {secret!r} is lost: no branch {response} after {guess!r}")
+    _check_counts(root, reached)
+    total = sum(d * k for d, k in depths.items())
+    return {"total": total, "secrets": len(game.secrets), "expected": total / len(game.secrets),
+            "max_guesses": max(depths), "distribution": dict(sorted(depths.items()))}
+
+
+def _check_counts(root: dict, reached: Counter) -> None:
+    """Every node's claimed candidate count is the number of secrets that reach it (so no dead branches)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if int(node["candidates"]) != reached[id(node)]:
+            raise TreeRejected(f"node {node['guess']!r} claims {node['candidates']} candidates but "
+                               f"{reached[id(node)]} secrets reach it")
+        stack.extend(node.get("children", {}).values())
+
+
+def check_tree(body: dict, game, hard_mode: bool, limit: int | None) -> dict:
+    """Replay a parsed tree file; also compare its recorded total and distribution with the replay."""
+    try:
+        stats = replay(body["tree"], game, hard_mode or bool(body.get("hard_mode")), limit)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise TreeRejected(f"malformed tree ({type(err).__name__}: {err})") from None
+    if "total" in body and body["total"] != stats["total"]:
+        raise TreeRejected(f"the file records total {body['total']}, the replay gives {stats['total']}")
+    if "distribution" in body and {int(k): v for k, v in body["distribution"].items()} != stats["distribution"]:
+        raise TreeRejected(f"the file records distribution {body['distribution']}, the replay gives "
+                           f"{stats['distribution']}")
+    recorded_limit = body.get("max_guesses")
+    if isinstance(recorded_limit, int) and stats["max_guesses"] > recorded_limit:
+        raise TreeRejected(f"a path needs {stats['max_guesses']} guesses, the file records {recorded_limit}")
+    return stats
+
+
+def verify_tree_file(path: Path, game) -> dict:
+    """Check a tree file against `game` (its hard mode and guess limit); its statistics if sound."""
+    body = read_tree_body(path, game)
+    try:
+        return check_tree(body, game, game.hard_mode, guess_limit(game))
+    except TreeRejected as err:
+        raise TreeRejected(f"{path}: tree rejected: {err}") from None
