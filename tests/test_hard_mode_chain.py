@@ -23,7 +23,7 @@ from pipeline.search.greedy import greedy
 from pipeline.search.hard_mode import state_after
 from pipeline.search.tree import paths, statistics, verify
 from pipeline.search.valuations import all_combinations
-from pipeline.stages.trees import verify_tree_file
+from pipeline.proofs.tree import verify_tree_file
 
 INF = float("inf")
 ORIGINAL_GUESSES = PROJECT_ROOT / "data" / "wordle" / "original_guesses.txt"
