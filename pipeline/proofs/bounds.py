@@ -107,27 +107,39 @@ WIDE = 256  # guesses whose part counts are taken together, as bit sets of the c
 
 
 @njit(cache=True)
+def _mark_codes(codes_t, cands, first, width, bits):
+    """bits[j] := the set of codes column first + j gives the candidates."""
+    one = np.uint64(1)
+    bits[:] = 0
+    for c in cands:
+        row = codes_t[c, first:first + width]
+        for j in range(width):
+            code = row[j]
+            bits[j, code >> 6] |= one << np.uint64(code & 63)
+
+
+@njit(cache=True)
+def _codes_marked(bits, j):
+    """How many codes bits[j] holds: the number of parts."""
+    p = 0
+    for w in range(bits.shape[1]):
+        p += _popcount(bits[j, w])
+    return p
+
+
+@njit(cache=True)
 def max_parts(codes_t, cands, parts_on_s, enough, bits):
     """max over every guess g of |Split(C, g)|.  Columns are sorted by part count on all secrets,
     descending: that count caps a guess's count on C, so the scan ends once no later column can beat
     the best found, or once a guess reaches `enough`.  `bits` (WIDE x ceil(n_codes / 64) uint64) is scratch."""
     best = 0
-    one = np.uint64(1)
     for first in range(0, codes_t.shape[1], WIDE):
         if parts_on_s[first] <= best:
             break
         width = min(WIDE, codes_t.shape[1] - first)
-        bits[:] = 0
-        for c in cands:
-            row = codes_t[c, first:first + width]
-            for j in range(width):
-                code = row[j]
-                bits[j, code >> 6] |= one << np.uint64(code & 63)
+        _mark_codes(codes_t, cands, first, width, bits)
         for j in range(width):
-            p = 0
-            for w in range(bits.shape[1]):
-                p += _popcount(bits[j, w])
-            best = max(best, p)
+            best = max(best, _codes_marked(bits, j))
         if best >= enough:
             break
     return best
@@ -140,21 +152,13 @@ def parts_every_column(codes_t, cands, n_codes, inside_of_column):
     n_cols = codes_t.shape[1]
     out = np.empty(n_cols, dtype=np.int64)
     n_blocks = (n_cols + WIDE - 1) // WIDE
-    one = np.uint64(1)
     for b in prange(n_blocks):
         first = b * WIDE
         width = min(WIDE, n_cols - first)
         bits = np.zeros((WIDE, (n_codes + 63) // 64), dtype=np.uint64)
-        for c in cands:
-            row = codes_t[c, first:first + width]
-            for j in range(width):
-                code = row[j]
-                bits[j, code >> 6] |= one << np.uint64(code & 63)
+        _mark_codes(codes_t, cands, first, width, bits)
         for j in range(width):
-            p = 0
-            for w in range(bits.shape[1]):
-                p += _popcount(bits[j, w])
-            out[first + j] = p + inside_of_column[first + j]
+            out[first + j] = _codes_marked(bits, j) + inside_of_column[first + j]
     return out
 
 
