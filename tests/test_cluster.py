@@ -28,18 +28,20 @@ def free_port() -> int:
 
 
 def pipeline_args(outputs, *extra):
-    return [*STAGE, f"paths.outputs={outputs}", "ray.num_cpus=2", *extra]
+    """The stage's command line; an embedded run gets 2 CPUs (a cluster's CPUs are set by `ray start`)."""
+    joins = any(arg.startswith("ray.address=") for arg in extra)
+    return [*STAGE, f"paths.outputs={outputs}", *([] if joins else ["ray.num_cpus=2"]), *extra]
 
 
 def pipeline_cmd(outputs, *extra):
     return [sys.executable, "-m", "pipeline", *pipeline_args(outputs, *extra)]
 
 
-def slow_pipeline(outputs, delay: float):
+def slow_pipeline(outputs, delay: float, *extra, env=None):
     """The same command with every task sleeping `delay` s first (tests/fault_injection.py), and its env."""
-    path = os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "PYTHONPATH": path}
-    return [sys.executable, "-m", "fault_injection", str(delay), *pipeline_args(outputs)], env
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parent), env.get("PYTHONPATH")]))
+    return [sys.executable, "-m", "fault_injection", str(delay), *pipeline_args(outputs, *extra)], env
 
 
 def funnel_of(stdout: str):
@@ -110,8 +112,9 @@ def loopback_cluster():
 
 def test_two_node_loopback_cluster_gives_the_embedded_result(loopback_cluster, reference, tmp_path):
     address, env = loopback_cluster
-    proc = subprocess.run(pipeline_cmd(tmp_path, f"ray.address={address}"), env=env, capture_output=True,
-                          text=True, timeout=600)
+    # tasks of a warm cache take milliseconds: one node could run them all; half a second each spreads them
+    command, env = slow_pipeline(tmp_path, 0.5, f"ray.address={address}", env=env)
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     funnel, folder = funnel_of(proc.stdout)
     assert funnel.equals(reference)
