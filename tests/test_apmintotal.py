@@ -1,4 +1,4 @@
-"""ApMinTotal against a brute-force MinTotal written from the definition (ALGORITHMS.md §3)."""
+"""ApMinTotal against a brute-force MinTotal written from the definition (docs/algorithms.md §3)."""
 
 import functools
 import random

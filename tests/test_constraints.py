@@ -1,4 +1,4 @@
-"""The constraint view of responses (ALGORITHMS.md §1) agrees with the answering function; hard-mode rule."""
+"""The constraint view of responses (docs/algorithms.md §1) agrees with the answering function; hard-mode rule."""
 
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """The constraint view of responses: what a (guess, colours) history says about the secret, letter by letter.
 
-ALGORITHMS.md §1 "Constraint view of a response".  For one guess x at
+docs/algorithms.md §1 ("What a response tells a person").  For one guess x at
 positions i with colours c_i:
 
 - green at i:   the secret has x at i;

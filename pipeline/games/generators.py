@@ -1,6 +1,6 @@
 """Secret sets generated from rules rather than shipped: Primel and the Nerdles.
 
-Nerdle rules (DATA.md): exactly one '=', a non-negative integer without
+Nerdle rules (docs/data.md): exactly one '=', a non-negative integer without
 leading zeros on the right; on the left positive integers without leading
 zeros joined by + - * / (at least one operator), usual precedence, exact
 rational arithmetic (fractional and negative intermediates allowed).

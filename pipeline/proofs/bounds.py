@@ -1,4 +1,4 @@
-"""Lower bounds on MinTotal, from their definitions (ALGORITHMS.md §4), for the checker.
+"""Lower bounds on MinTotal, from their definitions (docs/algorithms.md §4), for the checker.
 
     Bound(n, k)  least sum of depths of n nodes, each with at most k children (root depth 1)
     LB_1(C)      Bound(|C|, K_S)

@@ -1,4 +1,4 @@
-"""ApMinTotal(C, n): the paper's upper bound, searched in numba (ALGORITHMS.md §3).
+"""ApMinTotal(C, n): the paper's upper bound, searched in numba (docs/algorithms.md §3).
 
     ApMinTotal(C, n) = 1                                      if |C| = 1
                      = 3                                      if |C| = 2 (guess a candidate)

@@ -1,4 +1,4 @@
-"""Lower bounds on MinTotal: Bound(n, k), LB_i(C) and V_i(g, C) (ALGORITHMS.md §4).
+"""Lower bounds on MinTotal: Bound(n, k), LB_i(C) and V_i(g, C) (docs/algorithms.md §4).
 
     LB_1(C)   = Bound(|C|, K_S)
     LB_2(C)   = Bound(|C|, max_g |Split(C, g)|)

@@ -1,4 +1,4 @@
-"""Exact MinTotal by depth-first search with bounds (ALGORITHMS.md §5), normal or hard mode.
+"""Exact MinTotal by depth-first search with bounds (docs/algorithms.md §5), normal or hard mode.
 
     MinTotal(C) = 1 if |C| = 1, else min over useful g of V*(g, C)
     V*(g, C)    = |C| + sum of MinTotal(C') over the non-win classes of Split(C, g)

@@ -166,7 +166,7 @@ def memo_store(memo, h1, h2, n, value, flag, guess):
 
 @njit(cache=True)
 def fill_bound_row(row, n, k):
-    """row[s] = Bound(s, k) for s = 0..n (ALGORITHMS.md §4), level by level: a lower bound on MinTotal of any
+    """row[s] = Bound(s, k) for s = 0..n (docs/algorithms.md §4), level by level: a lower bound on MinTotal of any
     set of s candidates on which no guess makes more than k classes."""
     row[0] = 0
     depth = 1

@@ -1,4 +1,4 @@
-"""Greedy strategy trees for a (combined) valuation (ALGORITHMS.md §2).
+"""Greedy strategy trees for a (combined) valuation (docs/algorithms.md §2).
 
 At a node with candidate set C: if |C| <= 2 guess the first candidate
 alphabetically; otherwise guess the argmin of the combination over all of G

@@ -1,6 +1,6 @@
 """Valuations v(g, C) of a guess for a candidate set, and their lexicographic combinations.
 
-The five valuations of ALGORITHMS.md §2, all in "minimise" form.  With
+The five valuations of docs/algorithms.md §2, all in "minimise" form.  With
 P = Split(C, g) (win class included) and t = |part|:
 
     InSet         -[g in C]

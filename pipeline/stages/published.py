@@ -1,4 +1,4 @@
-"""Published figures the report puts beside this pipeline's own (REFERENCE_RESULTS.md; facts, not results).
+"""Published figures the report puts beside this pipeline's own (the sources' tables; facts, not results).
 
 Sources: Cunanan & Thielscher (IJCAI 2023) Tables 1-4; Poirrier's blindfold note.
 """
