@@ -192,8 +192,8 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
 # ---- play, solve ------------------------------------------------------------------------------------------------
 
 
-def assistant_args(ns: argparse.Namespace, own: tuple[str, ...]) -> list[str]:
-    """The assistant's arguments in its `key=value` form: game/paths overrides plus tree=/secret=."""
+def assistant_args(ns: argparse.Namespace, own: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+    """The assistant's game/paths overrides and its own options (tree, secret; --option or key=value)."""
     positional, overrides, legacy = split_words(ns.rest)
     if positional:
         raise PipelineError(f"unexpected argument {positional[0]!r} for {ns.command} "
@@ -202,19 +202,19 @@ def assistant_args(ns: argparse.Namespace, own: tuple[str, ...]) -> list[str]:
     if unknown:
         raise PipelineError(f"{ns.command} has no option {sorted(unknown)[0]}=")
     options = {**legacy, **{k: getattr(ns, k) for k in own if getattr(ns, k) is not None}}
-    return [*overrides, *(f"{k}={v}" for k, v in options.items())]
+    return overrides, options
 
 
 def play_command(ns: argparse.Namespace) -> int:
     from pipeline.assistant.app import play_command as play
 
-    return play(assistant_args(ns, ("tree",)))
+    return play(*assistant_args(ns, ("tree",)))
 
 
 def solve_command(ns: argparse.Namespace) -> int:
     from pipeline.assistant.app import solve_command as solve
 
-    return solve(assistant_args(ns, ("tree", "secret")))
+    return solve(*assistant_args(ns, ("tree", "secret")))
 
 
 # ---- the parsers ------------------------------------------------------------------------------------------------

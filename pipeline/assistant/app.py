@@ -21,7 +21,6 @@ PLAY_USAGE = """usage: python -m pipeline play game=<name> [game.<key>=<value> .
        python -m pipeline play game=words game.length=6 game.secrets.path=words.txt"""
 SOLVE_USAGE = ("usage: python -m pipeline solve game=<name> secret=<word> [game.<key>=<value> ...] "
                "[tree=<tree.json>|none]")
-OVERRIDE_PREFIXES = ("game=", "game.", "paths.", "+game.", "~game.")
 
 
 @dataclass
@@ -31,22 +30,11 @@ class Setup:
     colour: bool
 
 
-def _parse_args(args: list[str], own: set[str], usage: str) -> tuple[list[str], dict[str, str]]:
-    overrides, options = [], {}
-    for arg in args:
-        key, eq, value = arg.partition("=")
-        if arg.startswith(OVERRIDE_PREFIXES):
-            overrides.append(arg)
-        elif eq and key in own:
-            options[key] = value
-        else:
-            raise PipelineError(f"unexpected argument {arg!r}; {usage.splitlines()[0][len('usage: '):]}")
-    return overrides, options
+def setup(overrides: list[str], options: dict[str, str]) -> Setup:
+    """Compose the game config, load the game and its strategy: everything before the first suggestion.
 
-
-def setup(args: list[str], own: set[str], usage: str) -> Setup:
-    """Compose the game config, load the game and its strategy: everything before the first suggestion."""
-    overrides, options = _parse_args(args, own | {"tree"}, usage)
+    `overrides` are game/paths overrides, `options` the command's own settings (tree, secret), both as the
+    sub-command parser (pipeline.commands) split them."""
     from pipeline.cli import compose, to_config
 
     config = to_config(compose(overrides))
@@ -105,9 +93,9 @@ def _input_lines(interactive: bool):
 def _quiet_broken_pipe(command):
     """A reader that stops early (`| head`) ends the command quietly instead of with a traceback."""
 
-    def run(args: list[str]) -> int:
+    def run(*args) -> int:
         try:
-            return command(args)
+            return command(*args)
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
             return 0
@@ -117,15 +105,12 @@ def _quiet_broken_pipe(command):
 
 
 @_quiet_broken_pipe
-def play_command(args: list[str]) -> int:
-    if any(a in ("-h", "--help", "help") for a in args):
-        print(PLAY_USAGE)
-        return 0
+def play_command(overrides: list[str], options: dict[str, str]) -> int:
     from pipeline.assistant import explain
     from pipeline.assistant.parse import InputError, parse_line
     from pipeline.assistant.terminal import render_row
 
-    ready = setup(args, set(), PLAY_USAGE)
+    ready = setup(overrides, options)
     session, colour = ready.session, ready.colour
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
     say(*explain.header(session))
@@ -165,17 +150,13 @@ def play_command(args: list[str]) -> int:
 
 
 @_quiet_broken_pipe
-def solve_command(args: list[str]) -> int:
-    if any(a in ("-h", "--help", "help") for a in args):
-        print(SOLVE_USAGE)
-        return 0
+def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     from pipeline.assistant.terminal import render_row
     from pipeline.games.answer import feedback
 
-    overrides, options = _parse_args(args, {"secret", "tree"}, SOLVE_USAGE)
     if not options.get("secret"):
         raise PipelineError(f"solve needs secret=<word>; {SOLVE_USAGE[len('usage: '):]}")
-    ready = setup(args, {"secret"}, SOLVE_USAGE)
+    ready = setup(overrides, options)
     session, colour = ready.session, ready.colour
     game = session.game
     secret = options["secret"].strip().lower()
