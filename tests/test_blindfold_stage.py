@@ -66,6 +66,7 @@ def test_uniqueness_resolves_without_each_word_on_ray(run_pipeline, word_game, r
     ("stage.check=[zzzzz]", "not an allowed guess"),
     ("stage.time_limit_s=0", "must be positive"),
     ("stage.guesses_from=answers", "allowed or secrets"),
+    ("game.hard_mode=true", "game.hard_mode=true is not supported"),
 ])
 def test_bad_input(run_pipeline, word_game, override, message):
     with pytest.raises(PipelineError, match=message):

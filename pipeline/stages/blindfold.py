@@ -52,6 +52,9 @@ def validate(cfg: BlindfoldConfig, game) -> None:
 
     from pipeline.stages.checks import at_least, one_of, word_list
 
+    if game.hard_mode:
+        raise PipelineError("blindfold chooses fixed guesses played without looking, a normal-mode question; "
+                            "game.hard_mode=true is not supported")
     one_of(cfg, "guesses_from", ("allowed", "secrets"))
     at_least(cfg, "seed_limit", 1, allow_none=True)
     at_least(cfg, "max_rounds", 1)
