@@ -23,9 +23,12 @@ def read_words(path: str, what: str, hint: str = "") -> list[str]:
 def clean(words: list[str], length: int, alphabet: str, what: str, keep_matching_only: bool) -> list[str]:
     """Lower-cased, checked, de-duplicated (with a warning) and sorted."""
     words = [w.lower() for w in words]
-    if keep_matching_only:
+    if keep_matching_only and words:
         allowed = set(alphabet)
         words = [w for w in words if len(w) == length and set(w) <= allowed]
+        if not words:
+            raise PipelineError(f"{what} list has no word of {length} symbols from the alphabet {alphabet!r} "
+                                "(set game.length to the list's word length)")
     if not words:
         raise PipelineError(f"{what} list is empty")
     for w in words:
