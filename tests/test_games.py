@@ -148,7 +148,7 @@ def test_unknown_game_lists_the_known_ones():
 
 
 def test_a_list_with_no_word_of_the_game_length_says_so(tmp_path):
-    with pytest.raises(PipelineError, match="no word of 5 symbols .* set game.length"):
+    with pytest.raises(PipelineError, match=r"no word of 5 symbols .*\(set game.length"):
         load_game(_words_game(tmp_path, ["ab", "cd"], keep_matching_only=True))
     with pytest.raises(PipelineError, match="is empty"):  # an empty file is still called empty
         load_game(_words_game(tmp_path, [], keep_matching_only=True))
