@@ -15,7 +15,7 @@ from pipeline.runtime.log import log
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import statistics
 from pipeline.search.valuations import ARITHMETICS, all_combinations, parse_combination
-from pipeline.stages import feedback
+from pipeline.feedback.parquet import load_matrix
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "heuristics"
@@ -44,7 +44,7 @@ def chosen_combinations(cfg: HeuristicsConfig) -> list[tuple[str, ...]]:
 
 
 def validate(cfg: HeuristicsConfig, game) -> None:
-    from pipeline.stages.checks import at_least
+    from pipeline.validation import at_least
 
     chosen_combinations(cfg)
     at_least(cfg, "batch_size", 1)
@@ -69,7 +69,7 @@ def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length, ari
 
 def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
     combinations = chosen_combinations(cfg)
-    codes = feedback.load(ctx.inputs["feedback"], ctx.game)
+    codes = load_matrix(ctx.inputs["feedback"], ctx.game)
     game = ctx.game
     batches = [combinations[i:i + cfg.batch_size] for i in range(0, len(combinations), cfg.batch_size)]
     shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.length, cfg.arithmetic,

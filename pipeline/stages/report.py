@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pyarrow.parquet as pq
 
 from pipeline.runtime.store import MANIFEST, read_json_file
-from pipeline.stages import published
+from pipeline.report import published
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "report"
@@ -155,7 +155,7 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
 
 
 def make_plots(ctx: StageContext, found) -> list[str]:
-    from pipeline.stages.report_plots import distribution_plot, funnel_plot, openers_plot
+    from pipeline.report.plots import distribution_plot, funnel_plot, openers_plot
 
     made = []
     if found["lower_bound"]:

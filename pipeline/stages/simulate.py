@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from pipeline.errors import PipelineError
 from pipeline.runtime.store import MANIFEST, read_json_file
 from pipeline.search import simulate as sim
-from pipeline.stages import feedback
+from pipeline.feedback.parquet import load_matrix
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "simulate"
@@ -68,7 +68,7 @@ SCHEMA = SimulateConfig
 
 
 def validate(cfg: SimulateConfig, game) -> None:
-    from pipeline.stages.checks import at_least
+    from pipeline.validation import at_least
 
     if not cfg.strategies:
         raise PipelineError(f"stage.strategies is empty; choose from {', '.join(STRATEGIES)}")
@@ -154,7 +154,7 @@ def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
     from pipeline.feedback.kernel import code_matrix
 
     game = ctx.game
-    codes_gs = feedback.load(ctx.inputs["feedback"], game)
+    codes_gs = load_matrix(ctx.inputs["feedback"], game)
     n_secrets = len(game.secrets)
     cap = guess_cap(cfg, game)
     enc = game.encoded_guesses()
@@ -183,7 +183,7 @@ def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
             notes.append(f"tree skipped: no finished upper_bound artifact for game {game.name} in {ctx.store.root} "
                          f"(run: python -m pipeline stage=upper_bound game={game.name})")
         else:
-            from pipeline.stages.trees import read_tree
+            from pipeline.artifacts.trees import read_tree
 
             tree = read_tree(found["path"], game)
             counts = sim.play_tree(tree, codes_gs, game.guess_index, game.length, cap)
