@@ -1,15 +1,18 @@
-"""tree.json / tree.txt as stages write them: the tree plus the digests of the lists and the rules it is for.
+"""tree.json / tree.txt as stages write them: the tree plus the digests of the lists and the rules it is for;
+and the one loader that reads a tree file back for a game (simulate, the assistant).
 
-The prove stage refuses an upper-bound tree that breaks the game's rules (`rule_violation`); checking a tree
-file for a user is the independent checker's job (pipeline/proofs/tree.py)."""
+The prove stage refuses an upper-bound tree that breaks the game's rules (`rule_violation`); verifying a tree
+file for a user (`verify-tree`) is the independent checker's job (pipeline/proofs/tree.py)."""
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import PipelineError
 from pipeline.games.constraints import hard_mode_violation
 from pipeline.games.game import Game
-from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text
+from pipeline.runtime.store import MANIFEST, read_json_file
+from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 
 
 def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree") -> dict:
@@ -26,19 +29,55 @@ def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree") -> dict:
     return stats
 
 
-def read_tree(path: Path, game: Game) -> Tree:
-    """A tree file checked to be for `game`'s lists."""
+@dataclass(frozen=True)
+class LoadedTree:
+    """A tree file checked for a game: the tree, where it came from, and its replayed total."""
+
+    tree: Tree
+    label: str  # e.g. "upper_bound/3f2a…" or the file's path
+    total: int
+
+
+def recorded_game(body, manifest: dict) -> dict:
+    """The game a tree file says it is for: its own fields (a bare tree records none) and its artifact's
+    manifest.  The file's `max_guesses` is the tree's depth; the game's limit is `game_max_guesses`."""
+    recorded = dict(manifest)
+    if isinstance(body, dict):
+        recorded |= {k: body[k] for k in ("guesses_sha256", "secrets_sha256", "hard_mode") if k in body}
+        if "game_max_guesses" in body:
+            recorded["max_guesses"] = body["game_max_guesses"]
+    return recorded
+
+
+def load_tree(path: Path, game: Game, label: str | None = None) -> LoadedTree:
+    """A tree file (written by a stage, or a bare tree), checked to be a strategy of `game`: for its lists and
+    rules when it records them (pipeline.artifacts.find.fits), replayed against every secret, within the
+    guess limit and, in hard mode, legal.  PipelineError saying why not."""
+    from pipeline.artifacts.find import fits
+
+    path = Path(path)
     try:
-        body = json.loads(Path(path).read_text())
-        tree = from_json(body["tree"])
+        body = json.loads(path.read_text())
+        tree = from_json(body["tree"] if isinstance(body, dict) and "tree" in body else body)
     except FileNotFoundError:
         raise PipelineError(f"tree file not found: {path}") from None
-    except (ValueError, KeyError, TypeError) as err:
-        raise PipelineError(f"{path} is not a tree written by this pipeline ({err})") from None
-    if (body.get("guesses_sha256"), body.get("secrets_sha256")) != (game.guesses_digest, game.secrets_digest):
-        raise PipelineError(f"{path} is a tree for other word lists (game {body.get('game')!r}), not game {game.name!r}")
-    return tree
-
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise PipelineError(f"{path} is not a strategy tree ({err})") from None
+    manifest = path.parent / MANIFEST
+    recorded = recorded_game(body, read_json_file("upper_bound", manifest).get("game", {})
+                             if manifest.is_file() else {})
+    if recorded and not fits(recorded, game.identity()):
+        raise PipelineError(f"{path} is a tree for other word lists or rules, not game {game.name!r}")
+    try:
+        total = verify(tree, game.guesses, game.secrets)
+    except ValueError as err:
+        raise PipelineError(f"{path} does not fit game {game.name!r}: {err}") from None
+    if tree.candidates != len(game.secrets):
+        raise PipelineError(f"{path} covers {tree.candidates} of the {len(game.secrets)} secrets")
+    problem = rule_violation(tree, game)
+    if problem:
+        raise PipelineError(f"{path}: {problem}")
+    return LoadedTree(tree, label or str(path), total)
 
 
 def tree_name(word: str) -> str:
