@@ -11,13 +11,11 @@ import pyarrow.parquet as pq
 from pipeline.blindfold.model import check, solve_blindfold
 from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs
 from pipeline.errors import PipelineError
-from pipeline.runtime.log import log
 from pipeline.feedback.parquet import load_matrix
+from pipeline.runtime.log import log
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "blindfold"
-VERSION = 1
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "blindfold", 1, ("feedback",)  # the stage contract: stages/base.py
 K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous boards
 
 

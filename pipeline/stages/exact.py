@@ -10,18 +10,16 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import rank_openers
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.tree import verify
-from pipeline.feedback.parquet import load_matrix
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.artifacts.trees import tree_name, write_tree
-from pipeline.artifacts.tree_nodes import exact_tree
 
-NAME = "exact"
-VERSION = 2
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "exact", 2, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass

@@ -9,9 +9,7 @@ from pipeline.feedback.matrix import row_blocks
 from pipeline.feedback.parquet import write_matrix
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "feedback"
-VERSION = 1
-INPUTS: tuple[str, ...] = ()
+NAME, VERSION, INPUTS = "feedback", 1, ()  # the stage contract: stages/base.py
 
 
 @dataclass

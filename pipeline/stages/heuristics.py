@@ -11,16 +11,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import statistics
 from pipeline.search.valuations import ARITHMETICS, all_combinations, parse_combination
-from pipeline.feedback.parquet import load_matrix
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "heuristics"
-VERSION = 2
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "heuristics", 2, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass

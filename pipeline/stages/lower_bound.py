@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game, opener_values
-from pipeline.feedback.parquet import load_matrix
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "lower_bound"

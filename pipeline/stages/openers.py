@@ -17,13 +17,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.search.simulate import opener_measures, opener_stats
 from pipeline.feedback.parquet import load_matrix
+from pipeline.search.simulate import opener_measures, opener_stats
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "openers"
-VERSION = 1
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "openers", 1, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass

@@ -14,16 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.artifacts.trees import rule_violation
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.games.answer import code_to_colours
 from pipeline.search.bounds import BoundSolver, k_of_game
 from pipeline.search.exact import ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
 from pipeline.search.tree import from_json
-from pipeline.feedback.parquet import load_matrix
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.artifacts.trees import rule_violation
 
 NAME = "prove"
 VERSION = 2

@@ -10,9 +10,7 @@ from pipeline.artifacts.find import artifacts_for
 from pipeline.report import published
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "report"
-VERSION = 1
-INPUTS: tuple[str, ...] = ()
+NAME, VERSION, INPUTS = "report", 1, ()  # the stage contract: stages/base.py
 REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold")
 
 

@@ -36,13 +36,11 @@ import pyarrow.parquet as pq
 from pipeline.artifacts.find import best_tree
 from pipeline.artifacts.trees import load_tree
 from pipeline.errors import PipelineError
-from pipeline.search import simulate as sim
 from pipeline.feedback.parquet import load_matrix
+from pipeline.search import simulate as sim
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "simulate"
-VERSION = 2
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "simulate", 2, ("feedback",)  # the stage contract: stages/base.py
 
 # strategy -> (rule, candidates over G (True) or S (False), seeded)
 STRATEGIES = {

@@ -12,16 +12,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.artifacts.trees import write_tree
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.tree import verify
-from pipeline.feedback.parquet import load_matrix
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.artifacts.trees import write_tree
 
-NAME = "upper_bound"
-VERSION = 1
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "upper_bound", 1, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass
