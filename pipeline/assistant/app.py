@@ -174,3 +174,117 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     n = len(session.rows)
     print(f"solved in {n} {'guess' if n == 1 else 'guesses'}")
     return 0
+
+
+ANALYSE_USAGE = ("usage: python -m pipeline analyse game=<name> secret=<word> guesses=[g1,g2,...] "
+                 "[grid=<share grid file, - for stdin>] [--json] [--budget S]")
+GRID_SQUARES = "\U0001f7e9\U0001f7e8\u2b1b\u2b1c"  # 🟩 🟨 ⬛ ⬜
+
+
+def parse_guesses(text: str) -> list[str]:
+    """`[salet,crony,cigar]`, `salet,crony,cigar` or `salet crony cigar` -> the words, lower-cased."""
+    words = [w.strip().strip("'\"").lower() for w in text.strip().strip("[]").replace(",", " ").split()]
+    return [w for w in words if w]
+
+
+def parse_grid(text: str, length: int) -> list[str]:
+    """The colour rows of a pasted share grid (lines of 🟩🟨⬛⬜; title lines such as `Wordle 1,234 3/6` are
+    skipped), as digit strings."""
+    from pipeline.assistant.parse import InputError, parse_colours
+
+    rows = []
+    for line in text.splitlines():
+        squares = "".join(ch for ch in line if ch in GRID_SQUARES)
+        if squares:
+            try:
+                rows.append(parse_colours(squares, length))
+            except InputError as err:
+                raise PipelineError(f"share grid row {len(rows) + 1}: {err}") from None
+    if not rows:
+        raise PipelineError("the share grid has no rows of 🟩🟨⬛ squares")
+    return rows
+
+
+def grid_rows(game, grid: list[str], guesses: list[str], secret: str | None) -> list[tuple[str, str]]:
+    """(guess, colours) rows from a share grid and the words, checked against the secret when one is given."""
+    from pipeline.games.answer import feedback
+
+    if len(grid) != len(guesses):
+        raise PipelineError(f"the share grid has {len(grid)} rows but {len(guesses)} guesses were given")
+    rows = list(zip(guesses, grid))
+    for i, (word, colours) in enumerate(rows):
+        if secret and word in game.guess_index and feedback(word, secret) != colours:
+            raise PipelineError(f"share grid row {i + 1} ({colours}) does not match {word!r} against secret "
+                                f"{secret!r}, which gives {feedback(word, secret)}")
+    return rows
+
+
+def game_rows(game, options: dict) -> tuple[list[tuple[str, str]], str | None]:
+    """The rows to analyse from the options secret / guesses / grid."""
+    from pipeline.assistant.analysis import check_word, rows_from_secret
+
+    guesses = parse_guesses(options.get("guesses") or "")
+    secret = (options.get("secret") or "").strip().lower() or None
+    if not guesses:
+        raise PipelineError(f"analyse needs guesses=[...]; {ANALYSE_USAGE[len('usage: '):]}")
+    if options.get("grid"):
+        source = options["grid"]
+        text = sys.stdin.read() if source == "-" else _read_text(Path(source))
+        if secret and secret not in game.secret_index:
+            raise PipelineError(f"{secret!r} is not a possible secret of {game.name}")
+        for word in guesses:
+            check_word(game, word)
+        return grid_rows(game, parse_grid(text, game.length), guesses, secret), secret
+    if not secret:
+        raise PipelineError("analyse needs secret=<word> (or a share grid: grid=<file>)")
+    return rows_from_secret(game, secret, guesses), secret
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise PipelineError(f"cannot read the share grid {path}: {err.strerror}") from None
+
+
+def make_valuer(game, outputs: Path, budget: float):
+    """The coach's value engine: the game's code matrix and exact solver (built once per command/session)."""
+    from pipeline.assistant.values import Valuer
+    from pipeline.feedback.matrix import game_matrix
+
+    return Valuer(game, game_matrix(game), budget, outputs)
+
+
+def budget_of(options: dict) -> float:
+    text = options.get("budget") or "2"
+    try:
+        value = float(text)
+    except ValueError:
+        raise PipelineError(f"budget must be a number of seconds, got {text!r}") from None
+    if value < 0:
+        raise PipelineError(f"budget must be at least 0 seconds, got {value:g}")
+    return value
+
+
+@_quiet_broken_pipe
+def analyse_command(overrides: list[str], options: dict) -> int:
+    import json
+
+    from pipeline.assistant.analysis import analyse, table, to_json
+    from pipeline.assistant.terminal import Progress, use_colour
+    from pipeline.cli import compose, to_config
+    from pipeline.games.catalog import load_game
+
+    config = to_config(compose(overrides))
+    budget = budget_of(options)
+    with Progress(f"loading {config.game.name}"):
+        game = load_game(config.game)
+        rows, secret = game_rows(game, options)
+        valuer = make_valuer(game, Path(config.paths.outputs), budget)
+    with Progress("analysing"):
+        result = analyse(valuer, rows, secret)
+    if options.get("json"):
+        print(json.dumps(to_json(result), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(table(result, use_colour(sys.stdout))))
+    return 0
