@@ -209,7 +209,7 @@ def assistant_args(ns: argparse.Namespace, own: tuple[str, ...]) -> tuple[list[s
 def play_command(ns: argparse.Namespace) -> int:
     from pipeline.assistant.app import play_command as play
 
-    return play(*assistant_args(ns, ("tree",)))
+    return play(*assistant_args(ns, ("tree", "budget")))
 
 
 def solve_command(ns: argparse.Namespace) -> int:
@@ -278,6 +278,9 @@ def build_parser(command: str) -> ArgumentParser:
     parser = command_parser(command, text)
     parser.add_argument("--tree", default=None,
                         help="strategy tree file, or none for greedy only (default: the best stored tree)")
+    if command == "play":
+        parser.add_argument("--budget", default=None, help="seconds the exact solver may spend per value for "
+                            "`top` and `analyse` (default 2)")
     if command == "solve":
         parser.add_argument("--secret", default=None, help="the secret word (secret=<word> also accepted)")
     return parser

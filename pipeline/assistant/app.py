@@ -28,6 +28,7 @@ class Setup:
     session: object
     options: dict
     colour: bool
+    outputs: Path = Path("outputs")
 
 
 def setup(overrides: list[str], options: dict[str, str]) -> Setup:
@@ -54,7 +55,8 @@ def setup(overrides: list[str], options: dict[str, str]) -> Setup:
             tree = load_tree_file(Path(choice), game)
         strategy = Strategy(game, tree)
     user_lists = config.game.source == "lists" and not config.game.secrets.sha256
-    return Setup(Session(strategy, allow_unlisted=user_lists), options, use_colour(sys.stdout))
+    return Setup(Session(strategy, allow_unlisted=user_lists), options, use_colour(sys.stdout),
+                 Path(config.paths.outputs))
 
 
 def _suggest(session) -> None:
@@ -114,11 +116,16 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
     session, colour = ready.session, ready.colour
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
     say(*explain.header(session))
+    coach = {"outputs": ready.outputs, "budget": budget_of(options)}
     _suggest(session)
     say(explain.suggestion_line(session))
     try:
         for line in _input_lines(sys.stdin.isatty()):
             try:
+                answer = coach_line(line, session, coach, colour)
+                if answer is not None:
+                    say(*answer)
+                    continue
                 entry = parse_line(line, session.game.length)
                 if entry is None:
                     continue
@@ -288,3 +295,57 @@ def analyse_command(overrides: list[str], options: dict) -> int:
     else:
         print("\n".join(table(result, use_colour(sys.stdout))))
     return 0
+
+
+def coach_line(line: str, session, coach: dict, colour: bool) -> list[str] | None:
+    """The lines answering `top [N]` or `analyse` in a play session (None: not such a command)."""
+    words = line.strip().lower().split()
+    if not words or words[0] not in ("top", "analyse", "analyze"):
+        return None
+    from pipeline.assistant.parse import InputError
+
+    if "valuer" not in coach:
+        coach["valuer"] = make_valuer(session.game, coach["outputs"], coach["budget"])
+    valuer = coach["valuer"]
+    if words[0] != "top":
+        from pipeline.assistant.analysis import analyse, table
+
+        if not session.rows:
+            raise InputError("nothing to analyse yet: play a row first")
+        try:
+            return table(analyse(valuer, session.history), colour)
+        except PipelineError as err:
+            raise InputError(str(err)) from None
+    if len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
+        raise InputError("type `top` or `top N` (N a whole number)")
+    return top_lines(session, valuer, int(words[1]) if len(words) == 2 else 10)
+
+
+def top_lines(session, valuer, count: int) -> list[str]:
+    from pipeline.assistant.ranking import top_guesses
+    from pipeline.search.hard_mode import state_after
+
+    game, cand = session.game, session.candidates
+    if len(cand) == 0:
+        return ["top: no secret fits the rows; `undo` the row that is wrong"]
+    i = len(session.rows)
+    left = None if game.max_guesses is None else game.max_guesses - i
+    state = state_after([(game.encoded_guesses()[game.guess_index[g]], colours_code(c)) for g, c in
+                         session.history], game.length) if game.hard_mode else None
+    rows = session.strategy.allowed_rows(session.history)
+    found, examined = top_guesses(valuer, cand, state, left, count, i == 0, rows, valuer.budget)
+    mode = " legal in hard mode" if game.hard_mode and i else ""
+    lines = [f"top {len(found)}{mode} of {examined} guesses examined ({len(cand)} candidates); "
+             "expected total guesses of the game:"]
+    for rank, (g, value) in enumerate(found, 1):
+        mark = "≤" if value.kind == "upper bound" else ""
+        chance = "" if game.secret_of_guess[g] < 0 or game.secret_of_guess[g] not in set(cand.tolist()) \
+            else f"  wins now 1/{len(cand)}"
+        lines.append(f"{rank:>3}. {game.guesses[g]:<{game.length}}  {mark}{i + value.total / len(cand):.3f}{chance}")
+    return lines
+
+
+def colours_code(colours: str) -> int:
+    from pipeline.games.answer import colours_to_code
+
+    return colours_to_code(colours)
