@@ -116,3 +116,25 @@ def test_bad_input_is_one_line(game_args, args, stdin, message):
     out = pipeline("analyse", *game_args, *args, stdin=stdin)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ") and message in out.stderr
+
+
+def test_top_in_a_play_session_matches_brute_force(game_args):
+    stdin = "top 4\nabout " + feedback("about", "tabby") + "\ntop 3\ntop x\n"
+    out = pipeline("play", *game_args, stdin=stdin)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "error: type `top` or `top N`" in out.stdout  # a bad line; the session went on
+    for start, cands, played in ((lines.index("> top 4"), frozenset(SECRETS), 0),
+                                 (lines.index("> top 3"), None, 1)):
+        if cands is None:
+            cands = frozenset(s for s in SECRETS if feedback("about", s) == feedback("about", "tabby"))
+        shown = [line.split() for line in lines[start + 2:] if line[:4].strip().rstrip(".").isdigit()]
+        count = 4 if played == 0 else 3
+        shown = shown[:count]
+        assert len(shown) == count or (played and shown)
+        exact = sorted(guess_total(g, cands, LIMIT - played) for g in GUESSES)
+        assert [float(row[2]) for row in shown] == pytest.approx(
+            [round(played + v / len(cands), 3) for v in exact[:len(shown)]], abs=1e-3)
+        for row in shown:  # every listed guess has the value shown
+            assert played + guess_total(row[1], cands, LIMIT - played) / len(cands) == pytest.approx(
+                float(row[2]), abs=1e-3)

@@ -4,7 +4,7 @@ Guesses are visited in the greedy order (most classes, candidates first, smalles
 sizes).  Along that order the bound V*(g, C) >= 3|C| - parts(g) - [g in C] (every class C' needs at
 least 2|C'| - 1 guesses) never decreases, so the scan stops once it exceeds the N-th best value found:
 for sets the exact solver handles in-process the list is the exact top N.  For larger sets each value
-gets the valuer's time budget, and the scan stops when the session's budget is spent (the list then
+gets what is left of `seconds`, and the scan stops when they are spent (the list then
 says how many guesses it covered).  In hard mode only legal guesses are ranked.
 """
 
@@ -33,12 +33,19 @@ def top_guesses(valuer, candidates, state, left, count: int, start: bool, rows=N
     game = valuer.game
     order, bounds = greedy_order(valuer.codes, candidates, game.secret_of_guess, game.n_codes, rows)
     found, deadline = [], time.monotonic() + seconds
+    if start:  # what the published figures and stored artifacts say about openers comes first, at no cost
+        found = sorted(((game.guess_index[w], v) for w, v in valuer.known.openers().items() if v.known),
+                       key=lambda item: (item[1].kind != "exact", item[1].total))
+    seen = {g for g, _ in found}
     for examined, (g, lb) in enumerate(zip(order, bounds)):
         if len(found) >= count and lb > found[count - 1][1].total:
             return found[:count], examined
-        if examined >= count and time.monotonic() > deadline:
+        if int(g) in seen:
+            continue
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 and not valuer.small(len(candidates)):
             return found[:count], examined
-        value = valuer.played(int(g), candidates, state, left, start)
+        value = valuer.played(int(g), candidates, state, left, start, min(remaining, valuer.budget), upper=False)
         if value.known:
             found.append((int(g), value))
             found.sort(key=lambda item: (item[1].kind != "exact", item[1].total))

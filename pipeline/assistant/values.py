@@ -111,11 +111,12 @@ class Valuer:
     def _state(self, state):
         return state if self.game.hard_mode else None
 
-    def _small(self, n: int) -> bool:
+    def small(self, n: int) -> bool:
+        """Is a set of n candidates solved in this process (no time budget needed)?"""
         return n * self.codes.shape[0] <= IN_PROCESS_CELLS
 
-    def _exact(self, task, n: int, source: str = "exact solver"):
-        result = task() if self._small(n) else within(self.budget, task)
+    def _exact(self, task, n: int, seconds: float | None = None, source: str = "exact solver"):
+        result = task() if self.small(n) else within(self.budget if seconds is None else seconds, task)
         if result is None:
             return None
         total, guess = result
@@ -145,17 +146,22 @@ class Valuer:
             return known
         return self._upper(cand, st, left, -1)
 
-    def played(self, guess: int, candidates: np.ndarray, state=None, left=None, start: bool = False) -> Value:
-        """V*(g, C): the best total over C once `guess` is played."""
+    def played(self, guess: int, candidates: np.ndarray, state=None, left=None, start: bool = False,
+               seconds: float | None = None, upper: bool = True) -> Value:
+        """V*(g, C): the best total over C once `guess` is played (the solver gets `seconds`, default the
+        budget; without `upper` no upper bound is searched when it runs out: UNKNOWN)."""
         cand = np.asarray(candidates, dtype=np.int32)
         known = self.known.opener(self.game.guesses[guess]) if start else None
         if known is not None and known.kind == "exact":
             return known
         st = self._state(state)
-        value = self._exact(lambda: (self.solver.guess_value(guess, cand, state=st, left=left)[0], guess), len(cand))
+        value = self._exact(lambda: (self.solver.guess_value(guess, cand, state=st, left=left)[0], guess), len(cand),
+                            seconds)
         if value is not None:
             return value
-        return known if known is not None else self._upper(cand, st, left, guess)
+        if known is not None or not upper:
+            return known or UNKNOWN
+        return self._upper(cand, st, left, guess)
 
     def _upper(self, cand, state, left, opener: int) -> Value:
         if self._ap is None:
@@ -188,6 +194,9 @@ class KnownValues:
 
     def best(self) -> Value | None:
         return self._best
+
+    def openers(self) -> dict[str, Value]:
+        return dict(self._openers)
 
     def opener(self, word: str) -> Value | None:
         return self._openers.get(word)
