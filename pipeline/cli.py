@@ -19,6 +19,7 @@ from pipeline.stages import STAGES, upstream_schema
 
 CONF_DIR = str(CONF_PATH)  # conf/ of the checkout, or pipeline/conf of an installed copy
 EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1  # the stage ran and wrote its artifact, which records a failure (e.g. a reproduce verdict)
 MULTIRUN_FLAGS = ("-m", "--multirun")
 GRAMMAR_ERRORS = ("no viable alternative", "mismatched input", "token recognition error", "extraneous input")
 _GAMES: dict = {}  # games loaded by the checks, by config: a run does not load its game twice
@@ -165,7 +166,7 @@ def run_task(cfg: DictConfig) -> Path:
     """Load the game and run the chosen stage (and any missing inputs). Returns the artifact folder."""
     from pipeline.runtime.log import log_to_file, setup_console
     from pipeline.runtime.store import ArtifactStore, DamagedArtifactError
-    from pipeline.stages.runner import run_stage
+    from pipeline.stages.runner import run_stage, stage_contract
 
     config = to_config(cfg)
     setup_console()
@@ -173,6 +174,7 @@ def run_task(cfg: DictConfig) -> Path:
         game = check_run(config)
         with log_to_file(run_dir() / "pipeline.log"):
             artifact = run_stage(config.stage, config, game, ArtifactStore(config.paths.outputs))
+        failed = stage_contract(config.stage.name).failure(artifact)
     except DamagedArtifactError as err:
         fail(f"{err}; {rebuild_hint(err, config)}")
     except PipelineError as err:
@@ -181,6 +183,9 @@ def run_task(cfg: DictConfig) -> Path:
         print("interrupted: finished shards are kept; rerun the same command to resume", file=sys.stderr)
         sys.exit(130)
     print(artifact.path)
+    if failed:
+        print(f"error: {' '.join(failed.split())}", file=sys.stderr)
+        sys.exit(EXIT_FAILED)
     return artifact.path
 
 

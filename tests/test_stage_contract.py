@@ -12,7 +12,7 @@ from pipeline.stages import STAGES
 from pipeline.stages.base import HOOKS, StageConfig, contract
 from pipeline.stages.runner import stage_contract
 
-HOOK_PARAMETERS = {"validate": 2, "inputs": 1, "game_identity": 1, "key_material": 3}
+HOOK_PARAMETERS = {"validate": 2, "inputs": 1, "game_identity": 1, "key_material": 3, "failure": 1}
 
 
 @pytest.mark.parametrize("name", list(STAGES))

@@ -1,9 +1,15 @@
-"""Published figures the report puts beside this pipeline's own (the sources' tables; facts, not results).
+"""Published figures the report and `stage=reproduce` put beside this pipeline's own (the sources' tables;
+facts, not results).  Everything the project checks lives here, in the repository: nothing is read from
+outside it at run or test time.
 
-Sources: Cunanan & Thielscher (IJCAI 2023) Tables 1-4; Poirrier's blindfold note.
+Sources (cited per figure below):
+- [paper]  Cunanan & Thielscher, "Optimal Wordle strategies", IJCAI 2023: Tables 1-4 and the text.
+- [blind]  Poirrier's blindfold-Wordle note (set cover, f* = 6 and f* = 10).
+- [write]  the write-up on simple Wordle strategies (random candidate, elimination, opener ranking).
+- [exact]  exhaustive solvers that agree (Selby's solver; WordleBot's for the 3158-answer list).
 """
 
-TABLE1_WORDLE = {  # greedy valuation combination -> (total, opener)
+TABLE1_WORDLE = {  # [paper] Table 1: greedy valuation combination -> (total, opener), original Wordle
     "MostParts,InSet,ExpSizeSplit": (7944, "trace"),
     "MostParts,InSet,Information": (7945, "trace"),
     "MostParts,InSet": (7949, "trace"),
@@ -15,20 +21,57 @@ TABLE1_WORDLE = {  # greedy valuation combination -> (total, opener)
     "InSet": (10069, "aback"),
 }
 
-TABLE2_UPPER_BOUNDS = {  # game -> {breadth: (total, opener or None)}; Nerdle/Primel: at-or-below passes
+TABLE1_BEST = {"wordle_original": (7944, 11)}  # [paper] text: best total of all 325 combinations, combinations at it
+
+TABLE2_UPPER_BOUNDS = {  # [paper] Tables 2 and 3: game -> {breadth: (total, opener or None)}
     "wordle_original": {1: (7944, "trace"), 5: (7921, "salet"), 10: (7920, "salet"), 20: (7920, "salet")},
     "ffxivrdle": {1: (432, "raise")},
     "mini_nerdle": {1: (544, "4*7=28")},
     "nerdle": {1: (53556, None), 10: (53512, None)},
     "primel": {1: (29076, None), 20: (29011, None)},
 }
+# [paper] Table 3's Nerdle and Primel figures came from slightly different valuation and tie-break versions:
+# a total at or below them for the same n passes.
+AT_OR_BELOW_GAMES = ("nerdle", "primel")
 
-TABLE4_FUNNEL = {  # game -> survivors after V_0 (all openers), V_1, V_2, ...
+TREE_MAX_GUESSES = {"wordle_original": (10, 5)}  # [paper] the 7920 tree (n = 10) finds every secret within 5
+
+PROVEN_BY_LEVEL = {"ffxivrdle": 3, "mini_nerdle": 3}  # [paper] Table 3: n = 1's total proven optimal by V3
+
+TABLE4_FUNNEL = {  # [paper] Table 4: game -> survivors after V_0 (all openers), V_1, V_2, ... (UB = 7920)
     "wordle_original": [12972, 12453, 1711, 324, 138, 1],
 }
 
-EXACT = {("wordle_original", "salet", False): 7920, ("wordle_original", "salet", True): 8122}
+TABLE4_VALUES = {"wordle_original": ("salet", [6881, 7686, 7812, 7827, 7919])}  # [paper] Table 4: V_1..V_5
+
+CLOSURE = {"wordle_original": ("salet", 5605)}  # [paper] SALET's 148 class bounds sum to 5605; 2315 + 5605 = 7920
+
+EXACT = {  # [paper], [exact]: (game, opener, hard mode) -> V*(opener, S) within the game's 6 guesses
+    ("wordle_original", "salet", False): 7920,
+    ("wordle_original", "salet", True): 8122,
+    ("wordle_nyt_jul2023", "tarse", False): 11219,  # WordleBot's exhaustive solver, about 55 core-hours
+}
+EXACT_MAX_GUESSES = {("wordle_original", "salet", False): 5, ("wordle_original", "salet", True): 6}
 
 OPTIMUM = {"wordle_original": (7920, "salet"), "ffxivrdle": (432, "raise"), "mini_nerdle": (544, "4*7=28")}
 
-BLINDFOLD = {"wordle_nyt_apr2022": {"allowed": 6, "secrets": 6}}
+BLINDFOLD = {"wordle_nyt_apr2022": {"allowed": 6, "secrets": 6}}  # [blind] f* by where the guesses come from
+
+BLINDFOLD_SETS = {  # [blind] fixed guesses that separate every secret of wordle_nyt_apr2022
+    "allowed": ["combo", "fatty", "grrrl", "spuds", "venge", "whilk"],
+    "secrets": ["catty", "frond", "rumba", "spill", "verge", "whack"],  # the unique 6-set among the answers
+}
+
+BLINDFOLD_ALL_WORDS = {  # [blind] every allowed word a possible secret (S = G = 12974): f* = 10, nine impossible
+    "f_star": 10,
+    "set": ["defer", "myrrh", "going", "ajwan", "beaux", "klett", "punny", "spods", "villi", "zocco"],
+}
+
+SIMPLE = {  # [write] average guesses on Wordle (approximate, lists of its time); opener of elimination: TARES
+    "random_candidate": 4.888,  # random consistent candidate, every allowed word possible
+    "elimination": 4.502,  # elimination guesses after TARES, answer list unknown
+    "elimination_answers": 3.899,  # elimination knowing the answer list
+}
+SIMPLE_OPENER = "tares"
+
+OPENERS_WRITEUP = {"soare": {"avg_bits": (6.2, 1), "avg_remaining": (274, 0)}}  # [write] value, decimals shown

@@ -5,12 +5,12 @@ VERSION, INPUTS (upstream stage names), SCHEMA (its config dataclass), `run(ctx,
 optionally the hooks `validate`, `inputs`, `game_identity` and `key_material`.
 """
 
-from pipeline.stages import (blindfold, exact, feedback, heuristics, lower_bound, openers, prove, report, simulate,
-                             upper_bound)
+from pipeline.stages import (blindfold, exact, feedback, heuristics, lower_bound, openers, prove, report, reproduce,
+                             simulate, upper_bound)
 from pipeline.stages.base import Stage
 
 STAGES: dict[str, Stage] = {m.NAME: m for m in (feedback, heuristics, upper_bound, lower_bound, exact, prove,
-                                                 blindfold, openers, simulate, report)}
+                                                 blindfold, openers, simulate, report, reproduce)}
 
 
 def upstream_schema():

@@ -66,7 +66,7 @@ class Stage(Protocol):
 
 
 REQUIRED = {"NAME": str, "VERSION": int, "SCHEMA": type, "INPUTS": tuple}
-HOOKS = ("validate", "inputs", "game_identity", "key_material")
+HOOKS = ("validate", "inputs", "game_identity", "key_material", "failure")
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,8 @@ class StageContract:
                                    of it (lists, alphabet, hard mode, guess limit)
     key_material(cfg, game, store) -> dict   more key material read from the store (a report changes when
                                    the artifacts it gathers change); default: none
+    failure(artifact) -> str | None   what a finished artifact records as failed (the command prints its folder,
+                                   then exits non-zero with this line); default: nothing fails
     """
 
     module: ModuleType
@@ -92,6 +94,7 @@ class StageContract:
     inputs: Callable[[StageConfig], tuple[str, ...]]
     game_identity: Callable[[Game], dict]
     key_material: Callable[[StageConfig, Game, ArtifactStore], dict]
+    failure: Callable[[Artifact], str | None]
 
 
 def contract(module: ModuleType) -> StageContract:
@@ -107,7 +110,8 @@ def contract(module: ModuleType) -> StageContract:
         validate=declared.get("validate", _accept),
         inputs=declared.get("inputs", lambda cfg: module.INPUTS),
         game_identity=declared.get("game_identity", Game.identity),
-        key_material=declared.get("key_material", _no_key_material))
+        key_material=declared.get("key_material", _no_key_material),
+        failure=declared.get("failure", _no_failure))
 
 
 def _accept(cfg: StageConfig, game: Game) -> None:
@@ -117,3 +121,7 @@ def _accept(cfg: StageConfig, game: Game) -> None:
 def _no_key_material(cfg: StageConfig, game: Game, store: ArtifactStore) -> dict:
     """The default `key_material`: the key depends on the config, the game and the inputs only."""
     return {}
+
+
+def _no_failure(artifact: Artifact) -> None:
+    """The default `failure`: a finished artifact is a success."""

@@ -1,0 +1,238 @@
+"""The reference tier: every published figure as a check (what to run, what to read, the rule that decides).
+
+A `Check` names one published figure, the rule it is judged by and how to read the computed value from the
+artifacts of one `Experiment` (a stage run on a game with given settings; the stage's inputs come with it).
+`stage=reproduce` runs the experiments through the runner and turns each check into a row of reproduce.json.
+
+Rules (RULES):
+- equal:               the computed value is the published one (to the published number of decimals when the
+                       source rounds, `digits`);
+- at-or-below:         the computed value is at most the published one (an upper bound at least as good);
+- inside-95%-interval: the published value lies in the computed 95 % interval (a simulated mean).
+A check whose experiment the pipeline cannot run yet has verdict "not run" and a reason; it never passes.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+RULES = ("equal", "at-or-below", "inside-95%-interval")
+PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
+GROUPS = ("table1", "table2", "table3", "table4", "closure", "hard", "blindfold6", "blindfold10", "simple",
+          "openers")
+PAPER = "Cunanan & Thielscher 2023"
+SOURCES = {"table1": f"{PAPER}, Table 1", "table2": f"{PAPER}, Table 2", "table3": f"{PAPER}, Table 3",
+           "table4": f"{PAPER}, Table 4", "closure": f"{PAPER}, Section 5", "hard": "exhaustive solvers (exact)",
+           "blindfold6": "Poirrier, blindfold note", "blindfold10": "Poirrier, blindfold note",
+           "simple": "write-up, simple strategies", "openers": "write-up, opener ranking"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One published figure: its id, what it is, its value and rule, and how to read ours.
+
+    `read(artifacts)` gets the experiment's artifacts by stage name and returns the computed value, or
+    (mean, [low, high]) for the interval rule."""
+
+    id: str
+    figure: str
+    published: Any
+    rule: str
+    read: Callable[[dict], Any]
+    digits: int | None = None  # equal after rounding to this many decimals (the source's precision)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A stage run on a shipped game (`game_settings` overriding its config), with `settings` for the stage
+    and `upstream` settings for its inputs; `unavailable` = why the pipeline cannot run it yet."""
+
+    group: str
+    game: str
+    stage: str
+    checks: tuple[Check, ...]
+    settings: dict = field(default_factory=dict)
+    upstream: dict = field(default_factory=dict)
+    game_settings: dict = field(default_factory=dict)
+    unavailable: str | None = None
+
+
+# ---- verdicts ------------------------------------------------------------------------------------------------
+
+
+def _rounded(value, digits):
+    return value if digits is None or not isinstance(value, (int, float)) else round(value, digits)
+
+
+def verdict(rule: str, published, computed, interval=None, digits: int | None = None) -> str:
+    """pass or fail of one computed value under `rule` (a missing value fails)."""
+    if computed is None:
+        return FAIL
+    if rule == "equal":
+        return PASS if _rounded(computed, digits) == published else FAIL
+    if rule == "at-or-below":
+        return PASS if computed <= published else FAIL
+    if rule == "inside-95%-interval":
+        return PASS if interval is not None and interval[0] <= published <= interval[1] else FAIL
+    raise ValueError(f"unknown rule {rule!r}; rules: {', '.join(RULES)}")
+
+
+def judged(check: Check, experiment: Experiment, artifacts: dict) -> dict:
+    """The row of a check whose experiment ran: computed value, interval (if any), verdict, artifact folder."""
+    value = check.read(artifacts)
+    interval = None
+    if check.rule == "inside-95%-interval" and value is not None:
+        value, interval = value
+    row = base_row(check, experiment)
+    row.update(computed=value, verdict=verdict(check.rule, check.published, value, interval, check.digits),
+               artifact=str(artifacts[experiment.stage].path))
+    if interval is not None:
+        row["interval"] = list(interval)
+    return row
+
+
+def unjudged(check: Check, experiment: Experiment, verdict_: str, reason: str) -> dict:
+    """The row of a check whose experiment did not run (not run) or ended in an error (fail)."""
+    return {**base_row(check, experiment), "computed": None, "verdict": verdict_, "reason": reason}
+
+
+def base_row(check: Check, experiment: Experiment) -> dict:
+    hard = bool(experiment.game_settings.get("hard_mode", False))
+    return {"id": check.id, "group": experiment.group, "source": SOURCES[experiment.group], "figure": check.figure,
+            "game": experiment.game, "hard_mode": hard, "published": check.published, "rule": check.rule,
+            **({"digits": check.digits} if check.digits is not None else {})}
+
+
+# ---- reading artifacts ---------------------------------------------------------------------------------------
+
+
+def summary_value(artifacts, stage, key):
+    return artifacts[stage].read_json("summary.json").get(key)
+
+
+def valuation_of(valuation, column):
+    def read(artifacts):
+        rows = artifacts["heuristics"].read_table("valuations.parquet").to_pylist()
+        return next((r[column] for r in rows if r["valuation"] == valuation), None)
+    return read
+
+
+def best_heuristics(artifacts, column):
+    summary = artifacts["heuristics"].manifest["summary"]
+    return summary.get({"total": "best_total", "count": "combinations_at_best"}[column])
+
+
+def funnel_survivors(level):
+    def read(artifacts):
+        funnel = summary_value(artifacts, "lower_bound", "funnel")
+        return next((f["survivors"] for f in funnel if f["level"] == level), None)
+    return read
+
+
+def opener_value(opener, level):
+    def read(artifacts):
+        rows = artifacts["lower_bound"].read_table("funnel.parquet").to_pylist()
+        return next((r["value"] for r in rows if r["opener"] == opener and r["level"] == level), None)
+    return read
+
+
+def funnel_closed_at(artifacts):
+    """The level after which the funnel leaves a single opener (None if it never does)."""
+    funnel = summary_value(artifacts, "lower_bound", "funnel")
+    return next((f["level"] for f in funnel if f["survivors"] == 1), None)
+
+
+def proof_of(artifacts):
+    """'<total> by <opener(s)>' when the certificate proves it, else what it says."""
+    c = artifacts["prove"].read_json("certificate.json")
+    return f"{c['ub']} by {','.join(c['optimal_openers'])}" if c["proven"] else f"not proven (UB {c['ub']})"
+
+
+def class_sum(opener):
+    def read(artifacts):
+        survivors = artifacts["prove"].read_json("certificate.json")["survivors"]
+        return next((s["sum"] for s in survivors if s["opener"] == opener), None)
+    return read
+
+
+def exact_of(opener, column):
+    def read(artifacts):
+        rows = artifacts["exact"].read_table("exact.parquet").to_pylist()
+        return next((r[column] for r in rows if r["opener"] == opener), None)
+    return read
+
+
+def solution_of(key):
+    return lambda artifacts: artifacts["blindfold"].read_json("solution.json").get(key)
+
+
+def unique_set(artifacts):
+    return artifacts["blindfold"].read_json("solution.json").get("uniqueness", {}).get("unique")
+
+
+def chosen_set(artifacts):
+    return sorted(artifacts["blindfold"].read_json("solution.json").get("guesses", []))
+
+
+def simulated(strategy):
+    def read(artifacts):
+        found = artifacts["simulate"].manifest["summary"]["strategies"].get(strategy)
+        return None if not found or found["mean"] is None else (found["mean"], found["ci"])
+    return read
+
+
+def opener_measure(opener, column):
+    def read(artifacts):
+        rows = artifacts["openers"].read_table("openers.parquet").to_pylist()
+        return next((r[column] for r in rows if r["opener"] == opener), None)
+    return read
+
+
+# ---- showing rows --------------------------------------------------------------------------------------------
+
+
+def shown(value) -> str:
+    """A published or computed value as a table cell."""
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def computed_cell(row: dict) -> str:
+    cell = shown(row["computed"])
+    if row.get("interval"):
+        cell += f" [{shown(row['interval'][0])}, {shown(row['interval'][1])}]"
+    return cell
+
+
+def rule_cell(row: dict) -> str:
+    return row["rule"] + (f" ({row['digits']} decimals)" if row.get("digits") is not None else "")
+
+
+def verdict_table(rows: list[dict]) -> str:
+    """Rows as a Markdown table: id, figure, game, published, computed, rule, verdict (bold unless pass)."""
+    lines = ["| id | figure | game | published | computed | rule | verdict |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        game = r["game"] + (" (hard)" if r.get("hard_mode") else "")
+        mark = r["verdict"] if r["verdict"] == PASS else f"**{r['verdict']}**"
+        lines.append(f"| {r['id']} | {r['figure']} | {game} | {shown(r['published'])} | {computed_cell(r)} | "
+                     f"{rule_cell(r)} | {mark} |")
+    return "\n".join(lines) + "\n"
+
+
+def markdown(rows: list[dict]) -> str:
+    """reproduce.md: the counts, one table per group (with its source), then why rows did not pass."""
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in (PASS, FAIL, NOT_RUN)}
+    text = (f"# Published figures reproduced\n\n{counts[PASS]} pass, {counts[FAIL]} fail, {counts[NOT_RUN]} not run "
+            f"(not run is never a pass).\n")
+    for group in GROUPS:
+        mine = [r for r in rows if r["group"] == group]
+        if mine:
+            text += f"\n## {group} ({mine[0]['source']})\n\n" + verdict_table(mine)
+    reasons = [r for r in rows if r.get("reason")]
+    if reasons:
+        text += "\n## Why\n\n" + "".join(f"- {r['id']} ({r['verdict']}): {r['reason']}\n" for r in reasons)
+    return text

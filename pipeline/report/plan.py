@@ -1,0 +1,171 @@
+"""Which experiment reproduces which published figure: the plan `stage=reproduce` runs, group by group.
+
+Every experiment uses the settings that produced the figure in its source (the paper's breadth n, the
+proof chain of `experiment=prove_wordle`, the write-up's opener and candidates), so a finished artifact of
+the same settings is reused, never recomputed."""
+
+from pipeline.report import published as P
+from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, chosen_set, class_sum, exact_of,
+                                    funnel_closed_at, funnel_survivors, opener_measure, opener_value, proof_of,
+                                    simulated, solution_of, summary_value, unique_set, valuation_of)
+
+WORDLE = "wordle_original"
+BLIND_GAME = "wordle_nyt_apr2022"
+
+
+def table1() -> list[Experiment]:
+    """Table 1: the greedy trees of all 325 combinations (paper arithmetic); the nine published rows."""
+    checks = []
+    for valuation, (total, opener) in P.TABLE1_WORDLE.items():
+        name = valuation.replace(",", "+")  # row ids free of commas (they are list separators on the command line)
+        checks += [Check(f"table1.{name}.total", f"greedy ({valuation}): total", total, "equal",
+                         valuation_of(valuation, "total")),
+                   Check(f"table1.{name}.opener", f"greedy ({valuation}): opener", opener, "equal",
+                         valuation_of(valuation, "opener"))]
+    best, count = P.TABLE1_BEST[WORDLE]
+    checks += [Check("table1.best.total", "best total of the 325 combinations", best, "equal",
+                     lambda a: best_heuristics(a, "total")),
+               Check("table1.best.combinations", "combinations reaching the best total", count, "equal",
+                     lambda a: best_heuristics(a, "count"))]
+    return [Experiment("table1", WORDLE, "heuristics", tuple(checks), settings={"arithmetic": "paper"})]
+
+
+def _upper_bound_checks(group, game, breadth, total, opener) -> list[Check]:
+    rule = "at-or-below" if game in P.AT_OR_BELOW_GAMES else "equal"
+    checks = [Check(f"{group}.{game}.n{breadth}.total", f"ApMinTotal(S, {breadth}): total", total, rule,
+                    lambda a: summary_value(a, "upper_bound", "ub"))]
+    if opener is not None:
+        checks.append(Check(f"{group}.{game}.n{breadth}.opener", f"ApMinTotal(S, {breadth}): opener", opener,
+                            "equal", lambda a: summary_value(a, "upper_bound", "opener")))
+    return checks
+
+
+def table2() -> list[Experiment]:
+    """Table 2: ApMinTotal(S, n) on original Wordle for n = 1, 5, 10, 20; the 7920 tree's depth."""
+    runs = []
+    for breadth, (total, opener) in P.TABLE2_UPPER_BOUNDS[WORDLE].items():
+        checks = _upper_bound_checks("table2", WORDLE, breadth, total, opener)
+        tree_breadth, depth = P.TREE_MAX_GUESSES[WORDLE]
+        if breadth == tree_breadth:
+            checks.append(Check(f"table2.{WORDLE}.n{breadth}.max_guesses", "guesses the tree needs at most", depth,
+                                "at-or-below", lambda a: summary_value(a, "upper_bound", "max_guesses")))
+        runs.append(Experiment("table2", WORDLE, "upper_bound", tuple(checks), settings={"breadth": breadth}))
+    return runs
+
+
+def table3() -> list[Experiment]:
+    """Table 3: the other games' upper bounds; FFXIVrdle's and Mini Nerdle's proven optimal by V3."""
+    runs = []
+    for game in ("ffxivrdle", "mini_nerdle", "nerdle", "primel"):
+        for breadth, (total, opener) in P.TABLE2_UPPER_BOUNDS[game].items():
+            checks = _upper_bound_checks("table3", game, breadth, total, opener)
+            if game not in P.PROVEN_BY_LEVEL:
+                runs.append(Experiment("table3", game, "upper_bound", tuple(checks), settings={"breadth": breadth}))
+                continue
+            checks += [Check(f"table3.{game}.funnel_level", "funnel leaves one opener by level", P.PROVEN_BY_LEVEL[game],
+                             "at-or-below", funnel_closed_at),
+                       Check(f"table3.{game}.proof", "proven optimal (certificate)", f"{total} by {opener}", "equal",
+                             proof_of)]
+            runs.append(Experiment("table3", game, "prove", tuple(checks), upstream={"upper_bound": {"breadth": breadth}}))
+    return runs
+
+
+def table4() -> list[Experiment]:
+    """Table 4: the V_i funnel at UB = 7920 (the proof chain's lower_bound) and SALET's V_1..V_5."""
+    funnel = P.TABLE4_FUNNEL[WORDLE]
+    checks = [Check(f"table4.survivors.V{level}", f"openers with V_{level} <= 7920" if level else "openers",
+                    survivors, "equal", funnel_survivors(level)) for level, survivors in enumerate(funnel)]
+    opener, values = P.TABLE4_VALUES[WORDLE]
+    checks += [Check(f"table4.{opener}.V{level}", f"V_{level}({opener.upper()}, S)", value, "equal",
+                     opener_value(opener, level)) for level, value in enumerate(values, start=1)]
+    return [Experiment("table4", WORDLE, "lower_bound", tuple(checks))]
+
+
+def closure() -> list[Experiment]:
+    """The proof's closure: SALET's class bounds sum to 5605 and SALET is the unique optimal opener."""
+    opener, total = P.CLOSURE[WORDLE]
+    optimum, _ = P.OPTIMUM[WORDLE]
+    checks = (Check(f"closure.{opener}.class_sum", f"sum of {opener.upper()}'s class bounds", total, "equal",
+                    class_sum(opener)),
+              Check("closure.proof", "proven optimal (certificate)", f"{optimum} by {opener}", "equal", proof_of))
+    return [Experiment("closure", WORDLE, "prove", checks)]
+
+
+def hard() -> list[Experiment]:
+    """Exact values: V*(SALET) in hard mode (8122) and normal mode (7920); the 3158-answer list's TARSE."""
+    runs = []
+    for hard_mode in (True, False):
+        total = P.EXACT[(WORDLE, "salet", hard_mode)]
+        depth = P.EXACT_MAX_GUESSES[(WORDLE, "salet", hard_mode)]
+        mode = "hard" if hard_mode else "normal"
+        checks = (Check(f"hard.salet.{mode}.total", f"V*(SALET), {mode} mode", total, "equal", exact_of("salet", "total")),
+                  Check(f"hard.salet.{mode}.max_guesses", f"guesses V*(SALET)'s tree needs, {mode} mode", depth,
+                        "at-or-below", exact_of("salet", "max_guesses")))
+        runs.append(Experiment("hard", WORDLE, "exact", checks, settings={"openers": ["salet"]},
+                               game_settings={"hard_mode": hard_mode}))
+    tarse = Check("hard.wordle_nyt_jul2023.tarse.total", "V*(TARSE), 3158 answers / 14855 guesses",
+                  P.EXACT[("wordle_nyt_jul2023", "tarse", False)], "equal", exact_of("tarse", "total"))
+    runs.append(Experiment("hard", "wordle_nyt_jul2023", "exact", (tarse,), settings={"openers": ["tarse"]},
+                           unavailable="about 55 core-hours for the reference solver: not part of a reproduce run "
+                                       "(python -m pipeline stage=exact game=wordle_nyt_jul2023 stage.openers=[tarse])"))
+    return runs
+
+
+def blindfold6() -> list[Experiment]:
+    """Blindfold Wordle (2309 answers): f* = 6 proven; both published 6-sets; the answer-word set is unique."""
+    solve = (Check("blindfold6.allowed.f_star", "fewest fixed guesses", P.BLINDFOLD[BLIND_GAME]["allowed"], "equal",
+                   solution_of("f_star")),
+             Check("blindfold6.allowed.proven", "five are impossible (MIP bound reaches f*)", True, "equal",
+                   solution_of("proven_optimal")))
+    answers = (Check("blindfold6.secrets.f_star", "fewest fixed answer words", P.BLINDFOLD[BLIND_GAME]["secrets"],
+                     "equal", solution_of("f_star")),
+               Check("blindfold6.secrets.set", "the answer-word set", sorted(P.BLINDFOLD_SETS["secrets"]), "equal",
+                     chosen_set),
+               Check("blindfold6.secrets.unique", "the answer-word set is unique", True, "equal", unique_set))
+    given = (Check("blindfold6.allowed.set", " ".join(P.BLINDFOLD_SETS["allowed"]) + " separates every secret",
+                   True, "equal", solution_of("separates_all")),)
+    return [Experiment("blindfold6", BLIND_GAME, "blindfold", solve),
+            Experiment("blindfold6", BLIND_GAME, "blindfold", answers,
+                       settings={"guesses_from": "secrets", "uniqueness": True}),
+            Experiment("blindfold6", BLIND_GAME, "blindfold", given, settings={"check": P.BLINDFOLD_SETS["allowed"]})]
+
+
+def blindfold10() -> list[Experiment]:
+    """Blindfold Wordle with every allowed word a possible secret: the 10-set checked; f* = 10 not yet solved."""
+    words, every = P.BLINDFOLD_ALL_WORDS["set"], {"secrets_are_guesses": True}
+    given = (Check("blindfold10.set", " ".join(words) + " separates every word", True, "equal",
+                   solution_of("separates_all")),)
+    solve = (Check("blindfold10.f_star", "fewest fixed guesses, S = G", P.BLINDFOLD_ALL_WORDS["f_star"], "equal",
+                   solution_of("f_star")),
+             Check("blindfold10.proven", "nine are impossible (MIP bound reaches f*)", True, "equal",
+                   solution_of("proven_optimal")))
+    return [Experiment("blindfold10", BLIND_GAME, "blindfold", given, settings={"check": words},
+                       game_settings=every),
+            Experiment("blindfold10", BLIND_GAME, "blindfold", solve, game_settings=every,
+                       unavailable="the lazy-pair solve over S = G = 12974 (84 million pairs) is not yet within a "
+                                   "reproduce run's reach: issue 13's blindfold item")]
+
+
+def simple() -> list[Experiment]:
+    """The write-up's baselines: seeded simulations whose 95 % interval must hold its averages."""
+    checks = tuple(Check(f"simple.{strategy}", f"average guesses: {strategy.replace('_', ' ')}", value,
+                         "inside-95%-interval", simulated(strategy)) for strategy, value in P.SIMPLE.items())
+    settings = {"strategies": list(P.SIMPLE), "opener": P.SIMPLE_OPENER}
+    return [Experiment("simple", WORDLE, "simulate", checks, settings=settings)]
+
+
+def openers() -> list[Experiment]:
+    """The write-up's opener ranking (candidates among all allowed words): SOARE's bits and words left."""
+    checks = tuple(Check(f"openers.{opener}.{column}", f"{opener.upper()}: {column.replace('_', ' ')}", value,
+                         "equal", opener_measure(opener, column), digits=digits)
+                   for opener, measures in P.OPENERS_WRITEUP.items() for column, (value, digits) in measures.items())
+    return [Experiment("openers", WORDLE, "openers", checks, settings={"candidates": "guesses"})]
+
+
+BUILDERS = {"table1": table1, "table2": table2, "table3": table3, "table4": table4, "closure": closure,
+            "hard": hard, "blindfold6": blindfold6, "blindfold10": blindfold10, "simple": simple, "openers": openers}
+
+
+def experiments(groups=GROUPS) -> list[Experiment]:
+    """The experiments of the chosen groups, in the order of GROUPS."""
+    return [e for group in GROUPS if group in groups for e in BUILDERS[group]()]

@@ -1,0 +1,131 @@
+"""Stage reproduce: the reference tier.  Runs, through the runner (finished artifacts are reused), the
+experiments behind every published figure (`pipeline.report.plan`) and judges each figure by its rule
+(`pipeline.report.checks`): reproduce.json (one row per figure) and reproduce.md.
+
+The command exits non-zero, with one line naming the failing rows, when any verdict is fail (the artifact
+is written first, so the rows can be read).  A figure whose experiment the pipeline cannot run yet is a
+row with verdict "not run" and its reason; it is never counted as a pass.  `game=` does not matter: every
+row names the game it was computed on."""
+
+import dataclasses
+import fnmatch
+import json
+import time
+from dataclasses import dataclass, field
+
+from pipeline.errors import PipelineError
+from pipeline.report.checks import FAIL, GROUPS, NOT_RUN, PASS, Experiment, judged, markdown, unjudged
+from pipeline.report.plan import experiments
+from pipeline.runtime.log import log
+from pipeline.stages.base import StageConfig, StageContext
+
+NAME, VERSION, INPUTS = "reproduce", 1, ()  # the stage contract: stages/base.py
+RUNS = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold", "simulate", "openers")
+
+
+@dataclass
+class ReproduceConfig(StageConfig):
+    name: str = NAME
+    only: list[str] = field(default_factory=list)  # row groups (table1 ... openers); [] = every group
+    rows: list[str] = field(default_factory=list)  # row ids or patterns ("table3.mini_nerdle.*"); [] = all
+
+
+SCHEMA = ReproduceConfig
+
+
+def chosen(cfg: ReproduceConfig) -> list[Experiment]:
+    """The experiments of the chosen groups, each keeping only its chosen checks (experiments left empty go)."""
+    picked = []
+    for experiment in experiments(cfg.only or GROUPS):
+        checks = tuple(c for c in experiment.checks
+                       if not cfg.rows or any(fnmatch.fnmatchcase(c.id, p) for p in cfg.rows))
+        if checks:
+            picked.append(dataclasses.replace(experiment, checks=checks))
+    return picked
+
+
+def validate(cfg: ReproduceConfig, game) -> None:
+    unknown = [g for g in cfg.only if g not in GROUPS]
+    if unknown:
+        raise PipelineError(f"stage.only: unknown group {unknown[0]!r}; groups: {', '.join(GROUPS)}")
+    ids = [c.id for e in experiments(cfg.only or GROUPS) for c in e.checks]
+    for pattern in cfg.rows:
+        if not any(fnmatch.fnmatchcase(i, pattern) for i in ids):
+            raise PipelineError(f"stage.rows: {pattern!r} names no row of the chosen groups "
+                                f"({', '.join(cfg.only or GROUPS)}), e.g. {ids[0]}")
+
+
+def game_identity(game) -> dict:
+    """Every experiment names its own game: the one given on the command line does not change the rows."""
+    return {}
+
+
+def key_material(cfg: ReproduceConfig, game, store) -> dict:
+    """The rows change with the code of every stage the experiments run (their artifacts are keyed by it)."""
+    from pipeline.stages import STAGES
+    from pipeline.stages.runner import code_version
+
+    return {"stages": {name: code_version(STAGES[name]) for name in RUNS}}
+
+
+def failure(artifact) -> str | None:
+    """One line naming the failing rows of a finished reproduce artifact (None when none fails)."""
+    rows = artifact.read_json("reproduce.json")["rows"]
+    failing = [r for r in rows if r["verdict"] == FAIL]
+    if not failing:
+        return None
+    named = "; ".join(f"{r['id']} (published {r['published']}, computed {r['computed']})" for r in failing)
+    return f"reproduce: {len(failing)} of {len(rows)} rows fail: {named}"
+
+
+def run_experiment(ctx: StageContext, experiment: Experiment, game_cfg, game) -> dict:
+    """Run the experiment's stage (and its inputs) on `game`; its artifacts by stage name."""
+    from pipeline.config import Config, PathsConfig
+    from pipeline.stages import STAGES, upstream_schema
+    from pipeline.stages.runner import run_stage
+
+    upstream = upstream_schema()()
+    for name, settings in experiment.upstream.items():
+        setattr(upstream, name, dataclasses.replace(getattr(upstream, name), **settings))
+    stage_cfg = STAGES[experiment.stage].SCHEMA(**experiment.settings)
+    config = Config(game=game_cfg, stage=stage_cfg, ray=ctx.ray,
+                    paths=PathsConfig(outputs=str(ctx.store.root)), upstream=upstream, progress=ctx.progress)
+    ready = {}
+    run_stage(stage_cfg, config, game, ctx.store, ready)
+    return ready
+
+
+def experiment_rows(ctx: StageContext, experiment: Experiment) -> list[dict]:
+    """The rows of one experiment: judged when it ran, "not run" when it cannot, fail when it broke."""
+    from pipeline.games.catalog import game_config, load_game
+
+    if experiment.unavailable:
+        return [unjudged(c, experiment, NOT_RUN, experiment.unavailable) for c in experiment.checks]
+    try:
+        game_cfg = game_config(experiment.game, **experiment.game_settings)
+        game = load_game(game_cfg)
+    except PipelineError as err:  # e.g. lists that are not shipped and not fetched
+        return [unjudged(c, experiment, NOT_RUN, str(err)) for c in experiment.checks]
+    log.info(f"{NAME}: {experiment.group}: {experiment.stage} on {experiment.game} {experiment.settings or ''}")
+    started = time.time()
+    try:
+        artifacts = run_experiment(ctx, experiment, game_cfg, game)
+    except PipelineError as err:
+        return [unjudged(c, experiment, FAIL, str(err)) for c in experiment.checks]
+    seconds = round(time.time() - started, 1)
+    return [{**judged(c, experiment, artifacts), "seconds": seconds} for c in experiment.checks]
+
+
+def run(ctx: StageContext, cfg: ReproduceConfig) -> dict:
+    rows = [row for experiment in chosen(cfg) for row in experiment_rows(ctx, experiment)]
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in (PASS, FAIL, NOT_RUN)}
+    ctx.out.file("reproduce.json").write_text(json.dumps({"counts": counts, "rows": rows}, indent=1) + "\n")
+    ctx.out.file("reproduce.md").write_text(markdown(rows))
+    for row in rows:
+        if row["verdict"] != PASS:
+            log.warning(f"{NAME}: {row['id']}: {row['verdict']} (published {row['published']}, computed "
+                        f"{row['computed']}){': ' + row['reason'] if row.get('reason') else ''}")
+    log.info(f"{NAME}: {counts[PASS]} pass, {counts[FAIL]} fail, {counts[NOT_RUN]} not run")
+    return {"counts": counts, "groups": sorted({r["group"] for r in rows}, key=GROUPS.index),
+            "failing": [r["id"] for r in rows if r["verdict"] == FAIL],
+            "not_run": [r["id"] for r in rows if r["verdict"] == NOT_RUN]}
