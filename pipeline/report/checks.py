@@ -96,10 +96,19 @@ def unjudged(check: Check, experiment: Experiment, verdict_: str, reason: str) -
 
 
 def base_row(check: Check, experiment: Experiment) -> dict:
-    hard = bool(experiment.game_settings.get("hard_mode", False))
     return {"id": check.id, "group": experiment.group, "source": SOURCES[experiment.group], "figure": check.figure,
-            "game": experiment.game, "hard_mode": hard, "published": check.published, "rule": check.rule,
+            "game": experiment.game, "game_settings": dict(experiment.game_settings), "stage": experiment.stage,
+            "published": check.published, "rule": check.rule,
             **({"digits": check.digits} if check.digits is not None else {})}
+
+
+def fits_game(row: dict, name: str, identity: dict) -> bool:
+    """Whether a row was computed on this game: its recorded identity (lists, alphabet, mode, limit) when the
+    game was loaded, else its name and settings (the shipped game, in hard mode if the game is)."""
+    if row.get("game_identity"):
+        return row["game_identity"] == identity
+    settings = {"hard_mode": True} if identity.get("hard_mode") else {}
+    return row["game"] == name and {k: v for k, v in row["game_settings"].items() if v} == settings
 
 
 # ---- reading artifacts ---------------------------------------------------------------------------------------
@@ -216,7 +225,9 @@ def verdict_table(rows: list[dict]) -> str:
     """Rows as a Markdown table: id, figure, game, published, computed, rule, verdict (bold unless pass)."""
     lines = ["| id | figure | game | published | computed | rule | verdict |", "|---|---|---|---|---|---|---|"]
     for r in rows:
-        game = r["game"] + (" (hard)" if r.get("hard_mode") else "")
+        settings = r.get("game_settings", {})
+        game = r["game"] + (" (hard)" if settings.get("hard_mode") else "") + \
+            (" (S = G)" if settings.get("secrets_are_guesses") else "")
         mark = r["verdict"] if r["verdict"] == PASS else f"**{r['verdict']}**"
         lines.append(f"| {r['id']} | {r['figure']} | {game} | {shown(r['published'])} | {computed_cell(r)} | "
                      f"{rule_cell(r)} | {mark} |")

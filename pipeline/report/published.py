@@ -67,7 +67,7 @@ BLINDFOLD_ALL_WORDS = {  # [blind] every allowed word a possible secret (S = G =
     "set": ["defer", "myrrh", "going", "ajwan", "beaux", "klett", "punny", "spods", "villi", "zocco"],
 }
 
-SIMPLE = {  # [write] average guesses on Wordle (approximate, lists of its time); opener of elimination: TARES
+SIMPLE = {  # [write] average guesses on Wordle (approximate, the 2022 lists of its time); elimination opens TARES
     "random_candidate": 4.888,  # random consistent candidate, every allowed word possible
     "elimination": 4.502,  # elimination guesses after TARES, answer list unknown
     "elimination_answers": 3.899,  # elimination knowing the answer list

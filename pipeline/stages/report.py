@@ -31,8 +31,26 @@ def gathered(store, game) -> dict[str, list[dict]]:
 
 
 def key_material(cfg: ReportConfig, game, store) -> dict:
-    """The report changes whenever the set of artifacts it reads changes."""
-    return {stage: [m["key"] for m in found] for stage, found in gathered(store, game).items()}
+    """The report changes whenever the set of artifacts it reads changes (reproduce's verdicts included)."""
+    return {**{stage: [m["key"] for m in found] for stage, found in gathered(store, game).items()},
+            "reproduce": [a.key for a in store.finished("reproduce")]}
+
+
+def verdicts(store, game) -> list[dict]:
+    """The rows of stage=reproduce computed on this game: for each row id the newest finished artifact's."""
+    from pipeline.report.checks import fits_game
+
+    newest = {}
+    for artifact in store.finished("reproduce"):  # oldest first: later artifacts replace a row
+        for row in artifact.read_json("reproduce.json")["rows"]:
+            newest[row["id"]] = row
+    return [r for r in newest.values() if fits_game(r, game.name, game.identity())]
+
+
+def verdict_section(rows: list[dict], title: str) -> str:
+    from pipeline.report.checks import verdict_table
+
+    return f"{title}\n\n" + verdict_table(rows) + "\n" if rows else ""
 
 
 def _table(header: list[str], rows: list[list]) -> str:
@@ -122,8 +140,13 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
     game = ctx.game
     found = gathered(ctx.store, game)
     text = f"# Report: {game.name}\n\n|S| = {len(game.secrets)}, |G| = {len(game.guesses)}, hard mode: {game.hard_mode}\n\n"
-    for stage, section in SECTIONS.items():  # a section for every stage with artifacts
-        text += section(found[stage], game) + "\n" if found[stage] else ""
+    rows = verdicts(ctx.store, game)
+    for stage, section in SECTIONS.items():  # a section for every stage with artifacts, its verdicts beside it
+        if found[stage]:
+            text += section(found[stage], game) + "\n"
+            text += verdict_section([r for r in rows if r["stage"] == stage], "Published figures (stage=reproduce):")
+    shown = {s for s in SECTIONS if found[s]}
+    text += verdict_section([r for r in rows if r["stage"] not in shown], "## Published figures (stage=reproduce)")
     missing = [s for s in REPORTED if not found[s]]
     if missing:
         text += "## Missing artifacts\n\n" + "".join(
@@ -131,7 +154,8 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
     plots = make_plots(ctx, found) if cfg.plots else []
     text += "".join(f"\n![{p}]({p})\n" for p in plots)
     ctx.out.file("report.md").write_text(text)
-    return {"sections": [s for s in SECTIONS if found[s]], "missing": missing, "plots": plots}
+    return {"sections": [s for s in SECTIONS if found[s]], "missing": missing, "plots": plots,
+            "verdicts": {v: sum(r["verdict"] == v for r in rows) for v in ("pass", "fail", "not run")}}
 
 
 def make_plots(ctx: StageContext, found) -> list[str]:

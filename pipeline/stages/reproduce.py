@@ -111,9 +111,11 @@ def experiment_rows(ctx: StageContext, experiment: Experiment) -> list[dict]:
     try:
         artifacts = run_experiment(ctx, experiment, game_cfg, game)
     except PipelineError as err:
-        return [unjudged(c, experiment, FAIL, str(err)) for c in experiment.checks]
-    seconds = round(time.time() - started, 1)
-    return [{**judged(c, experiment, artifacts), "seconds": seconds} for c in experiment.checks]
+        rows = [unjudged(c, experiment, FAIL, str(err)) for c in experiment.checks]
+    else:
+        rows = [{**judged(c, experiment, artifacts), "seconds": round(time.time() - started, 1)}
+                for c in experiment.checks]
+    return [{**row, "game_identity": game.identity()} for row in rows]
 
 
 def run(ctx: StageContext, cfg: ReproduceConfig) -> dict:
