@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.commands import main
 from pipeline.report import published
 from pipeline.report.checks import FAIL, NOT_RUN, PASS, verdict
 from pipeline.report.plan import experiments
+from test_bad_input import fresh_console, run_main  # noqa: F401 (the in-process command line and its log reset)
 
 # The sources' figures, copied from the papers' tables (not from published.py, not from our outputs).
 SOURCES = {
@@ -58,26 +58,6 @@ def test_verdict_rules():
     assert verdict("equal", 7920, None) == FAIL  # a figure we did not compute never passes
     with pytest.raises(ValueError):
         verdict("roughly", 1, 1)
-
-
-@pytest.fixture(autouse=True)
-def fresh_console():
-    """In-process runs attach a console handler to this test's captured stderr: drop it afterwards."""
-    from pipeline.runtime.log import log
-
-    handlers, propagate = list(log.handlers), log.propagate
-    yield
-    log.handlers[:] = handlers
-    log.propagate = propagate
-
-
-def run_main(argv, capsys) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def reproduce(outputs, capsys, *args) -> tuple[int, str, str]:
@@ -136,3 +116,12 @@ def test_bad_selection_is_one_error_line(outputs, capsys, args, message):
     code, out, err = reproduce(outputs, capsys, *args)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (outputs / "reproduce").exists()
+
+
+def test_salet_exact_value_reproduced_from_the_parquet_rows(outputs, capsys):
+    code, out, err = reproduce(outputs, capsys, "stage.rows=[hard.salet.normal.*]")
+    assert code in (0, None), err
+    rows = rows_of(out)
+    assert {i: (r["computed"], r["verdict"]) for i, r in rows.items()} == {
+        "hard.salet.normal.total": (7920, PASS), "hard.salet.normal.max_guesses": (5, PASS)}
+    assert all(Path(r["artifact"]).parent.name == "exact" for r in rows.values())

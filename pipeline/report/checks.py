@@ -114,15 +114,17 @@ def fits_game(row: dict, name: str, identity: dict) -> bool:
 # ---- reading artifacts ---------------------------------------------------------------------------------------
 
 
+def row_value(stage: str, file: str, column: str, **where):
+    """A reader of `column` in the first row of a Parquet file of `stage` matching `where` (None if none does)."""
+    def read(artifacts):
+        rows = artifacts[stage].read_table(file).to_pylist()
+        return next((r[column] for r in rows if all(r[k] == v for k, v in where.items())), None)
+    return read
+
+
 def summary_value(artifacts, stage, key):
     return artifacts[stage].read_json("summary.json").get(key)
 
-
-def valuation_of(valuation, column):
-    def read(artifacts):
-        rows = artifacts["heuristics"].read_table("valuations.parquet").to_pylist()
-        return next((r[column] for r in rows if r["valuation"] == valuation), None)
-    return read
 
 
 def best_heuristics(artifacts, column):
@@ -136,12 +138,6 @@ def funnel_survivors(level):
         return next((f["survivors"] for f in funnel if f["level"] == level), None)
     return read
 
-
-def opener_value(opener, level):
-    def read(artifacts):
-        rows = artifacts["lower_bound"].read_table("funnel.parquet").to_pylist()
-        return next((r["value"] for r in rows if r["opener"] == opener and r["level"] == level), None)
-    return read
 
 
 def funnel_closed_at(artifacts):
@@ -163,12 +159,6 @@ def class_sum(opener):
     return read
 
 
-def exact_of(opener, column):
-    def read(artifacts):
-        rows = artifacts["exact"].read_table("exact.parquet").to_pylist()
-        return next((r[column] for r in rows if r["opener"] == opener), None)
-    return read
-
 
 def solution_of(key):
     return lambda artifacts: artifacts["blindfold"].read_json("solution.json").get(key)
@@ -188,12 +178,6 @@ def simulated(strategy):
         return None if not found or found["mean"] is None else (found["mean"], found["ci"])
     return read
 
-
-def opener_measure(opener, column):
-    def read(artifacts):
-        rows = artifacts["openers"].read_table("openers.parquet").to_pylist()
-        return next((r[column] for r in rows if r["opener"] == opener), None)
-    return read
 
 
 # ---- showing rows --------------------------------------------------------------------------------------------

@@ -5,9 +5,9 @@ proof chain of `experiment=prove_wordle`, the write-up's opener and candidates),
 the same settings is reused, never recomputed."""
 
 from pipeline.report import published as P
-from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, chosen_set, class_sum, exact_of,
-                                    funnel_closed_at, funnel_survivors, opener_measure, opener_value, proof_of,
-                                    simulated, solution_of, summary_value, unique_set, valuation_of)
+from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, chosen_set, class_sum,
+                                    funnel_closed_at, funnel_survivors, proof_of, row_value, simulated, solution_of,
+                                    summary_value, unique_set)
 
 WORDLE = "wordle_original"
 BLIND_GAME = "wordle_nyt_apr2022"
@@ -23,9 +23,9 @@ def table1() -> list[Experiment]:
     for valuation, (total, opener) in P.TABLE1_WORDLE.items():
         name = valuation.replace(",", "+")  # row ids free of commas (they are list separators on the command line)
         checks += [Check(f"table1.{name}.total", f"greedy ({valuation}): total", total, "equal",
-                         valuation_of(valuation, "total")),
+                         row_value("heuristics", "valuations.parquet", "total", valuation=valuation)),
                    Check(f"table1.{name}.opener", f"greedy ({valuation}): opener", opener, "equal",
-                         valuation_of(valuation, "opener"))]
+                         row_value("heuristics", "valuations.parquet", "opener", valuation=valuation))]
     best, count = P.TABLE1_BEST[WORDLE]
     checks += [Check("table1.best.total", "best total of the 325 combinations", best, "equal",
                      lambda a: best_heuristics(a, "total")),
@@ -82,7 +82,8 @@ def table4() -> list[Experiment]:
                     survivors, "equal", funnel_survivors(level)) for level, survivors in enumerate(funnel)]
     opener, values = P.TABLE4_VALUES[WORDLE]
     checks += [Check(f"table4.{opener}.V{level}", f"V_{level}({opener.upper()}, S)", value, "equal",
-                     opener_value(opener, level)) for level, value in enumerate(values, start=1)]
+                     row_value("lower_bound", "funnel.parquet", "value", opener=opener, level=level))
+               for level, value in enumerate(values, start=1)]
     return [Experiment("table4", WORDLE, "lower_bound", tuple(checks))]
 
 
@@ -104,13 +105,14 @@ def hard() -> list[Experiment]:
         depth = P.EXACT_MAX_GUESSES[(WORDLE, "salet", hard_mode)]
         mode = "hard" if hard_mode else "normal"
         checks = (Check(f"hard.salet.{mode}.total", f"V*(SALET), {mode} mode", total, "equal",
-                        exact_of("salet", "total")),
+                        row_value("exact", "exact.parquet", "total", opener="salet")),
                   Check(f"hard.salet.{mode}.max_guesses", f"guesses V*(SALET)'s tree needs, {mode} mode", depth,
-                        "at-or-below", exact_of("salet", "max_guesses")))
+                        "at-or-below", row_value("exact", "exact.parquet", "max_guesses", opener="salet")))
         runs.append(Experiment("hard", WORDLE, "exact", checks, settings={"openers": ["salet"]},
                                game_settings={"hard_mode": hard_mode}))
     tarse = Check("hard.wordle_nyt_jul2023.tarse.total", "V*(TARSE), 3158 answers / 14855 guesses",
-                  P.EXACT[("wordle_nyt_jul2023", "tarse", False)], "equal", exact_of("tarse", "total"))
+                  P.EXACT[("wordle_nyt_jul2023", "tarse", False)], "equal",
+                  row_value("exact", "exact.parquet", "total", opener="tarse"))
     runs.append(Experiment("hard", "wordle_nyt_jul2023", "exact", (tarse,), settings={"openers": ["tarse"]},
                            unavailable="about 55 core-hours for the reference solver: not part of a reproduce "
                                        "run (python -m pipeline stage=exact game=wordle_nyt_jul2023 "
@@ -164,7 +166,7 @@ def simple() -> list[Experiment]:
 def openers() -> list[Experiment]:
     """The write-up's opener ranking (candidates among all allowed words): SOARE's bits and words left."""
     checks = tuple(Check(f"openers.{opener}.{column}", f"{opener.upper()}: {column.replace('_', ' ')}", value,
-                         "equal", opener_measure(opener, column), digits=digits)
+                         "equal", row_value("openers", "openers.parquet", column, opener=opener), digits=digits)
                    for opener, measures in P.OPENERS_WRITEUP.items() for column, (value, digits) in measures.items())
     return [Experiment("openers", WRITEUP_GAME, "openers", checks, settings={"candidates": "guesses"})]
 
