@@ -22,8 +22,9 @@ def table1() -> list[Experiment]:
     checks = []
     for valuation, (total, opener) in P.TABLE1_WORDLE.items():
         name = valuation.replace(",", "+")  # row ids free of commas (they are list separators on the command line)
-        checks += [Check(f"table1.{name}.total", f"greedy ({valuation}): total", total, "equal",
-                         row_value("heuristics", "valuations.parquet", "total", valuation=valuation)),
+        # the paper's totals are those of its greedy trees, which know no guess limit (InSet's needs 9 guesses)
+        checks += [Check(f"table1.{name}.total", f"greedy ({valuation}): tree total", total, "equal",
+                         row_value("heuristics", "valuations.parquet", "tree_total", valuation=valuation)),
                    Check(f"table1.{name}.opener", f"greedy ({valuation}): opener", opener, "equal",
                          row_value("heuristics", "valuations.parquet", "opener", valuation=valuation))]
     best, count = P.TABLE1_BEST[WORDLE]
