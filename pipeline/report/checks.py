@@ -205,13 +205,20 @@ def rule_cell(row: dict) -> str:
     return row["rule"] + (f" ({row['digits']} decimals)" if row.get("digits") is not None else "")
 
 
+def game_cell(row: dict) -> str:
+    """The row's game with the settings that differ from the shipped game's."""
+    settings = row.get("game_settings", {})
+    notes = [note for key, value, note in (("hard_mode", True, "hard"), ("secrets_are_guesses", True, "S = G"),
+                                           ("max_guesses", None, "no guess limit"))
+             if key in settings and settings[key] == value]
+    return row["game"] + "".join(f" ({note})" for note in notes)
+
+
 def verdict_table(rows: list[dict]) -> str:
     """Rows as a Markdown table: id, figure, game, published, computed, rule, verdict (bold unless pass)."""
     lines = ["| id | figure | game | published | computed | rule | verdict |", "|---|---|---|---|---|---|---|"]
     for r in rows:
-        settings = r.get("game_settings", {})
-        game = r["game"] + (" (hard)" if settings.get("hard_mode") else "") + \
-            (" (S = G)" if settings.get("secrets_are_guesses") else "")
+        game = game_cell(r)
         mark = r["verdict"] if r["verdict"] == PASS else f"**{r['verdict']}**"
         lines.append(f"| {r['id']} | {r['figure']} | {game} | {shown(r['published'])} | {computed_cell(r)} | "
                      f"{rule_cell(r)} | {mark} |")
