@@ -5,7 +5,7 @@ A position is a candidate set C with the guesses left under the game's limit
 over the secrets of C, of the guesses still needed), so the expected number of
 further guesses is total / |C|.  Where each value comes from, best first:
 
-- known: a published optimum of the shipped game (stages/published.py: original
+- known: a published optimum of the shipped game (report/published.py: original
   Wordle's 7920 with SALET, proved by this project's `prove` stage too) or a
   stored artifact for the same game (a proven `prove` certificate, the `exact`
   stage's V*(opener, S), the `upper_bound` stage's per-opener upper bounds) —
@@ -220,7 +220,7 @@ class KnownValues:
     def _published(self) -> None:
         """The published optimum when the game is a shipped one with its own lists and no stricter limit."""
         from pipeline.games.catalog import game_config
-        from pipeline.stages.published import EXACT, OPTIMUM
+        from pipeline.report.published import EXACT, OPTIMUM
 
         game = self.game
         if game.name not in OPTIMUM or game.hard_mode or (game.max_guesses is not None and game.max_guesses < 6):
