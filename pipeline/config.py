@@ -36,6 +36,7 @@ class GameConfig:
     hard_mode: bool = False
     max_guesses: int | None = 6  # a secret must be found within this many guesses; null = unlimited
     missing_hint: str = ""  # said when a list file is missing
+    exclude: str = ""  # file of answers already used: removed from the secrets (not the guesses); "" = none
 
 
 @dataclass

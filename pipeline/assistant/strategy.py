@@ -68,21 +68,78 @@ def find_tree(game: Game, outputs: Path) -> LoadedTree | None:
 # ---- greedy --------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
-    """Per guess (rows of `guesses`, encoded): number of parts and sum of squared part sizes of Split(C, g).
+@njit(cache=True, nogil=True)
+def _answer_codes(g, cols, cnt, has, pow3, codes):
+    """codes[c] = the response to guess g (encoded) of every candidate c, built position by position.
 
-    C is given encoded (`candidates`, one row per candidate).  Responses are
-    built on the fly, position by position over all candidates at once (a
-    loop the compiler vectorises), fused with the counting: no G x C code
-    matrix is materialised, and the GIL is released.  The answering function
-    per symbol x of the guess:
+    `cols[i]` is the candidates' symbol at position i, `cnt[x]` / `has[x]` their count of symbol x / whether
+    they contain it.  Per symbol x of the guess:
     - x once in the guess: green where the candidate has x there, else
       yellow iff the candidate contains x at all (no copy of x is used up by
       a green or an earlier yellow);
     - x repeated: its positions left to right, green where matched, then
       yellow while the candidate still has an unused copy (its count of x
       minus the greens of x).
+    """
+    length, k = cols.shape
+    codes[:] = 0
+    for i in range(length):
+        x = g[i]
+        mult = 0
+        first = True
+        for j in range(length):
+            if g[j] == x:
+                mult += 1
+                if j < i:
+                    first = False
+        if mult == 1:
+            col = cols[i]
+            h = has[x]
+            p3 = pow3[i]
+            for ci in range(k):  # the loop the compiler vectorises
+                codes[ci] += p3 * (h[ci] + (col[ci] == x))
+        elif first:
+            cx = cnt[x]
+            for ci in range(k):
+                avail = cx[ci]
+                for j in range(i, length):
+                    if g[j] == x and cols[j, ci] == x:
+                        avail -= 1
+                add = 0
+                for j in range(i, length):
+                    if g[j] == x:
+                        if cols[j, ci] == x:
+                            add += 2 * pow3[j]
+                        elif avail > 0:
+                            add += pow3[j]
+                            avail -= 1
+                codes[ci] += add
+
+
+@njit(cache=True, nogil=True)
+def _parts_and_squares(codes, counts):
+    """(number of distinct codes, sum of squared code counts); `counts` is all zeros before and after."""
+    for c in codes:
+        counts[c] += 1
+    n_parts = 0
+    squares = 0
+    for c in codes:
+        t = counts[c]
+        if t > 0:
+            n_parts += 1
+            squares += t * t
+            counts[c] = 0
+    return n_parts, squares
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
+    """Per guess (rows of `guesses`, encoded): number of parts and sum of squared part sizes of Split(C, g).
+
+    C is given encoded (`candidates`, one row per candidate).  Responses are
+    built on the fly (`_answer_codes`, over all candidates at once) and
+    counted at once: no G x C code matrix is materialised, and the GIL is
+    released.
     """
     n_guesses, length = guesses.shape
     k = candidates.shape[0]
@@ -93,10 +150,7 @@ def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
     for i in range(length):
         pow3[i] = p
         p *= 3
-    cols = np.empty((length, k), np.uint8)
-    for ci in range(k):
-        for i in range(length):
-            cols[i, ci] = candidates[ci, i]
+    cols = np.ascontiguousarray(candidates.T)
     cnt = np.zeros((n_symbols, k), np.int32)
     for ci in range(k):
         for i in range(length):
@@ -108,51 +162,8 @@ def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
         counts = np.zeros(n_codes, np.int32)
         codes = np.empty(k, np.int32)
         for gi in range(chunk * size, min(n_guesses, (chunk + 1) * size)):
-            g = guesses[gi]
-            codes[:] = 0
-            for i in range(length):
-                x = g[i]
-                mult = 0
-                first = True
-                for j in range(length):
-                    if g[j] == x:
-                        mult += 1
-                        if j < i:
-                            first = False
-                if mult == 1:
-                    col = cols[i]
-                    h = has[x]
-                    p3 = pow3[i]
-                    for ci in range(k):
-                        codes[ci] += p3 * (h[ci] + (col[ci] == x))
-                elif first:
-                    cx = cnt[x]
-                    for ci in range(k):
-                        avail = cx[ci]
-                        for j in range(i, length):
-                            if g[j] == x and cols[j, ci] == x:
-                                avail -= 1
-                        add = 0
-                        for j in range(i, length):
-                            if g[j] == x:
-                                if cols[j, ci] == x:
-                                    add += 2 * pow3[j]
-                                elif avail > 0:
-                                    add += pow3[j]
-                                    avail -= 1
-                        codes[ci] += add
-            for ci in range(k):
-                counts[codes[ci]] += 1
-            n_parts = 0
-            squares = 0
-            for ci in range(k):
-                t = counts[codes[ci]]
-                if t > 0:
-                    n_parts += 1
-                    squares += t * t
-                    counts[codes[ci]] = 0
-            parts[gi] = n_parts
-            sum_sq[gi] = squares
+            _answer_codes(guesses[gi], cols, cnt, has, pow3, codes)
+            parts[gi], sum_sq[gi] = _parts_and_squares(codes, counts)
     return parts, sum_sq
 
 

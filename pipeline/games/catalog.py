@@ -47,7 +47,27 @@ def load_game(cfg: GameConfig) -> Game:
         secrets = guesses
     if cfg.max_guesses is not None and cfg.max_guesses < 1:
         raise PipelineError(f"game.max_guesses must be at least 1 (or null = unlimited), got {cfg.max_guesses}")
-    return Game(cfg.name, tuple(guesses), tuple(secrets), cfg.alphabet, cfg.hard_mode, cfg.max_guesses)
+    secrets, excluded = _exclude(cfg, secrets)
+    return Game(cfg.name, tuple(guesses), tuple(secrets), cfg.alphabet, cfg.hard_mode, cfg.max_guesses,
+                excluded=excluded)
+
+
+def _exclude(cfg: GameConfig, secrets: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """(secrets without the words of the game.exclude file, those words sorted): answers already used are
+    no longer possible secrets but stay allowed guesses.  Every word must be one of the game's secrets."""
+    if not cfg.exclude:
+        return secrets, ()
+    words = [w.lower() for w in read_words(cfg.exclude, f"{cfg.name} exclude (game.exclude)")]
+    known = set(secrets)
+    unknown = [w for w in words if w not in known]
+    if unknown:
+        raise PipelineError(f"game.exclude {cfg.exclude}: {unknown[0]!r} is not a secret of {cfg.name}"
+                            + (f" ({len(unknown)} unknown words)" if len(unknown) > 1 else ""))
+    excluded = set(words)
+    kept = [w for w in secrets if w not in excluded]
+    if not kept:
+        raise PipelineError(f"game.exclude {cfg.exclude} removes every secret of {cfg.name}")
+    return kept, tuple(sorted(excluded))
 
 
 def game_config(name: str, **overrides) -> GameConfig:

@@ -19,6 +19,7 @@ class Game:
     hard_mode: bool = False
     max_guesses: int | None = None  # every secret must be found within this many guesses; None = unlimited
     extra: dict = field(default_factory=dict, compare=False)
+    excluded: tuple[str, ...] = ()  # answers removed from the secrets (game.exclude), sorted
 
     @property
     def length(self) -> int:
@@ -72,4 +73,5 @@ class Game:
             "alphabet": self.alphabet,
             "hard_mode": self.hard_mode,
             "max_guesses": self.max_guesses,
+            **({"exclude_sha256": sorted_sha256(self.excluded)} if self.excluded else {}),
         }
