@@ -58,8 +58,8 @@ def game_args(tmp_path_factory):
             f"game.guesses.path={folder / 'guesses.txt'}", f"paths.outputs={folder / 'outputs'}"]
 
 
-def reference_rows(secret: str, guesses: list[str]) -> list[dict]:
-    rows, cands = [], frozenset(SECRETS)
+def reference_rows(secret: str, guesses: list[str], secrets=SECRETS) -> list[dict]:
+    rows, cands = [], frozenset(secrets)
     for i, g in enumerate(guesses):
         left = LIMIT - i
         after = frozenset(s for s in cands if feedback(g, s) == feedback(g, secret))
@@ -90,6 +90,28 @@ def test_analyse_json_matches_brute_force(game_args, secret, guesses):
             assert guess_total(best_word, cands, LIMIT) == ref["best"]
     s = result["summary"]
     assert s["exact"] and s["expected_at_start"] + s["cost"] - s["luck"] == pytest.approx(len(guesses))
+
+
+def test_exclude_removes_answers_for_the_assistant(game_args, tmp_path):
+    (tmp_path / "used.txt").write_text("abbey\nABYSS\ntable\n")
+    secrets = [s for s in SECRETS if s not in ("abbey", "abyss", "table")]
+    out = pipeline("analyse", *game_args, f"game.exclude={tmp_path / 'used.txt'}", "secret=tabby",
+                   "guesses=[about,tabby]", "--json")
+    assert out.returncode == 0, out.stderr
+    for row, ref in zip(json.loads(out.stdout)["rows"], reference_rows("tabby", ["about", "tabby"], secrets)):
+        assert (row["candidates_before"], row["candidates_after"]) == (ref["n"], ref["after"])
+        assert (row["played"]["total"], row["best"]["total"]) == (ref["played"], ref["best"])
+    out = pipeline("play", *game_args, f"game.exclude={tmp_path / 'used.txt'}", stdin="list\n")
+    assert out.returncode == 0, out.stderr
+    assert f"{len(secrets)} candidates:" in out.stdout and "abyss" not in out.stdout.split("candidates:")[1]
+
+
+def test_exclude_with_an_unknown_word_is_one_line(game_args, tmp_path):
+    (tmp_path / "used.txt").write_text("tabby\nzebra\n")
+    out = pipeline("analyse", *game_args, f"game.exclude={tmp_path / 'used.txt'}", "secret=about",
+                   "guesses=[about]")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == f"error: game.exclude {tmp_path / 'used.txt'}: 'zebra' is not a secret of words\n"
 
 
 def test_analyse_table_and_share_grid(game_args):
