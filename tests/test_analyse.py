@@ -49,6 +49,36 @@ def guess_total(g: str, cands: frozenset, left: int) -> int:
     return min(total, INF)
 
 
+def _classes(g: str, cands: frozenset) -> dict:
+    classes = {}
+    for s in cands:
+        classes.setdefault(feedback(g, s), set()).add(s)
+    return classes
+
+
+def _plus(a: tuple, b: tuple) -> tuple:
+    a, b = a + (0,) * (len(b) - len(a)), b + (0,) * (len(a) - len(b))
+    return tuple(x + y for x, y in zip(a, b))
+
+
+@lru_cache(maxsize=None)
+def optimal_depths(cands: frozenset, left: int) -> frozenset:
+    """Brute force: every depth distribution (secrets found at guess 1, 2, ...) of a strategy reaching
+    MinTotal(C) within `left` guesses."""
+    best = min_total(cands, left)
+    return frozenset(d for g in GUESSES if guess_total(g, cands, left) == best for d in opening_depths(g, cands, left))
+
+
+@lru_cache(maxsize=None)
+def opening_depths(g: str, cands: frozenset, left: int) -> frozenset:
+    """... of the best strategies opening with g (each class solved optimally)."""
+    dists = {(1,) if g in cands else (0,)}
+    for colours, members in _classes(g, cands).items():
+        if colours != "22222":
+            dists = {_plus(d, (0,) + e) for d in dists for e in optimal_depths(frozenset(members), left - 1)}
+    return frozenset(dists)
+
+
 @pytest.fixture(scope="module")
 def game_args(tmp_path_factory):
     folder = tmp_path_factory.mktemp("analyse")
@@ -160,3 +190,10 @@ def test_top_in_a_play_session_matches_brute_force(game_args):
         for row in shown:  # every listed guess has the value shown
             assert played + guess_total(row[1], cands, LIMIT - played) / len(cands) == pytest.approx(
                 float(row[2]), abs=1e-3)
+        for row in shown:  # ... and chances within k guesses of one of the optimal trees opening with it
+            ks = [int(cell[1:]) for cell in row[3::2] if cell.startswith("≤")]
+            assert ks == [played + 2, played + 3, played + 4]
+            shown_chances = [cell.rstrip("%") for cell in row[4:4 + 2 * len(ks):2]]
+            options = {tuple(f"{100 * sum(d[:k - played]) / len(cands):.1f}" for k in ks)
+                       for d in opening_depths(row[1], cands, LIMIT - played)}
+            assert tuple(shown_chances) in options

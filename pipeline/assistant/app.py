@@ -116,7 +116,8 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
     session, colour = ready.session, ready.colour
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
     say(*explain.header(session))
-    coach = {"outputs": ready.outputs, "budget": budget_of(options)}
+    coach = {"outputs": ready.outputs, "budget": budget_of(options),
+             "top_seconds": budget_of(options) if options.get("budget") else TOP_SECONDS}
     _suggest(session)
     say(explain.suggestion_line(session))
     try:
@@ -185,6 +186,7 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
 
 ANALYSE_USAGE = ("usage: python -m pipeline analyse game=<name> secret=<word> guesses=[g1,g2,...] "
                  "[grid=<share grid file, - for stdin>] [--json] [--budget S]")
+TOP_SECONDS = 1.0  # what `top` spends on sets the exact solver does not finish in-process (--budget: that)
 GRID_SQUARES = "\U0001f7e9\U0001f7e8\u2b1b\u2b1c"  # 🟩 🟨 ⬛ ⬜
 
 
@@ -318,34 +320,6 @@ def coach_line(line: str, session, coach: dict, colour: bool) -> list[str] | Non
             raise InputError(str(err)) from None
     if len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
         raise InputError("type `top` or `top N` (N a whole number)")
-    return top_lines(session, valuer, int(words[1]) if len(words) == 2 else 10)
+    from pipeline.assistant.ranking import top_lines
 
-
-def top_lines(session, valuer, count: int) -> list[str]:
-    from pipeline.assistant.ranking import top_guesses
-    from pipeline.search.hard_mode import state_after
-
-    game, cand = session.game, session.candidates
-    if len(cand) == 0:
-        return ["top: no secret fits the rows; `undo` the row that is wrong"]
-    i = len(session.rows)
-    left = None if game.max_guesses is None else game.max_guesses - i
-    state = state_after([(game.encoded_guesses()[game.guess_index[g]], colours_code(c)) for g, c in
-                         session.history], game.length) if game.hard_mode else None
-    rows = session.strategy.allowed_rows(session.history)
-    found, examined = top_guesses(valuer, cand, state, left, count, i == 0, rows, valuer.budget)
-    mode = " legal in hard mode" if game.hard_mode and i else ""
-    lines = [f"top {len(found)}{mode} of {examined} guesses examined ({len(cand)} candidates); "
-             "expected total guesses of the game:"]
-    for rank, (g, value) in enumerate(found, 1):
-        mark = "≤" if value.kind == "upper bound" else ""
-        chance = "" if game.secret_of_guess[g] < 0 or game.secret_of_guess[g] not in set(cand.tolist()) \
-            else f"  wins now 1/{len(cand)}"
-        lines.append(f"{rank:>3}. {game.guesses[g]:<{game.length}}  {mark}{i + value.total / len(cand):.3f}{chance}")
-    return lines
-
-
-def colours_code(colours: str) -> int:
-    from pipeline.games.answer import colours_to_code
-
-    return colours_to_code(colours)
+    return top_lines(session, valuer, int(words[1]) if len(words) == 2 else 10, coach["top_seconds"])

@@ -20,6 +20,7 @@ Infeasible (no strategy finds every secret within the guesses left) is
 `INFEASIBLE`; the chance of losing is then given by `loss_chance`.
 """
 
+import dataclasses
 import json
 import os
 import pickle
@@ -45,6 +46,7 @@ class Value:
     kind: str  # "exact", "upper bound", "unknown", "infeasible"
     source: str  # where it comes from, in words
     guess: int = -1  # the guess reaching it (best values), -1 if not known
+    depths: tuple[int, ...] | None = None  # secrets found at the 1st, 2nd, ... guess from here by an optimal tree
 
     @property
     def known(self) -> bool:
@@ -106,6 +108,8 @@ class Valuer:
         self.solver.min_total(np.arange(min(3, codes.shape[1]), dtype=np.int32))  # compile before any fork
         self._ap = None
         self._best = {}  # memo of best(): the next row's position is this row's after-set
+        self._normal = None
+        self.orders = {}  # the greedy order of the set `top` ranks (ranking.py), kept for a repeated `top`
         self.known = KnownValues(game, outputs)
 
     def _state(self, state):
@@ -115,31 +119,49 @@ class Valuer:
         """Is a set of n candidates solved in this process (no time budget needed)?"""
         return n * self.codes.shape[0] <= IN_PROCESS_CELLS
 
+    def normal_mode(self) -> "Valuer":
+        """The same game's values ignoring hard mode (what an illegal guess would have given)."""
+        if not self.game.hard_mode:
+            return self
+        if self._normal is None:
+            self._normal = Valuer(dataclasses.replace(self.game, hard_mode=False), self.codes, self.budget)
+        return self._normal
+
     def _exact(self, task, n: int, seconds: float | None = None, source: str = "exact solver"):
         result = task() if self.small(n) else within(self.budget if seconds is None else seconds, task)
         if result is None:
             return None
-        total, guess = result
+        total, guess, *depths = result
         if total >= IMPOSSIBLE:
             return Value(-1, "infeasible", source, guess)
-        return Value(int(total), "exact", source, int(guess))
+        return Value(int(total), "exact", source, int(guess), depths[0] if depths else None)
 
-    def best(self, candidates: np.ndarray, state=None, left=None, start: bool = False) -> Value:
-        """MinTotal(C) and an optimal guess (or the best bound and its guess)."""
+    def depths(self, guess: int, candidates: np.ndarray, state=None, left=None) -> tuple[int, ...] | None:
+        """Secrets found at the 1st, 2nd, ... guess by an optimal tree opening with `guess` (sets solved in
+        this process only, else None; quick once the guess's value is known: the solver's memo has it)."""
+        cand = np.asarray(candidates, dtype=np.int32)
+        if not self.small(len(cand)):
+            return None
+        return optimal_depths(self.solver, guess, cand, self._state(state), left)
+
+    def best(self, candidates: np.ndarray, state=None, left=None, start: bool = False,
+             seconds: float | None = None) -> Value:
+        """MinTotal(C) and an optimal guess (or the best bound and its guess); the solver gets `seconds`
+        (default the budget) on sets it does not solve in this process."""
         cand = np.asarray(candidates, dtype=np.int32)
         key = (cand.tobytes(), left, start, None if state is None else (state[0].tobytes(), state[1].tobytes()))
         if key not in self._best:
-            self._best[key] = self._find_best(cand, state, left, start)
+            self._best[key] = self._find_best(cand, state, left, start, seconds)
         return self._best[key]
 
-    def _find_best(self, cand, state, left, start: bool) -> Value:
+    def _find_best(self, cand, state, left, start: bool, seconds: float | None = None) -> Value:
         known = None
         if start:
             known = self.known.best()
             if known is not None and known.kind == "exact":
                 return known
         st = self._state(state)
-        value = self._exact(lambda: self.solver.best_guess(cand, st, left), len(cand))
+        value = self._exact(lambda: self.solver.best_guess(cand, st, left), len(cand), seconds)
         if value is not None:
             return value
         if start and known is not None:
@@ -147,16 +169,22 @@ class Valuer:
         return self._upper(cand, st, left, -1)
 
     def played(self, guess: int, candidates: np.ndarray, state=None, left=None, start: bool = False,
-               seconds: float | None = None, upper: bool = True) -> Value:
+               seconds: float | None = None, upper: bool = True, depths: bool = False) -> Value:
         """V*(g, C): the best total over C once `guess` is played (the solver gets `seconds`, default the
-        budget; without `upper` no upper bound is searched when it runs out: UNKNOWN)."""
+        budget; without `upper` no upper bound is searched when it runs out: UNKNOWN).  With `depths`, a
+        set solved in a child also gets its optimal tree's depths there (the child's memo is lost after)."""
         cand = np.asarray(candidates, dtype=np.int32)
         known = self.known.opener(self.game.guesses[guess]) if start else None
         if known is not None and known.kind == "exact":
             return known
         st = self._state(state)
-        value = self._exact(lambda: (self.solver.guess_value(guess, cand, state=st, left=left)[0], guess), len(cand),
-                            seconds)
+        def task():
+            total = self.solver.guess_value(guess, cand, state=st, left=left)[0]
+            if depths and not self.small(len(cand)) and total < IMPOSSIBLE:
+                return total, guess, optimal_depths(self.solver, guess, cand, st, left)
+            return total, guess
+
+        value = self._exact(task, len(cand), seconds)
         if value is not None:
             return value
         if known is not None or not upper:
@@ -176,6 +204,24 @@ class Valuer:
         if result.total is None:
             return Value(None, "unknown", source + "; no strategy within the guess limit found", opener)
         return Value(int(result.total), "upper bound", source, int(result.opener))
+
+
+def optimal_depths(solver: ExactSolver, guess: int, cand: np.ndarray, state, left) -> tuple[int, ...]:
+    """Secrets of `cand` found at the 1st, 2nd, ... guess by the exact solver's optimal tree opening with
+    `guess` (its value must be feasible)."""
+    counts = []
+
+    def walk(node, members, depth):
+        g, children = node
+        row = solver.codes[g][members]
+        if len(counts) < depth:
+            counts.extend([0] * (depth - len(counts)))
+        counts[depth - 1] += int(np.count_nonzero(row == solver.win))
+        for code, child in children.items():
+            walk(child, members[row == code], depth + 1)
+
+    walk(solver.tree(guess, cand, state, left), cand, 1)
+    return tuple(counts)
 
 
 # ---- what is already known about the start of a game ------------------------------------------------------
