@@ -25,17 +25,17 @@ def pipeline(*args, stdin=""):
 
 
 @lru_cache(maxsize=None)
-def min_total(cands: frozenset, left: int) -> int:
+def min_total(cands: frozenset, left: int, guesses: tuple = tuple(GUESSES)) -> int:
     """Brute force: the least total number of guesses finding every secret of `cands` within `left` guesses."""
     if left <= 0:
         return INF
     if len(cands) == 1:
         return 1
-    return min(guess_total(g, cands, left) for g in GUESSES)
+    return min(guess_total(g, cands, left, guesses) for g in guesses)
 
 
 @lru_cache(maxsize=None)
-def guess_total(g: str, cands: frozenset, left: int) -> int:
+def guess_total(g: str, cands: frozenset, left: int, guesses: tuple = tuple(GUESSES)) -> int:
     """V*(g, C): |C| plus the best totals of the classes g cuts C into (INF if g does not split C)."""
     classes = {}
     for s in cands:
@@ -45,7 +45,7 @@ def guess_total(g: str, cands: frozenset, left: int) -> int:
     total = len(cands)
     for colours, members in classes.items():
         if colours != "22222":
-            total += min_total(frozenset(members), left - 1)
+            total += min_total(frozenset(members), left - 1, guesses)
     return min(total, INF)
 
 
@@ -197,3 +197,52 @@ def test_top_in_a_play_session_matches_brute_force(game_args):
             options = {tuple(f"{100 * sum(d[:k - played]) / len(cands):.1f}" for k in ks)
                        for d in opening_depths(row[1], cands, LIMIT - played)}
             assert tuple(shown_chances) in options
+
+
+IGHT = ["fight", "light", "might", "night", "right", "sight", "tight"]
+IGHT_GUESSES = tuple(sorted(IGHT + ["eight", "flmrs"]))
+
+
+def legal(word: str, rows: tuple) -> bool:
+    """NYT hard mode: every green stays in place and every yellow or green letter is used as often."""
+    for guess, colours in rows:
+        if any(c == "2" and word[i] != guess[i] for i, c in enumerate(colours)):
+            return False
+        shown = [guess[i] for i, c in enumerate(colours) if c != "0"]
+        if any(word.count(x) < shown.count(x) for x in set(shown)):
+            return False
+    return True
+
+
+@lru_cache(maxsize=None)
+def hard_min_total(cands: frozenset, rows: tuple, guesses: tuple) -> int:
+    """Brute force: hard-mode MinTotal(C) without a guess limit after `rows`."""
+    if len(cands) == 1:
+        return 1
+    best = INF
+    for g in guesses:
+        classes = _classes(g, cands)
+        if legal(g, rows) and (len(classes) > 1 or g in cands):
+            best = min(best, len(cands) + sum(hard_min_total(frozenset(m), rows + ((g, c),), guesses)
+                                              for c, m in classes.items() if c != "22222"))
+    return best
+
+
+def test_hard_mode_top_says_what_ignoring_hard_mode_gives(tmp_path):
+    (tmp_path / "secrets.txt").write_text("\n".join(IGHT) + "\n")
+    (tmp_path / "guesses.txt").write_text("\n".join(IGHT_GUESSES) + "\n")
+    args = ["game=words", f"game.secrets.path={tmp_path / 'secrets.txt'}", "game.hard_mode=true",
+            f"game.guesses.path={tmp_path / 'guesses.txt'}", "game.max_guesses=null", f"paths.outputs={tmp_path}"]
+    out = pipeline("play", *args, stdin="eight 02222\ntop 2\n")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()[out.stdout.splitlines().index("> top 2") + 1:]
+    assert lines[0].startswith("top 2 legal in hard mode")
+    cands, rows = frozenset(IGHT), (("eight", "02222"),)
+    hard = hard_min_total(cands, rows, IGHT_GUESSES)
+    assert float(lines[1].split()[2]) == pytest.approx(1 + hard / len(IGHT), abs=1e-3)
+    normal = min_total(cands, INF, IGHT_GUESSES)
+    assert normal < hard  # the rule costs something here
+    word, value, gain = lines[3].removeprefix("best guess ignoring hard mode: ").replace(",", "").split()[:3]
+    assert guess_total(word, cands, INF, IGHT_GUESSES) == normal
+    assert float(value) == pytest.approx(1 + normal / len(IGHT), abs=1e-3)
+    assert float(gain.lstrip("(")) == pytest.approx((hard - normal) / len(IGHT), abs=1e-3)
