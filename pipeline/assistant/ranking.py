@@ -20,7 +20,7 @@ import numpy as np
 
 from pipeline.search.partition import split_stats
 
-MARGIN = 0.05  # seconds kept back from a child's budget for forking and reaping it
+MARGIN = 0.1  # seconds kept back from a child's budget for forking and reaping it
 WITHIN_COLUMNS = 3  # chances of finishing within i+2, i+3, ... guesses shown per guess
 HARD_SHARE = 0.75  # in hard mode, the share of `seconds` the ranking gets (the normal-mode solve the rest)
 

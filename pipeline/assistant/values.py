@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
+from pipeline.search.hard_mode import initial_state, update_state
 
 IN_PROCESS_CELLS = 2_000_000  # |C| x |G| below which the exact solver runs in this process without a budget
 INFEASIBLE = None
@@ -207,21 +208,30 @@ class Valuer:
 
 
 def optimal_depths(solver: ExactSolver, guess: int, cand: np.ndarray, state, left) -> tuple[int, ...]:
-    """Secrets of `cand` found at the 1st, 2nd, ... guess by the exact solver's optimal tree opening with
-    `guess` (its value must be feasible)."""
-    counts = []
+    """Secrets of `cand` found at the 1st, 2nd, ... guess by an optimal strategy opening with `guess` (its
+    value must be feasible): the exact solver's best guess in every class of three or more; one or two
+    candidates are guessed in turn (the only optimal way, always legal in hard mode)."""
+    counts = [0] * (len(cand) + 2)
+    left = solver.max_guesses if left is None else left
+    if state is None:
+        state = initial_state(solver.length)
 
-    def walk(node, members, depth):
-        g, children = node
+    def walk(g, members, state, left, depth):
         row = solver.codes[g][members]
-        if len(counts) < depth:
-            counts.extend([0] * (depth - len(counts)))
-        counts[depth - 1] += int(np.count_nonzero(row == solver.win))
-        for code, child in children.items():
-            walk(child, members[row == code], depth + 1)
+        counts[depth] += int(np.count_nonzero(row == solver.win))
+        for code in np.unique(row):
+            sub = members[row == code]
+            if code == solver.win:
+                continue
+            if len(sub) <= 2:
+                counts[depth + 1] += 1
+                counts[depth + 2] += len(sub) - 1
+                continue
+            child = update_state(state[0], state[1], solver.words[g], int(code)) if solver.hard else state
+            walk(solver.best_guess(sub, child, left - 1)[1], sub, child, left - 1, depth + 1)
 
-    walk(solver.tree(guess, cand, state, left), cand, 1)
-    return tuple(counts)
+    walk(guess, cand, state, left, 0)
+    return tuple(np.trim_zeros(np.array(counts), "b").tolist())
 
 
 # ---- what is already known about the start of a game ------------------------------------------------------
