@@ -131,9 +131,6 @@ def test_exclude_removes_answers_for_the_assistant(game_args, tmp_path):
     for row, ref in zip(json.loads(out.stdout)["rows"], reference_rows("tabby", ["about", "tabby"], secrets)):
         assert (row["candidates_before"], row["candidates_after"]) == (ref["n"], ref["after"])
         assert (row["played"]["total"], row["best"]["total"]) == (ref["played"], ref["best"])
-    out = pipeline("play", *game_args, f"game.exclude={tmp_path / 'used.txt'}", stdin="list\n")
-    assert out.returncode == 0, out.stderr
-    assert f"{len(secrets)} candidates:" in out.stdout and "abyss" not in out.stdout.split("candidates:")[1]
 
 
 def test_exclude_with_an_unknown_word_is_one_line(game_args, tmp_path):
