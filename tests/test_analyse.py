@@ -243,3 +243,36 @@ def test_hard_mode_top_says_what_ignoring_hard_mode_gives(tmp_path):
     assert guess_total(word, cands, INF, IGHT_GUESSES) == normal
     assert float(value) == pytest.approx(1 + normal / len(IGHT), abs=1e-3)
     assert float(gain.lstrip("(")) == pytest.approx((hard - normal) / len(IGHT), abs=1e-3)
+
+
+def test_child_results_arrive_step_by_step():
+    import time
+
+    from pipeline.assistant.values import within
+
+    assert within(30, lambda: (7, 1), lambda r: r[0] + 1) == [(7, 1), 8]
+    assert within(0.5, lambda: 3, lambda r: time.sleep(30)) == [3]  # a slow second step keeps the first
+    assert within(0.3, lambda: time.sleep(30)) == []
+
+
+def test_values_solved_in_a_child_match_the_in_process_ones(game_args, monkeypatch):
+    import numpy as np
+
+    from pipeline.assistant import values
+    from pipeline.assistant.ranking import top_guesses
+    from pipeline.feedback.matrix import game_matrix
+    from pipeline.games.catalog import load_game
+    from pipeline.config import GameConfig, WordListConfig
+
+    paths = dict(arg.split("=", 1) for arg in game_args)
+    game = load_game(GameConfig(name="words", secrets=WordListConfig(path=paths["game.secrets.path"]),
+                                guesses=WordListConfig(path=paths["game.guesses.path"])))
+    valuer = values.Valuer(game, game_matrix(game), budget=30)
+    cand = np.arange(len(SECRETS), dtype=np.int32)
+    here, _ = top_guesses(valuer, cand, None, LIMIT, 3, False, seconds=30)
+    monkeypatch.setattr(values, "IN_PROCESS_CELLS", 0)  # every set now goes to a forked child
+    valuer.orders.clear()
+    forked, _ = top_guesses(valuer, cand, None, LIMIT, 3, False, seconds=30)
+    assert [(g, v.total, v.depths) for g, v in forked] == [(g, v.total, v.depths) for g, v in here]
+    for g, v in here:
+        assert v.depths in opening_depths(game.guesses[g], frozenset(SECRETS), LIMIT)

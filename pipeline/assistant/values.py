@@ -57,36 +57,38 @@ class Value:
 UNKNOWN = Value(None, "unknown", "not evaluated (out of time)")
 
 
-def within(seconds: float, task):
-    """task() in a forked child; its (picklable) result if it finishes within `seconds`, else None.
+def within(seconds: float, task, then=None) -> list:
+    """task() in a forked child, then (with `then`) then(its result): the (picklable) results the child
+    sent within `seconds`, in order: [], [result] or [result, then(result)].
 
     The child shares the parent's memory copy-on-write (the code matrix, the
-    compiled solver), so nothing is sent but the small result.  Without fork
-    (not POSIX) the task is not run."""
+    compiled solver), so nothing is sent but the small results, each as soon as
+    it is ready (a slow second step never costs the first).  Without fork (not
+    POSIX) the task is not run."""
     if seconds <= 0 or not hasattr(os, "fork"):
-        return None
+        return []
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover (the child; its coverage is not collected)
         status = 1
         try:
             os.close(read)
-            data = pickle.dumps(task())
-            while data:
-                data = data[os.write(write, data):]
+            result = task()
+            _send(write, result)
+            if then is not None:
+                _send(write, then(result))
             status = 0
         finally:
             os._exit(status)
     os.close(write)
-    chunks, deadline = [], time.monotonic() + seconds
+    received, deadline = bytearray(), time.monotonic() + seconds
     try:
-        while (remaining := deadline - time.monotonic()) > 0:
-            if select.select([read], [], [], remaining)[0]:
-                chunk = os.read(read, 1 << 16)
-                if not chunk:
-                    return pickle.loads(b"".join(chunks)) if chunks else None
-                chunks.append(chunk)
-        return None
+        while (remaining := deadline - time.monotonic()) > 0 and select.select([read], [], [], remaining)[0]:
+            chunk = os.read(read, 1 << 16)
+            if not chunk:
+                break
+            received += chunk
+        return _frames(bytes(received))
     finally:
         os.close(read)
         try:
@@ -94,6 +96,25 @@ def within(seconds: float, task):
         except ProcessLookupError:
             pass
         os.waitpid(pid, 0)
+
+
+def _send(fd: int, obj) -> None:  # pragma: no cover (runs in the child)
+    data = pickle.dumps(obj)
+    data = len(data).to_bytes(8, "little") + data
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _frames(data: bytes) -> list:
+    """The complete length-prefixed pickles at the start of `data`."""
+    found, at = [], 0
+    while at + 8 <= len(data):
+        size = int.from_bytes(data[at:at + 8], "little")
+        if at + 8 + size > len(data):
+            break
+        found.append(pickle.loads(data[at + 8:at + 8 + size]))
+        at += 8 + size
+    return found
 
 
 class Valuer:
@@ -128,14 +149,19 @@ class Valuer:
             self._normal = Valuer(dataclasses.replace(self.game, hard_mode=False), self.codes, self.budget)
         return self._normal
 
-    def _exact(self, task, n: int, seconds: float | None = None, source: str = "exact solver"):
-        result = task() if self.small(n) else within(self.budget if seconds is None else seconds, task)
-        if result is None:
+    def _exact(self, task, n: int, seconds: float | None = None, then=None):
+        """The Value of task() -> (total, guess): in this process for small sets, else in a child within
+        `seconds` (default the budget), which then also gives `then((total, guess))` as its depths if in time."""
+        if self.small(n):
+            results = [task()]
+        else:
+            results = within(self.budget if seconds is None else seconds, task, then)
+        if not results:
             return None
-        total, guess, *depths = result
+        total, guess = results[0]
         if total >= IMPOSSIBLE:
-            return Value(-1, "infeasible", source, guess)
-        return Value(int(total), "exact", source, int(guess), depths[0] if depths else None)
+            return Value(-1, "infeasible", "exact solver", guess)
+        return Value(int(total), "exact", "exact solver", int(guess), results[1] if len(results) > 1 else None)
 
     def depths(self, guess: int, candidates: np.ndarray, state=None, left=None) -> tuple[int, ...] | None:
         """Secrets found at the 1st, 2nd, ... guess by an optimal tree opening with `guess` (sets solved in
@@ -173,19 +199,18 @@ class Valuer:
                seconds: float | None = None, upper: bool = True, depths: bool = False) -> Value:
         """V*(g, C): the best total over C once `guess` is played (the solver gets `seconds`, default the
         budget; without `upper` no upper bound is searched when it runs out: UNKNOWN).  With `depths`, a
-        set solved in a child also gets its optimal tree's depths there (the child's memo is lost after)."""
+        set solved in a child also gets its optimal tree's depths from there, if they come in time (the
+        child's memo is lost after; for small sets `depths()` gives them)."""
         cand = np.asarray(candidates, dtype=np.int32)
         known = self.known.opener(self.game.guesses[guess]) if start else None
         if known is not None and known.kind == "exact":
             return known
         st = self._state(state)
-        def task():
-            total = self.solver.guess_value(guess, cand, state=st, left=left)[0]
-            if depths and not self.small(len(cand)) and total < IMPOSSIBLE:
-                return total, guess, optimal_depths(self.solver, guess, cand, st, left)
-            return total, guess
+        def then(result):
+            return optimal_depths(self.solver, guess, cand, st, left) if result[0] < IMPOSSIBLE else None
 
-        value = self._exact(task, len(cand), seconds)
+        value = self._exact(lambda: (self.solver.guess_value(guess, cand, state=st, left=left)[0], guess),
+                            len(cand), seconds, then if depths else None)
         if value is not None:
             return value
         if known is not None or not upper:
