@@ -276,3 +276,25 @@ def test_values_solved_in_a_child_match_the_in_process_ones(game_args, monkeypat
     assert [(g, v.total, v.depths) for g, v in forked] == [(g, v.total, v.depths) for g, v in here]
     for g, v in here:
         assert v.depths in opening_depths(game.guesses[g], frozenset(SECRETS), LIMIT)
+
+
+def test_openers_of_a_stored_exact_stage_bring_their_trees_depths(game_args, monkeypatch, tmp_path):
+    import numpy as np
+
+    from pipeline.assistant import values
+    from pipeline.assistant.ranking import top_guesses
+    from pipeline.config import GameConfig, WordListConfig
+    from pipeline.feedback.matrix import game_matrix
+    from pipeline.games.catalog import load_game
+
+    paths = {**dict(arg.split("=", 1) for arg in game_args), "paths.outputs": str(tmp_path)}
+    out = pipeline("stage=exact", "stage.openers=[about]", "ray.executor=local", *(f"{k}={v}" for k, v in paths.items()))
+    assert out.returncode == 0, out.stderr
+    game = load_game(GameConfig(name="words", secrets=WordListConfig(path=paths["game.secrets.path"]),
+                                guesses=WordListConfig(path=paths["game.guesses.path"])))
+    monkeypatch.setattr(values, "IN_PROCESS_CELLS", 0)  # nothing solved here: only what is stored
+    valuer = values.Valuer(game, game_matrix(game), budget=0, outputs=paths["paths.outputs"])
+    found, _ = top_guesses(valuer, np.arange(len(SECRETS), dtype=np.int32), None, LIMIT, 3, True, seconds=0)
+    (g, value), = found
+    assert game.guesses[g] == "about" and value.total == guess_total("about", frozenset(SECRETS), LIMIT)
+    assert value.depths in opening_depths("about", frozenset(SECRETS), LIMIT)

@@ -10,7 +10,7 @@ are ranked, and a line says what the best guess ignoring hard mode (a normal-mod
 
 Each listed guess also shows the chance of finishing the game within k guesses, from the depths of the
 exact solver's optimal tree opening with it (an optimal tree: others with the same total may spread
-their secrets differently); "–" where the value is not the solver's own.
+their secrets differently) or of the `exact` stage's stored tree; "–" where neither is at hand.
 """
 
 import time
@@ -121,6 +121,9 @@ def top_lines(session, valuer, count: int, seconds: float = 1.0) -> list[str]:
                             for k, p in zip(ks, within_chances(value, n, i, ks)))
         wins = f"  wins now 1/{n}" if game.secret_of_guess[g] in in_c else ""
         lines.append(f"{rank:>3}. {game.guesses[g]:<{game.length}}  {mark}{i + value.total / n:.3f}  {chances}{wins}")
+    if len(found) < count and not valuer.small(n):
+        lines.append(f"(the exact solver needs more than {seconds:g} s for the others here: `--budget S` gives it "
+                     "more; stored exact/upper_bound artifacts give openers at no cost)")
     if hard:
         remaining = max(0.1, seconds - (time.monotonic() - started))
         lines.append(ignoring_hard_mode(valuer, cand, left, i, found[0][1] if found else None, remaining))

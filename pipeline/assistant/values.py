@@ -350,7 +350,22 @@ class KnownValues:
             if row.get("total") is None or row["opener"] not in guess_index:
                 continue
             kind = "exact" if stage == "exact" else "upper bound"
-            self._offer_opener(row["opener"], Value(int(row["total"]), kind, label, guess_index[row["opener"]]))
+            depths = _stored_depths(folder, row["opener"]) if stage == "exact" else None
+            self._offer_opener(row["opener"], Value(int(row["total"]), kind, label, guess_index[row["opener"]],
+                                                    depths))
+
+
+def _stored_depths(folder: Path, opener: str) -> tuple[int, ...] | None:
+    """Secrets found at the 1st, 2nd, ... guess by the `exact` stage's optimal tree for `opener` (None if the
+    tree file is missing or unreadable)."""
+    from pipeline.artifacts.trees import tree_name
+
+    try:
+        found = {int(k): int(v) for k, v in json.loads((folder / f"{tree_name(opener)}.json").read_text())
+                 ["distribution"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return tuple(found.get(d, 0) for d in range(1, max(found, default=0) + 1)) or None
 
 
 def loss_chance(codes: np.ndarray, candidates: np.ndarray, left: int, win: int, guesses=None) -> tuple[float, bool]:
