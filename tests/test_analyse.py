@@ -88,6 +88,16 @@ def game_args(tmp_path_factory):
             f"game.guesses.path={folder / 'guesses.txt'}", f"paths.outputs={folder / 'outputs'}"]
 
 
+def tiny_game(game_args, **extra):
+    """The fixture's game loaded in this process (game.<key> settings in `extra`)."""
+    from pipeline.config import GameConfig, WordListConfig
+    from pipeline.games.catalog import load_game
+
+    paths = dict(arg.split("=", 1) for arg in game_args)
+    return load_game(GameConfig(name="words", secrets=WordListConfig(path=paths["game.secrets.path"]),
+                                guesses=WordListConfig(path=paths["game.guesses.path"]), **extra))
+
+
 def reference_rows(secret: str, guesses: list[str], secrets=SECRETS) -> list[dict]:
     rows, cands = [], frozenset(secrets)
     for i, g in enumerate(guesses):
@@ -131,6 +141,12 @@ def test_exclude_removes_answers_for_the_assistant(game_args, tmp_path):
     for row, ref in zip(json.loads(out.stdout)["rows"], reference_rows("tabby", ["about", "tabby"], secrets)):
         assert (row["candidates_before"], row["candidates_after"]) == (ref["n"], ref["after"])
         assert (row["played"]["total"], row["best"]["total"]) == (ref["played"], ref["best"])
+    from pipeline.assistant.analysis import check_secret
+    from pipeline.errors import PipelineError
+
+    game = tiny_game(game_args, exclude=str(tmp_path / "used.txt"))
+    with pytest.raises(PipelineError, match=r"^'abyss' is not a possible secret of words \(game.exclude removes it\)$"):
+        check_secret(game, "abyss")
 
 
 def test_exclude_with_an_unknown_word_is_one_line(game_args, tmp_path):
@@ -261,12 +277,8 @@ def test_values_solved_in_a_child_match_the_in_process_ones(game_args, monkeypat
     from pipeline.assistant import values
     from pipeline.assistant.ranking import top_guesses
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.games.catalog import load_game
-    from pipeline.config import GameConfig, WordListConfig
 
-    paths = dict(arg.split("=", 1) for arg in game_args)
-    game = load_game(GameConfig(name="words", secrets=WordListConfig(path=paths["game.secrets.path"]),
-                                guesses=WordListConfig(path=paths["game.guesses.path"])))
+    game = tiny_game(game_args)
     valuer = values.Valuer(game, game_matrix(game), budget=30)
     cand = np.arange(len(SECRETS), dtype=np.int32)
     here, _ = top_guesses(valuer, cand, None, LIMIT, 3, False, seconds=30)
@@ -283,17 +295,14 @@ def test_openers_of_a_stored_exact_stage_bring_their_trees_depths(game_args, mon
 
     from pipeline.assistant import values
     from pipeline.assistant.ranking import top_guesses
-    from pipeline.config import GameConfig, WordListConfig
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.games.catalog import load_game
 
-    paths = {**dict(arg.split("=", 1) for arg in game_args), "paths.outputs": str(tmp_path)}
-    out = pipeline("stage=exact", "stage.openers=[about]", "ray.executor=local", *(f"{k}={v}" for k, v in paths.items()))
+    args = [arg for arg in game_args if not arg.startswith("paths.outputs=")] + [f"paths.outputs={tmp_path}"]
+    out = pipeline("stage=exact", "stage.openers=[about]", "ray.executor=local", *args)
     assert out.returncode == 0, out.stderr
-    game = load_game(GameConfig(name="words", secrets=WordListConfig(path=paths["game.secrets.path"]),
-                                guesses=WordListConfig(path=paths["game.guesses.path"])))
+    game = tiny_game(game_args)
     monkeypatch.setattr(values, "IN_PROCESS_CELLS", 0)  # nothing solved here: only what is stored
-    valuer = values.Valuer(game, game_matrix(game), budget=0, outputs=paths["paths.outputs"])
+    valuer = values.Valuer(game, game_matrix(game), budget=0, outputs=tmp_path)
     found, _ = top_guesses(valuer, np.arange(len(SECRETS), dtype=np.int32), None, LIMIT, 3, True, seconds=0)
     (g, value), = found
     assert game.guesses[g] == "about" and value.total == guess_total("about", frozenset(SECRETS), LIMIT)

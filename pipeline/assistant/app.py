@@ -159,6 +159,7 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
 
 @_quiet_broken_pipe
 def solve_command(overrides: list[str], options: dict[str, str]) -> int:
+    from pipeline.assistant.analysis import check_secret
     from pipeline.assistant.terminal import render_row
     from pipeline.games.answer import feedback
 
@@ -168,9 +169,7 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     session, colour = ready.session, ready.colour
     game = session.game
     secret = options["secret"].strip().lower()
-    if secret not in game.secret_index:
-        also = " (it is an allowed guess, but never the answer)" if secret in game.guess_index else ""
-        raise PipelineError(f"{secret!r} is not a possible secret of {game.name}{also}")
+    check_secret(game, secret)
     print(f"suggestions: {session.strategy.describe()}")
     while not session.solved:
         if len(session.rows) > len(game.secrets):  # cannot happen: every suggestion splits the candidates
@@ -230,7 +229,7 @@ def grid_rows(game, grid: list[str], guesses: list[str], secret: str | None) -> 
 
 def game_rows(game, options: dict) -> tuple[list[tuple[str, str]], str | None]:
     """The rows to analyse from the options secret / guesses / grid."""
-    from pipeline.assistant.analysis import check_word, rows_from_secret
+    from pipeline.assistant.analysis import check_secret, check_word, rows_from_secret
 
     guesses = parse_guesses(options.get("guesses") or "")
     secret = (options.get("secret") or "").strip().lower() or None
@@ -239,8 +238,8 @@ def game_rows(game, options: dict) -> tuple[list[tuple[str, str]], str | None]:
     if options.get("grid"):
         source = options["grid"]
         text = sys.stdin.read() if source == "-" else _read_text(Path(source))
-        if secret and secret not in game.secret_index:
-            raise PipelineError(f"{secret!r} is not a possible secret of {game.name}")
+        if secret:
+            check_secret(game, secret)
         for word in guesses:
             check_word(game, word)
         return grid_rows(game, parse_grid(text, game.length), guesses, secret), secret
