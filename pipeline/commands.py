@@ -280,7 +280,7 @@ def build_parser(command: str) -> ArgumentParser:
                         help="strategy tree file, or none for greedy only (default: the best stored tree)")
     if command == "play":
         parser.add_argument("--budget", default=None, help="seconds the exact solver may spend per value for "
-                            "`top` and `analyse` (default 2)")
+                            "`analyse` (default 2) and on the whole list for `top` (default 1)")
     if command == "solve":
         parser.add_argument("--secret", default=None, help="the secret word (secret=<word> also accepted)")
     return parser
