@@ -15,18 +15,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.artifacts.trees import write_tree
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.tree import verify
-from pipeline.stages import feedback
-from pipeline.stages.exact import solve_opener
+from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.stages.tree_nodes import exact_tree
-from pipeline.stages.trees import write_tree
+from pipeline.stages.exact import solve_opener
 
-NAME = "upper_bound"
-VERSION = 1
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "upper_bound", 1, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass
@@ -45,8 +43,8 @@ SCHEMA = UpperBoundConfig
 
 
 def validate(cfg: UpperBoundConfig, game) -> None:
-    from pipeline.stages.checks import (AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, memo_bits,
-                                       word_list)
+    from pipeline.validation import (AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, memo_bits,
+                                     word_list)
 
     at_least(cfg, "breadth", 1)
     at_least(cfg, "top_k", 1, allow_none=True)
@@ -94,7 +92,7 @@ def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible) -> list[d
 
 def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     game = ctx.game
-    codes = feedback.load(ctx.inputs["feedback"], game)
+    codes = load_matrix(ctx.inputs["feedback"], game)
     openers = chosen_openers(cfg, game, codes)
     batches = [openers[i:i + cfg.batch_size] for i in range(0, len(openers), cfg.batch_size)]
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
