@@ -275,6 +275,9 @@ def _promote_eliminated(cert):  # an eliminated opener added as a survivor with 
     (lambda c: c.__setitem__("ub_tree_sha256", "0" * 64), "tree.json digest"),
     (lambda c: c.__setitem__("k_s", 74), "k_s=74"),
     (lambda c: c.__setitem__("proven", False), "proven is not true"),
+    (lambda c: c["eliminated"][0].__setitem__("rule", "hard"), "rule 'hard' is not a bound of this game's mode"),
+    (lambda c: c["survivors"][0]["classes"][0].__setitem__("method", "hard LB_2"),
+     "'hard LB_2' is not a bound of this game's mode"),
 ])
 def test_tampered_certificates_are_rejected(mini_proof, tmp_path, edit, message):
     folder, game = mini_proof
@@ -325,6 +328,20 @@ def test_normal_mode_certificate_presented_as_hard_mode_is_rejected(ight_proof, 
         verify_certificate(tampered(folder, tmp_path, lambda c: c.__setitem__("hard_mode", True)), hard)
     with pytest.raises(CertificateError, match="hard_mode=False, the game has hard_mode=True"):
         verify_certificate(folder, hard)
+
+
+def test_parallel_rederivation_gives_the_same_verdicts(mini_proof, tmp_path):
+    folder, game = mini_proof
+    assert verify_certificate(folder, game, workers=2) == verify_certificate(folder, game, workers=1)
+    forged = tampered(folder, tmp_path, _raise_deep_elimination)
+    with pytest.raises(CertificateError, match="V_3 re-derived as"):
+        verify_certificate(forged, game, workers=2)
+
+
+def _raise_deep_elimination(cert):  # an opener the funnel kept past V_2 claimed eliminated at V_3 (above ub)
+    survivor = next(s for s in cert["survivors"] if s["opener"] != cert["ub_opener"])
+    cert["survivors"].remove(survivor)
+    cert["eliminated"].append({"opener": survivor["opener"], "level": 3, "bound": 545})
 
 
 def test_verify_certificate_command(mini_proof, tmp_path):
