@@ -14,7 +14,7 @@ bounds at all for normal mode, and the certificate checker accepts them only in 
 import numpy as np
 from numba import njit
 
-from pipeline.proofs.bounds import HUGE, LowerBounds, bound, split
+from pipeline.proofs.bounds import HUGE, LowerBounds, bound, least_value, raised_sum
 from pipeline.proofs.hard_mode import Rule, letter_counts
 
 
@@ -78,44 +78,15 @@ class HardLowerBounds:
         elif level == 3:
             result = int(values.min(initial=HUGE)), True
         else:
-            result = self._least_v(cands, rule, level - 2, budget, guesses, values)
+            result = least_value(values, guesses, budget, lambda g, cap: self.v(int(g), cands, rule, level - 2, cap))
         self.memo[key] = result
         return result
 
-    def _least_v(self, cands, rule, level, budget, guesses, keys):
-        """min over allowed g of V_level(g, C, R), visiting guesses by V_1 <= V_level ascending."""
-        least, least_exact = HUGE, HUGE
-        for j in np.argsort(keys, kind="stable"):
-            key = int(keys[j])
-            if key >= least or key >= HUGE:
-                break
-            if key > budget:
-                return key, False
-            value, exact = self.v(int(guesses[j]), cands, rule, level, min(budget, least - 1))
-            least = min(least, value)
-            if exact:
-                least_exact = min(least_exact, value)
-        return least, least == least_exact
-
     def v(self, g: int, cands: np.ndarray, rule: Rule, level: int, budget: int = HUGE) -> tuple[int, bool]:
         """(V_level(g, C, R), exact): classes start at LB_1 and are raised largest first."""
-        members, starts, sizes = split(self.codes[g], cands, self.n_codes)
-        floors = self.btab[sizes]
-        total = len(cands) + int(floors.sum())
-        exact = True
-        if level == 1:
-            return total, exact
-        for c in np.argsort(-sizes, kind="stable"):
-            if total > budget:
-                return total, False
-            if sizes[c] < 3:
-                break
-            cls = members[starts[c]:starts[c] + sizes[c]]
-            after = rule.after(self.words[g], int(self.codes[g][cls[0]]))
-            value, done = self.lb(cls, after, level, budget - total + int(floors[c]))
-            total = min(total + value - int(floors[c]), HUGE)
-            exact = exact and done
-        return total, exact
+        row = self.codes[g]
+        return raised_sum(row, cands, self.n_codes, self.btab, level, budget, 3,
+                          lambda cls, cap: self.lb(cls, rule.after(self.words[g], int(row[cls[0]])), level, cap))
 
     def opener(self, g: int, level: int, budget: int = HUGE) -> int:
         """V_level(g, S) in hard mode from the start of the game (early exit above `budget`)."""

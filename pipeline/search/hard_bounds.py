@@ -15,12 +15,11 @@ what lets a hard-mode funnel eliminate the openers whose normal-mode value is
 below the hard-mode optimum.
 """
 
-import heapq
-
 import numpy as np
 from numba import njit
 
-from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table
+from pipeline.search.bounds import (UNBOUNDED, BoundSolver, _classes, _v1_column, bound, bound_table,
+                                    lazy_minimum)
 from pipeline.search.hard_mode import symbol_counts, update_state
 
 
@@ -55,20 +54,8 @@ def v1_among(codes_t, cands, guesses, n_codes, win, btab):
     counts = np.zeros(n_codes, dtype=np.int32)
     single = cands.shape[0] == 1
     for j in range(guesses.shape[0]):
-        g = guesses[j]
-        for c in cands:
-            counts[codes_t[c, g]] += 1
-        total = cands.shape[0]
-        parts = 0
-        for c in cands:
-            code = codes_t[c, g]
-            t = counts[code]
-            if t > 0:
-                parts += 1
-                if code != win:
-                    total += btab[t]
-                counts[code] = 0
-        useful = parts >= 2 or (single and codes_t[cands[0], g] == win)
+        total, parts = _v1_column(codes_t, guesses[j], cands, counts, win, btab)
+        useful = parts >= 2 or (single and codes_t[cands[0], guesses[j]] == win)
         values[j] = total if useful else UNBOUNDED
         parts_out[j] = parts
     return values, parts_out
@@ -147,35 +134,8 @@ class HardBoundSolver:
         if level == 3:
             best = int(keys[useful].min())
             return best, best <= budget
-        return self._lazy_min(cands, state, level, budget, self.allowed(state)[useful], keys[useful])
-
-    def _lazy_min(self, cands, state, level, budget, guesses, values):
-        """min over the guesses of V_{level-2}, upgrading lazily from their V_1 (see BoundSolver._lazy_min)."""
-        waiting = np.lexsort((guesses, values))
-        upgraded: list[tuple[int, bool, int]] = []
-        next_waiting, best_exact = 0, UNBOUNDED
-        while True:
-            top = upgraded[0] if upgraded else None
-            if next_waiting < len(waiting):
-                j = waiting[next_waiting]
-                candidate = (int(values[j]), False, int(guesses[j]))
-                if top is None or candidate < top:
-                    top = candidate
-            value, done, g = top
-            if value >= best_exact:
-                return best_exact, True
-            if value > budget:
-                return value, False
-            if done:
-                return value, True
-            if upgraded and top is upgraded[0]:
-                heapq.heappop(upgraded)
-            else:
-                next_waiting += 1
-            new_value, exact = self.v(g, cands, state, level - 2, min(budget, best_exact - 1))
-            if exact:
-                best_exact = min(best_exact, new_value)
-            heapq.heappush(upgraded, (new_value, exact, g))
+        return lazy_minimum(self.allowed(state)[useful], keys[useful], budget,
+                            lambda g, cap: self.v(g, cands, state, level - 2, cap))
 
     def v(self, g, cands, state, level, budget=UNBOUNDED):
         """(V_level(g, C, state), exact): classes upgraded from the LB_1 floor, largest first."""
