@@ -151,6 +151,42 @@ def _opener_v12(codes, openers, n_codes, win, btab, level, budget, codes_t, part
     return values, exact
 
 
+def lazy_minimum(guesses, values, budget, upgrade):
+    """(min over the guesses of an upgraded value, exact), where values[j] <= upgrade(guesses[j]).
+
+    Guesses wait in order of their cheap value (ties by index); the one on top is upgraded by
+    `upgrade(g, cap)` -> (value, exact), which may stop early above `cap`, and upgraded values wait in a
+    heap.  Entries are (value, exact upgrade, guess), so the two queues behave as one heap of them: the
+    minimum is known once an exact upgrade is on top, and only a bound > budget once the top is above it.
+    """
+    waiting = np.lexsort((guesses, values))
+    upgraded: list[tuple[int, bool, int]] = []
+    next_waiting = 0
+    best_exact = UNBOUNDED  # an upgrade only matters if it beats the best exact value found
+    while True:
+        top = upgraded[0] if upgraded else None
+        if next_waiting < len(waiting):
+            j = waiting[next_waiting]
+            candidate = (int(values[j]), False, int(guesses[j]))
+            if top is None or candidate < top:
+                top = candidate
+        value, done, g = top
+        if value >= best_exact:
+            return best_exact, True
+        if value > budget:
+            return value, False
+        if done:
+            return value, True
+        if upgraded and top is upgraded[0]:
+            heapq.heappop(upgraded)
+        else:
+            next_waiting += 1
+        new_value, exact = upgrade(g, min(budget, best_exact - 1))
+        if exact:
+            best_exact = min(best_exact, new_value)
+        heapq.heappush(upgraded, (new_value, exact, g))
+
+
 class BoundSolver:
     """V_i / LB_i for one game, with a memo of LB_i per (candidate set, level).
 
@@ -201,41 +237,14 @@ class BoundSolver:
         return result
 
     def _lazy_min(self, candidates, level, budget):
-        """min over useful g of V_{level-2}(g, C), lazily: guesses wait in order of V_1 <= V_{level-2}
-        (ties by index), the one on top is upgraded, and upgraded values wait in a heap.  Entries are
-        (value, exact upgrade, guess), so the two queues together behave as one heap of them."""
+        """min over useful g of V_{level-2}(g, C), upgraded lazily from V_1 (see `lazy_minimum`)."""
         keys = v1_all(self.index.codes_t, candidates, self.n_codes, self.win, self.btab)
         useful = np.flatnonzero(keys < UNBOUNDED)
         if level == 3:
             best = int(keys[useful].min())
             return (best, True) if best <= budget else (best, False)
-        guesses, values = self.guess_at[useful], keys[useful]
-        waiting = np.lexsort((guesses, values))
-        upgraded: list[tuple[int, bool, int]] = []
-        next_waiting = 0
-        best_exact = UNBOUNDED  # an upgrade only matters if it beats the best exact value found
-        while True:
-            top = upgraded[0] if upgraded else None
-            if next_waiting < len(waiting):
-                j = waiting[next_waiting]
-                candidate = (int(values[j]), False, int(guesses[j]))
-                if top is None or candidate < top:
-                    top = candidate
-            value, done, g = top
-            if value >= best_exact:
-                return best_exact, True
-            if value > budget:
-                return value, False
-            if done:
-                return value, True
-            if upgraded and top is upgraded[0]:
-                heapq.heappop(upgraded)
-            else:
-                next_waiting += 1
-            new_value, exact = self.v(g, candidates, level - 2, min(budget, best_exact - 1))
-            if exact:
-                best_exact = min(best_exact, new_value)
-            heapq.heappush(upgraded, (new_value, exact, g))
+        return lazy_minimum(self.guess_at[useful], keys[useful], budget,
+                            lambda g, cap: self.v(g, candidates, level - 2, cap))
 
     # ---- V_i(g, C) -----------------------------------------------------
     def v(self, g, candidates, level, budget=UNBOUNDED):
