@@ -10,7 +10,6 @@ import os
 import sys
 import threading
 import time
-from contextlib import contextmanager
 
 RESET = "\x1b[0m"
 TILE = {"0": "\x1b[1;97;100m", "1": "\x1b[1;30;43m", "2": "\x1b[1;97;42m"}  # grey, yellow, green backgrounds
@@ -31,10 +30,6 @@ def render_row(guess: str, colours: str, colour: bool) -> str:
 
 def bold(text: str, colour: bool) -> str:
     return f"{BOLD}{text}{RESET}" if colour else text
-
-
-def dim(text: str, colour: bool) -> str:
-    return f"{DIM}{text}{RESET}" if colour else text
 
 
 class Progress:
@@ -81,9 +76,3 @@ class Progress:
             if self._drawn:
                 sys.stderr.write("\r\x1b[K")
                 sys.stderr.flush()
-
-
-@contextmanager
-def progress(label: str, enabled: bool | None = None):
-    with Progress(label, enabled) as p:
-        yield p
