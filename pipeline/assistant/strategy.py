@@ -80,7 +80,7 @@ def load_tree_file(path: Path, game: Game, label: str | None = None) -> LoadedTr
     if isinstance(body, dict) and ("guesses_sha256" in body or manifest) and not _fits(game, body, manifest):
         raise PipelineError(f"{path} is a tree for other word lists or rules, not game {game.name!r}")
     try:
-        total = verify(tree, game.guesses, game.secrets)
+        total = verify(tree, game.guesses, game.secrets, game.answering.response)
     except ValueError as err:
         raise PipelineError(f"{path} does not fit game {game.name!r}: {err}") from None
     if tree.candidates != len(game.secrets):

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.errors import PipelineError
-from pipeline.games.answer import code_to_colours
 from pipeline.search.bounds import BoundSolver, k_of_game
 from pipeline.search.exact import ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
@@ -121,7 +120,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     for word in funnel["survivors"]:
         opener = game.guess_index[word]
         for code, members in survivor_classes(codes, game, opener):
-            colours = code_to_colours(code, game.length)
+            colours = game.code_text(code)
             target = targets.get(colours) if word == ub_opener else None
             state = (update_state(*initial_state(game.length), game.encoded_guesses()[opener], code)
                      if game.hard_mode else None)

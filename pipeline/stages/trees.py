@@ -19,6 +19,7 @@ def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree") -> dict:
     stats = statistics(tree)
     body = {"game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
             "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses,
+            **({} if game.answer == "wordle" else {"answer": game.answer}),
             **{k: stats[k] for k in ("total", "max_guesses", "distribution")},
             "tree": to_json(tree)}
     folder_file(f"{name}.json").write_text(json.dumps(body) + "\n")

@@ -89,8 +89,8 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                       "total": pa.array([r.total for r in results], type=pa.int64()),
                       "rank": np.arange(1, len(results) + 1)})
     pq.write_table(table, ctx.out.file("openers.parquet"))
-    tree = best.tree(list(game.guesses), game.length)
-    if verify(tree, game.guesses, game.secrets) != best.total:
+    tree = best.tree(list(game.guesses), game.answering.text)
+    if verify(tree, game.guesses, game.secrets, game.answering.response) != best.total:
         raise PipelineError("internal error: the best tree does not replay to its total")
     stats = write_tree(ctx.out.file, tree, game)
     summary = {"ub": best.total, "opener": game.guesses[best.opener], "breadth": cfg.breadth,
