@@ -155,6 +155,8 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
     others_not_better = all(s["value"] >= ub for s in survivors.values())
     return {
         "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
+        **({} if game.answer == "wordle" else {"answer": game.answer, "length": game.length,
+                                               "n_symbols": len(game.alphabet)}),
         "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
         "n_guesses": len(game.guesses), "n_secrets": len(game.secrets), "k_s": k_s,
         "ub": ub, "ub_opener": ub_opener, "ub_tree_sha256": hashlib.sha256(tree_file.read_bytes()).hexdigest(),
