@@ -119,7 +119,7 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
     try:
         for line in _input_lines(sys.stdin.isatty()):
             try:
-                entry = parse_line(line, session.game.length)
+                entry = parse_line(line, session.game.length, session.game.answering)
                 if entry is None:
                     continue
                 if entry.command == "quit":
@@ -152,7 +152,6 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
 @_quiet_broken_pipe
 def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     from pipeline.assistant.terminal import render_row
-    from pipeline.games.answer import feedback
 
     if not options.get("secret"):
         raise PipelineError(f"solve needs secret=<word>; {SOLVE_USAGE[len('usage: '):]}")
@@ -169,7 +168,7 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
             raise PipelineError(f"the strategy did not find {secret!r}")
         _suggest(session)
         word = session.suggestion().word
-        row = session.play(word, feedback(word, secret))
+        row = session.play(word, game.answering.response(word, secret))
         print(render_row(row.guess, row.colours, colour), flush=True)
     n = len(session.rows)
     print(f"solved in {n} {'guess' if n == 1 else 'guesses'}")

@@ -90,12 +90,16 @@ def _numbers(text: str, kind: str) -> tuple[int, int]:
     return b or 0, w or 0
 
 
+class ImpossibleAnswer(ValueError):
+    """An answer in a recognised form that no guess can get (e.g. 3B1W with 4 pegs)."""
+
+
 def parse_pair(text: str, length: int, kind: str) -> int:
     """Code of an answer typed as text; ValueError (one clear line) when no guess can get that answer."""
     b, w = _numbers(text.strip().lower(), kind)
     shown = f"{b}B{w}{SECOND_LETTER[kind]}"
     if b + w > length:
-        raise ValueError(f"{shown} is impossible: {b} + {w} pegs are more than the {length} positions")
+        raise ImpossibleAnswer(f"{shown} is impossible: {b} + {w} pegs are more than the {length} positions")
     if b == length - 1 and w == 1:
-        raise ValueError(f"{shown} is impossible: with {b} in place, the last symbol cannot be elsewhere")
+        raise ImpossibleAnswer(f"{shown} is impossible: with {b} in place, the last symbol cannot be elsewhere")
     return pair_code(b, w, length)
