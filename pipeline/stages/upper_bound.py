@@ -2,7 +2,12 @@
 
 The search plays the game's rules (hard mode, game.max_guesses): an opener
 whose ApMinTotal strategy cannot find every secret within the limit is
-listed with total null; if no opener can, the stage fails with one error."""
+listed with total null; if no opener can, the stage fails with one error.
+
+`stage.exact_opener=true` then solves the best opener exactly (the exact
+search, alpha-beta under its ApMinTotal total) and keeps that tree when it
+is better: still an upper bound, and a tight one for small games such as
+Mastermind, whose ApMinTotal trees miss the optimum by a few guesses."""
 
 import json
 from dataclasses import dataclass
@@ -14,9 +19,11 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
 from pipeline.search.apmintotal import ApSearch, rank_openers
+from pipeline.search.exact import ExactSolver
 from pipeline.search.tree import verify
 from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.tree_nodes import exact_tree
 from pipeline.stages.trees import write_tree
 
 NAME = "upper_bound"
@@ -32,19 +39,22 @@ class UpperBoundConfig(StageConfig):
     top_k: int | None = None  # openers tried when ranked; None = breadth (the paper's behaviour)
     batch_size: int = 1  # openers per Ray task
     max_memo_entries: int = 2_000_000  # memoised candidate sets per task (memory bound)
+    exact_opener: bool = False  # re-solve the best opener exactly and keep that tree if better (small games)
+    memo_bits: int = 22  # exact_opener's memo of 2**memo_bits entries (~41 bytes each)
 
 
 SCHEMA = UpperBoundConfig
 
 
 def validate(cfg: UpperBoundConfig, game) -> None:
-    from pipeline.stages.checks import AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, word_list
+    from pipeline.stages.checks import AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, memo_bits, word_list
 
     at_least(cfg, "breadth", 1)
     at_least(cfg, "top_k", 1, allow_none=True)
     at_least(cfg, "batch_size", 1)
     at_least(cfg, "max_memo_entries", 1)
     fits_memory("max_memo_entries", cfg.max_memo_entries, AP_MEMO_ENTRY_BYTES)
+    memo_bits(cfg)
     enough_secrets(game, NAME)
     if isinstance(cfg.openers, str):
         if cfg.openers not in ("ranked", "all"):
@@ -71,6 +81,29 @@ def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, enco
     return [search.strategy(None, opener) for opener in batch]
 
 
+def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_guesses, memo_bits, beta):
+    """(V*(opener, S), its tree nodes) when below `beta` (the ApMinTotal total), else (None, None)."""
+    solver = ExactSolver(codes, secret_of_guess, n_codes, encoded_guesses is not None, encoded_guesses,
+                         max_guesses=max_guesses, memo_bits=memo_bits)
+    total, exact = solver.guess_value(opener, beta=beta)
+    return (total, solver.tree(opener)) if exact else (None, None)
+
+
+def best_tree(ctx: StageContext, cfg: UpperBoundConfig, codes, best):
+    """(tree, total) of the best opener: its ApMinTotal tree, or its exact tree with exact_opener when better."""
+    game = ctx.game
+    tree, total = best.tree(list(game.guesses), game.answering.text), best.total
+    if cfg.exact_opener:
+        shared = (codes, game.secret_of_guess, game.n_codes, game.encoded_guesses() if game.hard_mode else None,
+                  game.max_guesses, cfg.memo_bits, best.total)
+        exact_total, nodes = ctx.fan_out(_exact_opener, [best.opener], shared, label=f"{NAME}-exact")[0]
+        if exact_total is not None:
+            tree, total = exact_tree(nodes, game, codes), exact_total
+    if verify(tree, game.guesses, game.secrets, game.answering.response) != total:
+        raise PipelineError("internal error: the best tree does not replay to its total")
+    return tree, total
+
+
 def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     game = ctx.game
     codes = feedback.load(ctx.inputs["feedback"], game)
@@ -89,11 +122,9 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                       "total": pa.array([r.total for r in results], type=pa.int64()),
                       "rank": np.arange(1, len(results) + 1)})
     pq.write_table(table, ctx.out.file("openers.parquet"))
-    tree = best.tree(list(game.guesses), game.answering.text)
-    if verify(tree, game.guesses, game.secrets, game.answering.response) != best.total:
-        raise PipelineError("internal error: the best tree does not replay to its total")
+    tree, ub = best_tree(ctx, cfg, codes, best)
     stats = write_tree(ctx.out.file, tree, game)
-    summary = {"ub": best.total, "opener": game.guesses[best.opener], "breadth": cfg.breadth,
+    summary = {"ub": ub, "exact_opener": cfg.exact_opener, "opener": game.guesses[best.opener], "breadth": cfg.breadth,
                "openers_tried": len(results), "expected": stats["expected"], "max_guesses": stats["max_guesses"],
                "distribution": stats["distribution"], "memo": best.stats,
                "openers_infeasible": len(results) - len(feasible),
