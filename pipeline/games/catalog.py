@@ -5,8 +5,7 @@ from omegaconf import OmegaConf
 from pipeline.config import CONF_DIR, GameConfig, PathsConfig
 from pipeline.errors import PipelineError
 from pipeline.games import generators
-from pipeline.games.answer import ANSWERS
-from pipeline.games.game import Game
+from pipeline.games.game import ANSWERS, Game
 from pipeline.games.lists import check_digest, clean, read_words
 
 MIN_LENGTH, MAX_LENGTH = 4, 11

@@ -5,9 +5,11 @@ from functools import cached_property
 
 import numpy as np
 
-from pipeline.games.answer import Answering
 from pipeline.games.digest import sorted_sha256
 from pipeline.games.encoding import encode_words
+
+
+ANSWERS = ("wordle", "mastermind", "bulls_and_cows")  # the answering functions a game may declare
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,11 @@ class Game:
         return len(self.secrets[0])
 
     @cached_property
-    def answering(self) -> Answering:
+    def answering(self):
+        """The `pipeline.games.answer.Answering` of this game (imported here: the independent checker holds
+        Games without ever loading the prover's answering code)."""
+        from pipeline.games.answer import Answering
+
         return Answering(self.answer, self.length)
 
     @property
