@@ -93,23 +93,21 @@ def check_outputs(outputs: str) -> None:
 
 def check_plan(name: str, stage_cfg, config: Config, game, seen: set[str]) -> None:
     """`validate` the stage and, recursively, every stage it runs as an input (with its upstream settings)."""
-    from pipeline.stages.runner import stage_module, upstream_config
+    from pipeline.stages.runner import stage_contract, upstream_config
 
-    module = stage_module(name)
+    stage = stage_contract(name)
     where = "stage" if not seen else f"upstream.{name}"
-    if not isinstance(stage_cfg, module.SCHEMA) or stage_cfg.name != name:
+    if not isinstance(stage_cfg, stage.schema) or stage_cfg.name != name:
         raise PipelineError(f"{where}.name cannot be changed; choose a stage with stage=<name>")
     seen.add(name)
-    if hasattr(module, "validate"):
-        try:
-            module.validate(stage_cfg, game)
-        except PipelineError as err:
-            if where == "stage":
-                raise
-            message = str(err).replace("stage.", f"{where}.")
-            raise PipelineError(f"{message} (in {name}, run as an input)") from None
-    needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
-    for dep in needed:
+    try:
+        stage.validate(stage_cfg, game)
+    except PipelineError as err:
+        if where == "stage":
+            raise
+        message = str(err).replace("stage.", f"{where}.")
+        raise PipelineError(f"{message} (in {name}, run as an input)") from None
+    for dep in stage.inputs(stage_cfg):
         if dep not in seen:
             check_plan(dep, upstream_config(dep, config), config, game, seen)
 
@@ -131,14 +129,13 @@ def check_run(config: Config):
 
 def plan_stages(config: Config) -> set[str]:
     """The stage run and every stage it runs as an input."""
-    from pipeline.stages.runner import stage_module, upstream_config
+    from pipeline.stages.runner import stage_contract, upstream_config
 
     names, todo = set(), [(config.stage.name, config.stage)]
     while todo:
         name, stage_cfg = todo.pop()
         names.add(name)
-        module = stage_module(name)
-        needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
+        needed = stage_contract(name).inputs(stage_cfg)
         todo += [(dep, upstream_config(dep, config)) for dep in needed if dep not in names]
     return names
 

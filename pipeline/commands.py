@@ -1,4 +1,4 @@
-"""Sub-commands beside the Hydra stages: `data`, `verify-tree`, `verify-certificate`, `play`, `solve`.
+"""Sub-commands beside the Hydra stages: `data`, `verify-tree`, `verify-certificate`, `play`, `solve`, `analyse`.
 
 Each has an argparse parser (`python -m pipeline <command> --help`).  Game settings are passed as
 overrides — the arguments of the form `game=<name>`, `game.<key>=<value>` or `paths.<key>=<value>` —
@@ -17,7 +17,7 @@ from pipeline.errors import PipelineError
 
 EXIT_BAD_INPUT = 2
 OVERRIDE = re.compile(r"^[+~]?(game|paths)(\.[A-Za-z_][\w.]*)?=")  # game=..., game.<key>=..., paths.<key>=...
-LEGACY_OPTIONS = ("sample", "tree", "secret")  # `key=value` spellings of --sample, --tree, --secret
+LEGACY_OPTIONS = ("sample", "tree", "secret", "guesses", "grid", "budget")  # `key=value` spellings of --key
 
 USAGE_LINES = [
     ("stage=<stage> game=<game> [key=value ...]", "run a stage (Hydra overrides; -m sweeps them)"),
@@ -26,6 +26,7 @@ USAGE_LINES = [
     ("verify-certificate <prove dir> [--sample N]", "re-check a proof of optimality (all of it by default)"),
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
+    ("analyse game=<name> secret=<word> guesses=[g1,...]", "score every guess of a game: cost and luck"),
     ("<command> --help", "a sub-command's own options"),
 ]
 
@@ -218,13 +219,20 @@ def assistant_args(ns: argparse.Namespace, own: tuple[str, ...]) -> tuple[list[s
 def play_command(ns: argparse.Namespace) -> int:
     from pipeline.assistant.app import play_command as play
 
-    return play(*assistant_args(ns, ("tree",)))
+    return play(*assistant_args(ns, ("tree", "budget")))
 
 
 def solve_command(ns: argparse.Namespace) -> int:
     from pipeline.assistant.app import solve_command as solve
 
     return solve(*assistant_args(ns, ("tree", "secret")))
+
+
+def analyse_command(ns: argparse.Namespace) -> int:
+    from pipeline.assistant.app import analyse_command as analyse
+
+    overrides, options = assistant_args(ns, ("secret", "guesses", "grid", "budget", "json"))
+    return analyse(overrides, options)
 
 
 # ---- the parsers ------------------------------------------------------------------------------------------------
@@ -273,18 +281,37 @@ def build_parser(command: str) -> ArgumentParser:
                             help="quick mode: re-derive only N elimination bounds and N closure classes at random "
                                  "(reported as partially checked); default: everything (sample=N also accepted)")
         return parser
+    if command == "analyse":
+        return analyse_parser()
     text = {"play": "Interactive assistant: type guesses and colours, get suggestions.",
             "solve": "Play the strategy against a secret and print each row."}[command]
     parser = command_parser(command, text)
     parser.add_argument("--tree", default=None,
                         help="strategy tree file, or none for greedy only (default: the best stored tree)")
+    if command == "play":
+        parser.add_argument("--budget", default=None, help="seconds the exact solver may spend per value for "
+                            "`top` and `analyse` (default 2)")
     if command == "solve":
         parser.add_argument("--secret", default=None, help="the secret word (secret=<word> also accepted)")
     return parser
 
 
+def analyse_parser() -> ArgumentParser:
+    parser = command_parser("analyse", "Score every guess of a finished (or unfinished) game: expected total "
+                            "guesses of the guess played and of the best guess (exact where the exact solver "
+                            "finishes within the budget, else a labelled upper bound), the cost of each choice "
+                            "and the luck of each response.")
+    parser.add_argument("--secret", default=None, help="the secret word (secret=<word> also accepted)")
+    parser.add_argument("--guesses", default=None, help="the guesses played, e.g. [salet,crony,cigar]")
+    parser.add_argument("--grid", default=None, help="a share grid file (- reads stdin) giving the colours")
+    parser.add_argument("--budget", default=None, help="seconds the exact solver may spend per value (default 2)")
+    parser.add_argument("--json", action="store_true", default=None, help="print the analysis as JSON")
+    return parser
+
+
 COMMANDS = {"data": data_command, "verify-tree": verify_tree_command,
-            "verify-certificate": verify_certificate_command, "play": play_command, "solve": solve_command}
+            "verify-certificate": verify_certificate_command, "play": play_command, "solve": solve_command,
+            "analyse": analyse_command}
 
 
 def main(argv: list[str]) -> int:

@@ -308,7 +308,7 @@ def test_fan_out_refuses_an_empty_window_before_touching_ray():
 def test_tree_names_stay_inside_the_artifact_folder(word, tmp_path):
     from urllib.parse import unquote
 
-    from pipeline.stages.trees import tree_name, tree_path
+    from pipeline.artifacts.trees import tree_name, tree_path
 
     name = tree_name(word)
     assert "/" not in name and "\\" not in name and not name.startswith(".")
@@ -320,7 +320,7 @@ def test_tree_names_stay_inside_the_artifact_folder(word, tmp_path):
 
 
 def test_write_tree_refuses_a_path_as_name(tmp_path):
-    from pipeline.stages.trees import write_tree
+    from pipeline.artifacts.trees import write_tree
 
     with pytest.raises(ValueError, match="unsafe tree file name"):
         write_tree(lambda n: tmp_path / n, None, None, name="tree-28/7=4")
@@ -330,7 +330,7 @@ def test_exact_writes_trees_of_openers_with_slashes(ray_session, tmp_path, run_p
     """A game whose symbols include / and *: the exact stage writes one tree file per opener, readable back."""
     import json
 
-    from pipeline.stages.trees import tree_path
+    from pipeline.artifacts.trees import tree_path
 
     words = ["a/b*", "ab/*", "*/ab", "b*a/", "/a*b", "ba*/"]
     path = tmp_path / "symbols.txt"

@@ -204,7 +204,7 @@ def test_code_version_covers_the_maths_and_the_stage_itself():
 
     files = {p.relative_to(runner.PACKAGE_DIR).as_posix() for p in runner.source_files(prove)}
     assert {"search/bounds.py", "feedback/kernel.py", "games/answer.py", "stages/prove.py",
-            "stages/trees.py"} <= files
+            "artifacts/trees.py"} <= files
     assert "stages/upper_bound.py" not in files and "runtime/fanout.py" not in files
     assert runner.code_version(prove) != runner.code_version(upper_bound)
 

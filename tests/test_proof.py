@@ -17,7 +17,7 @@ from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal import opener_total
 from pipeline.proofs.certificate import CertificateError, verify_certificate
-from pipeline.stages.trees import tree_path
+from pipeline.artifacts.trees import tree_path
 
 
 def prove(game_name, outputs):

@@ -28,6 +28,7 @@ class Setup:
     session: object
     options: dict
     colour: bool
+    outputs: Path = Path("outputs")
 
 
 def setup(overrides: list[str], options: dict[str, str]) -> Setup:
@@ -54,7 +55,8 @@ def setup(overrides: list[str], options: dict[str, str]) -> Setup:
             tree = load_tree_file(Path(choice), game)
         strategy = Strategy(game, tree)
     user_lists = config.game.source == "lists" and not config.game.secrets.sha256
-    return Setup(Session(strategy, allow_unlisted=user_lists), options, use_colour(sys.stdout))
+    return Setup(Session(strategy, allow_unlisted=user_lists), options, use_colour(sys.stdout),
+                 Path(config.paths.outputs))
 
 
 def _suggest(session) -> None:
@@ -114,11 +116,16 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
     session, colour = ready.session, ready.colour
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
     say(*explain.header(session))
+    coach = {"outputs": ready.outputs, "budget": budget_of(options)}
     _suggest(session)
     say(explain.suggestion_line(session))
     try:
         for line in _input_lines(sys.stdin.isatty()):
             try:
+                answer = coach_line(line, session, coach, colour)
+                if answer is not None:
+                    say(*answer)
+                    continue
                 entry = parse_line(line, session.game.length, session.game.answering)
                 if entry is None:
                     continue
@@ -173,3 +180,171 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     n = len(session.rows)
     print(f"solved in {n} {'guess' if n == 1 else 'guesses'}")
     return 0
+
+
+ANALYSE_USAGE = ("usage: python -m pipeline analyse game=<name> secret=<word> guesses=[g1,g2,...] "
+                 "[grid=<share grid file, - for stdin>] [--json] [--budget S]")
+GRID_SQUARES = "\U0001f7e9\U0001f7e8\u2b1b\u2b1c"  # 🟩 🟨 ⬛ ⬜
+
+
+def parse_guesses(text: str) -> list[str]:
+    """`[salet,crony,cigar]`, `salet,crony,cigar` or `salet crony cigar` -> the words, lower-cased."""
+    words = [w.strip().strip("'\"").lower() for w in text.strip().strip("[]").replace(",", " ").split()]
+    return [w for w in words if w]
+
+
+def parse_grid(text: str, length: int) -> list[str]:
+    """The colour rows of a pasted share grid (lines of 🟩🟨⬛⬜; title lines such as `Wordle 1,234 3/6` are
+    skipped), as digit strings."""
+    from pipeline.assistant.parse import InputError, parse_colours
+
+    rows = []
+    for line in text.splitlines():
+        squares = "".join(ch for ch in line if ch in GRID_SQUARES)
+        if squares:
+            try:
+                rows.append(parse_colours(squares, length))
+            except InputError as err:
+                raise PipelineError(f"share grid row {len(rows) + 1}: {err}") from None
+    if not rows:
+        raise PipelineError("the share grid has no rows of 🟩🟨⬛ squares")
+    return rows
+
+
+def grid_rows(game, grid: list[str], guesses: list[str], secret: str | None) -> list[tuple[str, str]]:
+    """(guess, colours) rows from a share grid and the words, checked against the secret when one is given."""
+    from pipeline.games.answer import feedback
+
+    if len(grid) != len(guesses):
+        raise PipelineError(f"the share grid has {len(grid)} rows but {len(guesses)} guesses were given")
+    rows = list(zip(guesses, grid))
+    for i, (word, colours) in enumerate(rows):
+        if secret and word in game.guess_index and feedback(word, secret) != colours:
+            raise PipelineError(f"share grid row {i + 1} ({colours}) does not match {word!r} against secret "
+                                f"{secret!r}, which gives {feedback(word, secret)}")
+    return rows
+
+
+def game_rows(game, options: dict) -> tuple[list[tuple[str, str]], str | None]:
+    """The rows to analyse from the options secret / guesses / grid."""
+    from pipeline.assistant.analysis import check_word, rows_from_secret
+
+    guesses = parse_guesses(options.get("guesses") or "")
+    secret = (options.get("secret") or "").strip().lower() or None
+    if not guesses:
+        raise PipelineError(f"analyse needs guesses=[...]; {ANALYSE_USAGE[len('usage: '):]}")
+    if options.get("grid"):
+        source = options["grid"]
+        text = sys.stdin.read() if source == "-" else _read_text(Path(source))
+        if secret and secret not in game.secret_index:
+            raise PipelineError(f"{secret!r} is not a possible secret of {game.name}")
+        for word in guesses:
+            check_word(game, word)
+        return grid_rows(game, parse_grid(text, game.length), guesses, secret), secret
+    if not secret:
+        raise PipelineError("analyse needs secret=<word> (or a share grid: grid=<file>)")
+    return rows_from_secret(game, secret, guesses), secret
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise PipelineError(f"cannot read the share grid {path}: {err.strerror}") from None
+
+
+def make_valuer(game, outputs: Path, budget: float):
+    """The coach's value engine: the game's code matrix and exact solver (built once per command/session)."""
+    from pipeline.assistant.values import Valuer
+    from pipeline.feedback.matrix import game_matrix
+
+    return Valuer(game, game_matrix(game), budget, outputs)
+
+
+def budget_of(options: dict) -> float:
+    text = options.get("budget") or "2"
+    try:
+        value = float(text)
+    except ValueError:
+        raise PipelineError(f"budget must be a number of seconds, got {text!r}") from None
+    if value < 0:
+        raise PipelineError(f"budget must be at least 0 seconds, got {value:g}")
+    return value
+
+
+@_quiet_broken_pipe
+def analyse_command(overrides: list[str], options: dict) -> int:
+    import json
+
+    from pipeline.assistant.analysis import analyse, table, to_json
+    from pipeline.assistant.terminal import Progress, use_colour
+    from pipeline.cli import compose, to_config
+    from pipeline.games.catalog import load_game
+
+    config = to_config(compose(overrides))
+    budget = budget_of(options)
+    with Progress(f"loading {config.game.name}"):
+        game = load_game(config.game)
+        rows, secret = game_rows(game, options)
+        valuer = make_valuer(game, Path(config.paths.outputs), budget)
+    with Progress("analysing"):
+        result = analyse(valuer, rows, secret)
+    if options.get("json"):
+        print(json.dumps(to_json(result), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(table(result, use_colour(sys.stdout))))
+    return 0
+
+
+def coach_line(line: str, session, coach: dict, colour: bool) -> list[str] | None:
+    """The lines answering `top [N]` or `analyse` in a play session (None: not such a command)."""
+    words = line.strip().lower().split()
+    if not words or words[0] not in ("top", "analyse", "analyze"):
+        return None
+    from pipeline.assistant.parse import InputError
+
+    if "valuer" not in coach:
+        coach["valuer"] = make_valuer(session.game, coach["outputs"], coach["budget"])
+    valuer = coach["valuer"]
+    if words[0] != "top":
+        from pipeline.assistant.analysis import analyse, table
+
+        if not session.rows:
+            raise InputError("nothing to analyse yet: play a row first")
+        try:
+            return table(analyse(valuer, session.history), colour)
+        except PipelineError as err:
+            raise InputError(str(err)) from None
+    if len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
+        raise InputError("type `top` or `top N` (N a whole number)")
+    return top_lines(session, valuer, int(words[1]) if len(words) == 2 else 10)
+
+
+def top_lines(session, valuer, count: int) -> list[str]:
+    from pipeline.assistant.ranking import top_guesses
+    from pipeline.search.hard_mode import state_after
+
+    game, cand = session.game, session.candidates
+    if len(cand) == 0:
+        return ["top: no secret fits the rows; `undo` the row that is wrong"]
+    i = len(session.rows)
+    left = None if game.max_guesses is None else game.max_guesses - i
+    state = state_after([(game.encoded_guesses()[game.guess_index[g]], colours_code(c)) for g, c in
+                         session.history], game.length) if game.hard_mode else None
+    rows = session.strategy.allowed_rows(session.history)
+    found, examined = top_guesses(valuer, cand, state, left, count, i == 0, rows, valuer.budget)
+    mode = " legal in hard mode" if game.hard_mode and i else ""
+    lines = [f"top {len(found)}{mode} of {examined} guesses examined ({len(cand)} candidates); "
+             "expected total guesses of the game:"]
+    for rank, (g, value) in enumerate(found, 1):
+        mark = "≤" if value.kind == "upper bound" else ""
+        chance = "" if game.secret_of_guess[g] < 0 or game.secret_of_guess[g] not in set(cand.tolist()) \
+            else f"  wins now 1/{len(cand)}"
+        lines.append(f"{rank:>3}. {game.guesses[g]:<{game.length}}  {mark}{i + value.total / len(cand):.3f}{chance}")
+    return lines
+
+
+def colours_code(colours: str) -> int:
+    from pipeline.games.answer import colours_to_code
+
+    return colours_to_code(colours)

@@ -1,7 +1,7 @@
 """Where the assistant's suggestions come from: a strategy tree artifact when one fits, else greedy on the spot.
 
-Tree: `<outputs>/upper_bound/<key>/tree.json` whose lists (guesses and
-secrets digests) and hard-mode flag are the game's, replayed against every
+Tree: `<outputs>/upper_bound/<key>/tree.json` that fits the game (its lists,
+hard mode and guess limit: pipeline.artifacts.find), replayed against every
 secret before use; the lowest total wins if several fit.  The history is
 followed down the tree; once it leaves the tree (another guess was played)
 the greedy rule takes over.
@@ -15,7 +15,6 @@ game's limit (game.max_guesses) allows, a candidate is suggested: nothing
 else can still win.  A tree needing more guesses than the limit is refused.
 """
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +22,14 @@ from pathlib import Path
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from pipeline.artifacts.find import stored_trees
+from pipeline.artifacts.trees import LoadedTree, load_tree
 from pipeline.errors import PipelineError
 from pipeline.games.constraints import hard_mode_rule
 from pipeline.games.game import Game
-from pipeline.search.tree import Tree, from_json, statistics, verify
+from pipeline.runtime.store import ArtifactStore
+from pipeline.search.tree import Tree, statistics
 
-TREE_STAGES = ("upper_bound",)
 CHUNK_CELLS = 4_000_000  # (guess, candidate) pairs per call of the greedy scan (progress granularity)
 
 
@@ -40,89 +41,27 @@ class Suggestion:
     chance: float  # chance that playing it wins now: 1/|C| for a candidate, else 0
 
 
-@dataclass(frozen=True)
-class LoadedTree:
-    tree: Tree
-    label: str  # e.g. "upper_bound/3f2a…/tree.json"
-    total: int
-
-
 # ---- tree artifacts ------------------------------------------------------------------------------------------
-
-
-def _tree_body(path: Path) -> tuple[dict, Tree]:
-    body = json.loads(path.read_text())
-    node = body["tree"] if isinstance(body, dict) and "tree" in body else body
-    return body, from_json(node)
-
-
-def _fits(game: Game, *descriptions: dict) -> bool:
-    """True if every description that names the lists / hard mode names the game's."""
-    identity = game.identity()
-    for d in descriptions:
-        for key in ("guesses_sha256", "secrets_sha256", "hard_mode", "alphabet"):
-            if key in d and d[key] != identity[key]:
-                return False
-    return any("guesses_sha256" in d and "secrets_sha256" in d for d in descriptions)
 
 
 def load_tree_file(path: Path, game: Game, label: str | None = None) -> LoadedTree:
     """A tree file, checked to be for the game and replayed against every secret (PipelineError if not)."""
-    try:
-        body, tree = _tree_body(path)
-    except FileNotFoundError:
-        raise PipelineError(f"tree file not found: {path}") from None
-    except (ValueError, KeyError, TypeError, AttributeError) as err:
-        raise PipelineError(f"{path} is not a strategy tree ({err})") from None
-    manifest = {}
-    if (path.parent / "manifest.json").is_file():
-        manifest = json.loads((path.parent / "manifest.json").read_text()).get("game", {})
-    if isinstance(body, dict) and ("guesses_sha256" in body or manifest) and not _fits(game, body, manifest):
-        raise PipelineError(f"{path} is a tree for other word lists or rules, not game {game.name!r}")
-    try:
-        total = verify(tree, game.guesses, game.secrets, game.answering.response)
-    except ValueError as err:
-        raise PipelineError(f"{path} does not fit game {game.name!r}: {err}") from None
-    if tree.candidates != len(game.secrets):
-        raise PipelineError(f"{path} covers {tree.candidates} of the {len(game.secrets)} secrets")
-    if game.hard_mode:
-        _check_hard_mode(tree, path)
-    depth = statistics(tree)["max_guesses"]
-    if game.max_guesses is not None and depth > game.max_guesses:
-        raise PipelineError(f"{path} needs {depth} guesses for some secret, more than the game's limit of "
-                            f"{game.max_guesses}")
-    return LoadedTree(tree, label or str(path), total)
-
-
-def _check_hard_mode(tree: Tree, path: Path) -> None:
-    stack = [(tree, [])]
-    while stack:
-        node, history = stack.pop()
-        rule = hard_mode_rule(history, len(node.guess))
-        problem = rule.violation(node.guess) if history else None
-        if problem:
-            raise PipelineError(f"{path} breaks hard mode: {node.guess!r} after {history}: {problem}")
-        for colours, child in node.children.items():
-            stack.append((child, history + [(node.guess, colours)]))
+    return load_tree(path, game, label)
 
 
 def find_tree(game: Game, outputs: Path) -> LoadedTree | None:
-    """The best stored tree for this game (lowest total), or None."""
+    """The best stored tree for this game (lowest replayed total), or None; unusable ones are warned about."""
     found = []
-    for stage in TREE_STAGES:
-        for path in sorted(Path(outputs).glob(f"{stage}/*/tree.json")):
-            manifest_file = path.parent / "manifest.json"
-            if not manifest_file.is_file():
-                continue  # unfinished artifact
-            try:
-                manifest = json.loads(manifest_file.read_text())
-                if not _fits(game, manifest.get("game", {})):
-                    continue
-                loaded = load_tree_file(path, game, f"{stage}/{path.parent.name}")
-            except (PipelineError, ValueError, KeyError, TypeError) as err:
-                print(f"warning: ignoring {path}: {err}", file=sys.stderr)
-                continue
-            found.append(loaded)
+    try:
+        stored_all = stored_trees(ArtifactStore(outputs), game)
+    except PipelineError as err:  # a damaged manifest: play without a tree
+        print(f"warning: ignoring the stored trees: {err}", file=sys.stderr)
+        stored_all = []
+    for stored in stored_all:
+        try:
+            found.append(load_tree(stored.path, game, stored.label))
+        except PipelineError as err:
+            print(f"warning: ignoring {stored.path}: {err}", file=sys.stderr)
     return min(found, key=lambda t: t.total) if found else None
 
 

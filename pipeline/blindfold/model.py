@@ -22,7 +22,7 @@ every pair of the relaxation.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import highspy
 import numpy as np
@@ -196,41 +196,39 @@ class CoverModel:
             out.add(col_of_kept[k])
         return np.array(sorted(out), dtype=np.int64)
 
-    def solve(
-        self,
-        *,
-        time_limit: float | None = None,
-        threads: int | None = None,
-        incumbent=None,
-        stop_at: float | None = None,
-        log: bool = False,
-        options: dict | None = None,
-    ) -> dict:
+    def solve(self, *, time_limit: float | None = None, threads: int | None = None, incumbent=None,
+              stop_at: float | None = None, log: bool = False, options: dict | None = None) -> dict:
         """Run HiGHS.  `incumbent` (guess indices covering every pair) is given
         to HiGHS as a start solution.  `stop_at`: a proven lower bound on the
         optimum; HiGHS is interrupted as soon as it finds a solution that
         good (which is then optimal).  Returns status, objective, dual bound,
         chosen guess indices, every improving solution found ("solutions")
         and seconds."""
-        h = self.highs
         if self.uncoverable.size:
-            return {
-                "status": "Infeasible",
-                "objective": None,
-                "dual_bound": float("inf"),
-                "chosen": np.empty(0, dtype=np.int64),
-                "seconds": 0.0,
-                "solutions": [],
-            }
+            return _no_run("Infeasible", None, float("inf"))
         if self.n_rows == 0:
-            return {
-                "status": "Optimal",
-                "objective": 0.0,
-                "dual_bound": 0.0,
-                "chosen": np.empty(0, dtype=np.int64),
-                "seconds": 0.0,
-                "solutions": [],
-            }
+            return _no_run("Optimal", 0.0, 0.0)
+        self._configure(time_limit, threads, log, options)
+        if incumbent is not None and len(incumbent):
+            self._start_from(incumbent)
+        found, hit, seconds = self._run(stop_at)
+        h = self.highs
+        status = h.modelStatusToString(h.getModelStatus())
+        info = h.getInfo()
+        chosen, objective = np.empty(0, dtype=np.int64), None
+        if info.primal_solution_status == 2:  # kSolutionStatusFeasible
+            chosen = self._chosen(h.getSolution().col_value)
+            objective = float(info.objective_function_value)
+        dual = float(info.mip_dual_bound)
+        if hit and objective is not None and objective <= stop_at + _EPS:
+            # interrupted on reaching the known lower bound: the solution is optimal
+            status = "Optimal"
+            dual = max(dual, float(stop_at))
+        return {"status": status, "objective": objective, "dual_bound": dual, "chosen": chosen, "seconds": seconds,
+                "mip_gap": float(info.mip_gap), "nodes": int(info.mip_node_count), "solutions": found}
+
+    def _configure(self, time_limit, threads, log, options) -> None:
+        h = self.highs
         h.setOptionValue("output_flag", bool(log))
         if time_limit is not None:
             h.setOptionValue("time_limit", float(max(time_limit, 0.01)))
@@ -238,20 +236,29 @@ class CoverModel:
             h.setOptionValue("threads", int(threads))
         for key, value in (options or {}).items():
             h.setOptionValue(key, value)
-        if incumbent is not None and len(incumbent):
-            cols = self.map_to_model(incumbent)
-            values = np.zeros(self.n_cols)
-            values[cols] = 1.0
-            sol = highspy.HighsSolution()
-            sol.col_value = list(values)
-            sol.value_valid = True
-            h.setSolution(sol)
+
+    def _start_from(self, incumbent) -> None:
+        """Give HiGHS the guess set `incumbent` as its start solution."""
+        values = np.zeros(self.n_cols)
+        values[self.map_to_model(incumbent)] = 1.0
+        sol = highspy.HighsSolution()
+        sol.col_value = list(values)
+        sol.value_valid = True
+        self.highs.setSolution(sol)
+
+    def _chosen(self, col_value) -> np.ndarray:
+        """The guess indices a model solution picks, sorted."""
+        x = np.asarray(col_value)
+        return np.sort(self.columns[self.kept_columns[np.flatnonzero(x > 0.5)]])
+
+    def _run(self, stop_at: float | None) -> tuple[list[np.ndarray], bool, float]:
+        """Run HiGHS, recording every improving solution and interrupting once one reaches `stop_at`."""
+        h = self.highs
         found: list[np.ndarray] = []
         hit = [False]
 
         def on_solution(event):
-            x = np.asarray(event.data_out.mip_solution)
-            found.append(np.sort(self.columns[self.kept_columns[np.flatnonzero(x > 0.5)]]))
+            found.append(self._chosen(event.data_out.mip_solution))
             if stop_at is not None and event.data_out.objective_function_value <= stop_at + _EPS:
                 hit[0] = True
 
@@ -267,37 +274,19 @@ class CoverModel:
         finally:
             h.cbMipImprovingSolution.unsubscribe(on_solution)
             h.cbMipInterrupt.unsubscribe(on_interrupt)
-        seconds = time.perf_counter() - start
-        status = h.modelStatusToString(h.getModelStatus())
-        info = h.getInfo()
-        has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
-        chosen = np.empty(0, dtype=np.int64)
-        objective = None
-        if has_solution:
-            x = np.asarray(h.getSolution().col_value)
-            chosen = np.sort(self.columns[self.kept_columns[np.flatnonzero(x > 0.5)]])
-            objective = float(info.objective_function_value)
-        dual = float(info.mip_dual_bound)
-        if hit[0] and objective is not None and objective <= stop_at + _EPS:
-            # interrupted on reaching the known lower bound: the solution is optimal
-            status = "Optimal"
-            dual = max(dual, float(stop_at))
-        return {
-            "status": status,
-            "objective": objective,
-            "dual_bound": dual,
-            "chosen": chosen,
-            "seconds": seconds,
-            "mip_gap": float(info.mip_gap),
-            "nodes": int(info.mip_node_count),
-            "solutions": found,
-        }
+        return found, hit[0], time.perf_counter() - start
 
     def write(self, path: str) -> None:
         """Export the (reduced) model; the format follows the suffix (.lp, .mps)."""
         status = self.highs.writeModel(str(path))
         if status == highspy.HighsStatus.kError:
             raise OSError(f"HiGHS could not write {path}")
+
+
+def _no_run(status: str, objective: float | None, dual_bound: float) -> dict:
+    """CoverModel.solve's answer when HiGHS need not run (a pair nothing covers, or no pair at all)."""
+    return {"status": status, "objective": objective, "dual_bound": dual_bound,
+            "chosen": np.empty(0, dtype=np.int64), "seconds": 0.0, "solutions": []}
 
 
 def _select_bits(col_bits: np.ndarray, rows: np.ndarray, n_pairs: int) -> np.ndarray:
@@ -339,209 +328,214 @@ def greedy_complete(codes: np.ndarray, start, columns=None) -> np.ndarray:
 # the lazy loop
 
 
-def solve_blindfold(
-    codes: np.ndarray,
-    *,
-    seeds: tuple[np.ndarray, np.ndarray] | None = None,
-    enc_secrets: np.ndarray | None = None,
-    columns=None,
-    exclude=None,
-    initial=None,
-    warm_columns=None,
-    warm_pairs: bool = False,
-    seed_limit: int | None = 100,
-    max_new_pairs: int = 200_000,
-    time_limit: float | None = None,
-    threads: int | None = None,
-    max_rounds: int = 200,
-    reduce: bool = True,
-    repair: bool = True,
-    highs_options: dict | None = None,
-    log=None,
-    highs_log: bool = False,
-    model_path: str | None = None,
-) -> BlindfoldResult:
+@dataclass(frozen=True)
+class BlindfoldOptions:
+    """How the lazy loop runs.  Only the limits change what it proves (a time or round limit may stop it
+    before lower bound and best set meet); the rest change how fast it gets there.
+
+    seed_limit: keep only this many starting pairs, those separated by the fewest allowed guesses (None: all)
+    -- a small start keeps the reduced MIPs small, the loop adds the rest.  max_new_pairs: if one round's
+    unseparated classes hold more pairs, only that many of them (the hardest) are added (still progress).
+    time_limit: seconds for the whole loop (warm run included).  threads: HiGHS threads.  max_rounds: the
+    round limit.  reduce: dominance reductions before each solve.  repair: greedily complete each round's
+    non-separating solution for an upper bound.  highs_options / highs_log: passed to HiGHS.  warm_pairs:
+    keep the warm run's pairs too.
+    """
+
+    seed_limit: int | None = 100
+    max_new_pairs: int = 200_000
+    time_limit: float | None = None
+    threads: int | None = None
+    max_rounds: int = 200
+    reduce: bool = True
+    repair: bool = True
+    highs_options: dict | None = None
+    highs_log: bool = False
+    warm_pairs: bool = False
+
+
+@dataclass
+class _Loop:
+    """The lazy loop's state: the relaxation's pairs, the best verified set, the best lower bound."""
+
+    codes: np.ndarray
+    codes_t: np.ndarray
+    columns: np.ndarray
+    pairs: tuple[np.ndarray, np.ndarray]
+    best: np.ndarray | None
+    started: float
+    lower: float = 0.0
+    status: str = "NotSet"
+    stop: str = ""
+    model: CoverModel | None = None
+    rounds: list[RoundInfo] = field(default_factory=list)
+
+    def seconds_left(self, options: BlindfoldOptions) -> float | None:
+        if options.time_limit is None:
+            return None
+        return options.time_limit - (time.perf_counter() - self.started)
+
+    def keep_if_better(self, guesses) -> None:
+        if self.best is None or len(guesses) < len(self.best):
+            self.best = np.asarray(guesses, dtype=np.int64)
+
+
+def solve_blindfold(codes: np.ndarray, *, seeds: tuple[np.ndarray, np.ndarray] | None = None,
+                    enc_secrets: np.ndarray | None = None, columns=None, exclude=None, initial=None,
+                    warm_columns=None, options: BlindfoldOptions | None = None, log=None,
+                    model_path: str | None = None, **settings) -> BlindfoldResult:
     """Fewest fixed guesses identifying every secret, by a lazy set-cover MIP.
 
-    codes: |G| x |S| code matrix.  seeds: starting pairs (i, j); default the
-    one-position and anagram pairs of `enc_secrets` (needed then); only the
-    `seed_limit` seeds separated by the fewest allowed guesses are kept (None:
-    all) -- a small start keeps the reduced MIPs small, the loop adds the rest.
-    max_new_pairs: if one round's unseparated classes hold more pairs than
-    this, only that many of them (the hardest) are added (still progress).
-    columns: allowed guess indices (default all); exclude: guess indices
-    forbidden.  initial: a guess set to try as starting upper bound (used
-    only if it uses allowed guesses and separates everything).  warm_columns: first run the same loop with the
-    guesses restricted to these (e.g. the answer words: a much smaller MIP)
-    and start from its verified set; with warm_pairs its pairs are kept too.
-    The warm run's own result is in `result.warm`.  time_limit: seconds for
-    the whole loop (warm run included); on hitting it the result reports the best bound and gap with
-    proven_optimal False.  threads: HiGHS threads.  repair: greedily complete
-    each round's non-separating solution to get upper bounds.  log: callable
-    receiving each RoundInfo.  model_path: write the last model (.lp/.mps).
+    codes: |G| x |S| code matrix.  seeds: starting pairs (i, j); default the one-position and anagram pairs
+    of `enc_secrets` (needed then).  columns: allowed guess indices (default all); exclude: guess indices
+    forbidden.  initial: a guess set to try as starting upper bound (used only if it uses allowed guesses
+    and separates everything).  warm_columns: first run the same loop with the guesses restricted to these
+    (e.g. the answer words: a much smaller MIP) and start from its verified set; the warm run's own result
+    is in `result.warm`.  options: how the loop runs (BlindfoldOptions), or its fields as keywords
+    (`settings`, e.g. time_limit=60); on hitting the time limit the result reports the best bound and gap
+    with proven_optimal False.  log: callable receiving each RoundInfo.  model_path: write the last model
+    (.lp/.mps).
     """
-    t0 = time.perf_counter()
-    n_guesses, n_secrets = codes.shape
+    options = replace(options or BlindfoldOptions(), **settings)
+    started = time.perf_counter()
+    cols = _allowed_columns(codes.shape[0], columns, exclude)
+    codes_t = P.transpose_codes(codes)
+    pairs = _starting_pairs(codes_t, seeds, enc_secrets, cols, options.seed_limit)
+    warm = None
+    if warm_columns is not None:
+        warm_cols = np.intersect1d(np.asarray(warm_columns, dtype=np.int64), cols)
+        warm = solve_blindfold(codes, seeds=pairs, columns=warm_cols, initial=initial, log=log,
+                               options=replace(options, seed_limit=None, warm_pairs=False))
+        if options.warm_pairs:
+            pairs = P.merge_pairs(pairs, (warm.pairs_i, warm.pairs_j))
+        if warm.f_star is not None and (initial is None or not len(initial) or len(warm.chosen) < len(initial)):
+            initial = warm.chosen
+    loop = _Loop(codes, codes_t, cols, pairs, _verified(codes, initial, cols), started)
+    _lazy_loop(loop, options, log)
+    if model_path is not None and loop.model is not None:
+        loop.model.write(model_path)
+    return _result(loop, warm)
+
+
+def _allowed_columns(n_guesses: int, columns, exclude) -> np.ndarray:
+    """The guesses the set may use: `columns` (default all) without `exclude`, sorted."""
     cols = np.arange(n_guesses, dtype=np.int64) if columns is None else np.unique(np.asarray(columns, dtype=np.int64))
     if exclude is not None and len(exclude):
         cols = cols[~np.isin(cols, np.asarray(exclude, dtype=np.int64))]
+    return cols
+
+
+def _starting_pairs(codes_t, seeds, enc_secrets, cols, seed_limit):
+    """The first relaxation's pairs: the seeds (default: from the secrets' spelling), the hardest kept."""
     if seeds is None:
         if enc_secrets is None:
             raise ValueError("give seeds or enc_secrets")
         seeds = P.seed_pairs(enc_secrets)
-    codes_t = P.transpose_codes(codes)
     pairs = P.sort_pairs(*seeds)
     if seed_limit is not None:
         pairs = P.hardest_pairs(codes_t, *pairs, seed_limit, cols)
+    return pairs
 
-    warm = None
-    if warm_columns is not None:
-        warm_cols = np.intersect1d(np.asarray(warm_columns, dtype=np.int64), cols)
-        warm = solve_blindfold(
-            codes,
-            seeds=pairs,
-            seed_limit=None,
-            columns=warm_cols,
-            initial=initial,
-            time_limit=time_limit,
-            threads=threads,
-            max_rounds=max_rounds,
-            reduce=reduce,
-            repair=repair,
-            highs_options=highs_options,
-            log=log,
-            highs_log=highs_log,
-        )
-        if warm_pairs:
-            pairs = P.merge_pairs(pairs, (warm.pairs_i, warm.pairs_j))
-        if warm.f_star is not None:
-            if initial is None or not len(initial) or len(warm.chosen) < len(initial):
-                initial = warm.chosen
 
-    best: np.ndarray | None = None
-    if initial is not None and len(initial):
-        init = np.unique(np.asarray(initial, dtype=np.int64))
-        if np.isin(init, cols).all() and P.separates_all(codes, init):
-            best = init
-    lower = 0.0
-    rounds: list[RoundInfo] = []
-    status = "NotSet"
-    stop = ""
-    model = None
-    for rnd in range(1, max_rounds + 1):
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+def _verified(codes, initial, cols) -> np.ndarray | None:
+    """`initial` as a starting upper bound if it uses allowed guesses only and separates every secret."""
+    if initial is None or not len(initial):
+        return None
+    init = np.unique(np.asarray(initial, dtype=np.int64))
+    return init if np.isin(init, cols).all() and P.separates_all(codes, init) else None
+
+
+def _lazy_loop(loop: _Loop, options: BlindfoldOptions, log) -> None:
+    """Solve, verify, add the pairs the solutions leave, until proven, separated, or out of time or rounds."""
+    for number in range(1, options.max_rounds + 1):
+        remaining = loop.seconds_left(options)
         if remaining is not None and remaining <= 0:
-            stop = "time limit"
-            break
-        tp = time.perf_counter()
-        model = CoverModel(codes_t, cols, *pairs, reduce=reduce)
-        prep = time.perf_counter() - tp
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        stop_at = _ceil(lower) if lower > 0 else None
-        out = model.solve(
-            time_limit=remaining,
-            threads=threads,
-            incumbent=best,
-            stop_at=stop_at,
-            log=highs_log,
-            options=highs_options,
-        )
-        status = out["status"]
-        lower = max(lower, out["dual_bound"])
-        chosen = out["chosen"]
-        classes = P.unseparated_classes(codes, chosen) if out["objective"] is not None else None
-        info = RoundInfo(
-            round=rnd,
-            pairs=len(pairs[0]),
-            pairs_added=0,
-            rows=model.n_rows,
-            columns=model.n_cols,
-            nonzeros=model.nonzeros,
-            objective=out["objective"],
-            dual_bound=out["dual_bound"],
-            status=status,
-            solver_seconds=out["seconds"],
-            prep_seconds=prep,
-            chosen=[int(g) for g in chosen],
-            unseparated_classes=-1 if classes is None else len(classes),
-        )
-        rounds.append(info)
-        if status == "Infeasible":
-            stop = "infeasible: some pair is separated by no allowed guess"
-            if log:
-                log(info)
-            break
-        # every solution HiGHS reported this round: verified ones are upper
-        # bounds, the others contribute the pairs they leave unseparated
-        new_labels = []
-        candidates = list(out["solutions"])
-        if out["objective"] is not None:
-            candidates.append(chosen)
-        for sol in candidates:
-            labels = P.class_labels(codes, sol)
-            if int(labels.max(initial=-1)) + 1 == n_secrets:
-                if best is None or len(sol) < len(best):
-                    best = np.asarray(sol, dtype=np.int64)
-            else:
-                new_labels.append(labels)
-        if classes and repair:
-            try:
-                fixed = greedy_complete(codes, chosen, cols)
-                if best is None or len(fixed) < len(best):
-                    best = fixed
-            except ValueError:
-                pass
-        if best is not None and _ceil(lower) >= len(best):
-            if log:
-                log(info)
-            stop = "proven"
-            break
-        if status != "Optimal":
-            if log:
-                log(info)
-            stop = "time limit" if "time" in status.lower() else f"solver stopped: {status}"
-            break
-        if not new_labels:
-            if log:
-                log(info)
-            stop = "separating solution"
-            break
-        new = P.merge_pairs(*[P.pairs_within_labels(lab) for lab in new_labels])
-        new = P.difference_pairs(new, pairs, n_secrets)
-        if len(new[0]) > max_new_pairs:
-            new = P.hardest_pairs(codes_t, *new, max_new_pairs, cols)
-        info.pairs_added = len(new[0])
+            loop.stop = "time limit"
+            return
+        info, out = _solve_round(loop, number, options)
+        loop.stop = _round_outcome(loop, info, out, options)
         if log:
             log(info)
-        pairs = P.merge_pairs(pairs, new)
-    else:
-        stop = "round limit"
+        if loop.stop:
+            return
+    loop.stop = "round limit"
 
-    if model_path is not None and model is not None:
-        model.write(model_path)
-    lb = _ceil(lower)
-    f_star = None if best is None else int(len(best))
+
+def _solve_round(loop: _Loop, number: int, options: BlindfoldOptions) -> tuple[RoundInfo, dict]:
+    """Build the reduced model of the current pairs and solve it; the round's record and HiGHS' answer."""
+    prep_started = time.perf_counter()
+    loop.model = CoverModel(loop.codes_t, loop.columns, *loop.pairs, reduce=options.reduce)
+    prep = time.perf_counter() - prep_started
+    out = loop.model.solve(time_limit=loop.seconds_left(options), threads=options.threads, incumbent=loop.best,
+                           stop_at=_ceil(loop.lower) if loop.lower > 0 else None, log=options.highs_log,
+                           options=options.highs_options)
+    loop.status = out["status"]
+    loop.lower = max(loop.lower, out["dual_bound"])
+    classes = P.unseparated_classes(loop.codes, out["chosen"]) if out["objective"] is not None else None
+    info = RoundInfo(round=number, pairs=len(loop.pairs[0]), pairs_added=0, rows=loop.model.n_rows,
+                     columns=loop.model.n_cols, nonzeros=loop.model.nonzeros, objective=out["objective"],
+                     dual_bound=out["dual_bound"], status=loop.status, solver_seconds=out["seconds"],
+                     prep_seconds=prep, chosen=[int(g) for g in out["chosen"]],
+                     unseparated_classes=-1 if classes is None else len(classes))
+    out["classes"] = classes
+    return info, out
+
+
+def _round_outcome(loop: _Loop, info: RoundInfo, out: dict, options: BlindfoldOptions) -> str:
+    """Use the round's solutions (upper bounds, or pairs for the next relaxation); why the loop stops ("" if
+    it goes on, with the new pairs added)."""
+    loop.rounds.append(info)
+    if loop.status == "Infeasible":
+        return "infeasible: some pair is separated by no allowed guess"
+    new_labels = _use_solutions(loop, out, options.repair)
+    if loop.best is not None and _ceil(loop.lower) >= len(loop.best):
+        return "proven"
+    if loop.status != "Optimal":
+        return "time limit" if "time" in loop.status.lower() else f"solver stopped: {loop.status}"
+    if not new_labels:
+        return "separating solution"
+    new = P.merge_pairs(*[P.pairs_within_labels(labels) for labels in new_labels])
+    new = P.difference_pairs(new, loop.pairs, loop.codes.shape[1])
+    if len(new[0]) > options.max_new_pairs:
+        new = P.hardest_pairs(loop.codes_t, *new, options.max_new_pairs, loop.columns)
+    info.pairs_added = len(new[0])
+    loop.pairs = P.merge_pairs(loop.pairs, new)
+    return ""
+
+
+def _use_solutions(loop: _Loop, out: dict, repair: bool) -> list[np.ndarray]:
+    """Every solution HiGHS reported this round: verified ones are upper bounds, the others give the class
+    labels whose pairs join the relaxation; with `repair` the round's solution is completed greedily."""
+    new_labels = []
+    candidates = list(out["solutions"]) + ([out["chosen"]] if out["objective"] is not None else [])
+    for solution in candidates:
+        labels = P.class_labels(loop.codes, solution)
+        if int(labels.max(initial=-1)) + 1 == loop.codes.shape[1]:
+            loop.keep_if_better(solution)
+        else:
+            new_labels.append(labels)
+    if out["classes"] and repair:
+        try:
+            loop.keep_if_better(greedy_complete(loop.codes, out["chosen"], loop.columns))
+        except ValueError:
+            pass
+    return new_labels
+
+
+def _result(loop: _Loop, warm: BlindfoldResult | None) -> BlindfoldResult:
+    """The loop's outcome: best verified set, its proven lower bound and the gap between them."""
+    lb = _ceil(loop.lower)
+    f_star = None if loop.best is None else int(len(loop.best))
     proven = f_star is not None and lb >= f_star
     if proven:
         lb = f_star
     gap = None if f_star is None else (f_star - lb) / f_star if f_star else 0.0
     return BlindfoldResult(
-        f_star=f_star,
-        chosen=np.empty(0, dtype=np.int64) if best is None else np.sort(best),
-        lower_bound=int(lb) if np.isfinite(lb) else lb,
-        lower_bound_raw=float(lower),
-        model_status=status,
-        proven_optimal=bool(proven),
-        gap=gap,
-        pairs_i=pairs[0],
-        pairs_j=pairs[1],
-        rounds=len(rounds),
-        solver_seconds=[r.solver_seconds for r in rounds],
-        total_seconds=time.perf_counter() - t0,
-        round_log=rounds,
-        stop_reason=stop,
-        warm=warm,
-    )
+        f_star=f_star, chosen=np.empty(0, dtype=np.int64) if loop.best is None else np.sort(loop.best),
+        lower_bound=int(lb) if np.isfinite(lb) else lb, lower_bound_raw=float(loop.lower),
+        model_status=loop.status, proven_optimal=bool(proven), gap=gap, pairs_i=loop.pairs[0],
+        pairs_j=loop.pairs[1], rounds=len(loop.rounds), solver_seconds=[r.solver_seconds for r in loop.rounds],
+        total_seconds=time.perf_counter() - loop.started, round_log=loop.rounds, stop_reason=loop.stop, warm=warm)
 
 
 def _ceil(x: float) -> float:

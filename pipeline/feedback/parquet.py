@@ -69,3 +69,18 @@ def read_matrix(path: Path) -> tuple[np.ndarray, dict]:
     if offset != flat.size or zlib.crc32(flat) != meta["crc32"]:
         raise PipelineError(f"{path} is corrupt: its codes do not match the shape/CRC in its metadata")
     return out, meta
+
+
+def load_matrix(artifact, game) -> np.ndarray:
+    """The code matrix of a feedback artifact, checked against the game it is used for."""
+    from pipeline.runtime.store import DamagedArtifactError
+
+    path = artifact.file("matrix.parquet")
+    try:
+        codes, meta = read_matrix(path)
+    except PipelineError as err:
+        raise DamagedArtifactError(artifact.stage, path, "missing" if not path.is_file() else
+                                   f"damaged ({str(err).replace(str(path), '').strip(' :')})") from None
+    if meta["guesses_sha256"] != game.guesses_digest or meta["secrets_sha256"] != game.secrets_digest:
+        raise PipelineError(f"{artifact.path}: matrix was built for other word lists than game {game.name}")
+    return codes

@@ -155,6 +155,11 @@ class ArtifactStore:
     def is_done(self, stage: str, key: str) -> bool:
         return (self.root / stage / key / MANIFEST).is_file()
 
+    def finished(self, stage: str) -> list[Artifact]:
+        """Every finished artifact of `stage` (its manifest written; temp folders are hidden), oldest first."""
+        manifests = sorted((self.root / stage).glob(f"[!.]*/{MANIFEST}"), key=lambda p: (p.stat().st_mtime, p))
+        return [Artifact(stage, path.parent.name, path.parent) for path in manifests]
+
     def clean_stale(self, stage: str) -> list[Path]:
         """Remove temp folders of `stage` left by writers on this host that are no longer running.
 

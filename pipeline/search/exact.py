@@ -102,14 +102,20 @@ class ExactSolver:
     def _all(self, candidates):
         return np.arange(self.n_secrets, dtype=np.int32) if candidates is None else candidates
 
-    def min_total(self, candidates=None, beta=INF, state=None):
-        """(MinTotal(C), exact): exact when below beta, otherwise only a lower bound >= beta."""
-        value, _ = self._run(self._all(candidates), beta, -1, state)
+    def min_total(self, candidates=None, beta=INF, state=None, left=None):
+        """(MinTotal(C), exact): exact when below beta, otherwise only a lower bound >= beta.
+
+        `left`: guesses left under the game's limit (default: the whole limit)."""
+        value, _ = self._run(self._all(candidates), beta, -1, state, left)
         return value, value < beta
 
-    def guess_value(self, guess, candidates=None, beta=INF, state=None):
+    def best_guess(self, candidates=None, state=None, left=None):
+        """(MinTotal(C), an optimal first guess or -1 when there is none) with `left` guesses left."""
+        return self._run(self._all(candidates), INF, -1, state, left)
+
+    def guess_value(self, guess, candidates=None, beta=INF, state=None, left=None):
         """(V*(g, C), exact): the best total over C when g is played first."""
-        value, _ = self._run(self._all(candidates), beta, int(guess), state)
+        value, _ = self._run(self._all(candidates), beta, int(guess), state, left)
         return value, value < beta
 
     def _best_guess(self, candidates, state, left):

@@ -1,12 +1,14 @@
-"""What every stage shares: its config schema base and the context it runs in."""
+"""What every stage shares: its config schema base, the context it runs in, and the contract it keeps."""
 
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Callable, Protocol
 
 from omegaconf import MISSING
 
 from pipeline.config import RayConfig
-from pipeline.runtime.fanout import FanOutStats
 from pipeline.games.game import Game
+from pipeline.runtime.fanout import FanOutStats
 from pipeline.runtime.store import Artifact, ArtifactStore, ArtifactWriter
 
 
@@ -42,3 +44,76 @@ class StageContext:
         shard_dir = self.store.shard_dir(self.stage, self.key) / label if shards else None
         return executor.map(fn, items, shared, label=label, shard_dir=shard_dir, progress=self.progress,
                             stats=self.fanout)
+
+
+# ---- the stage contract --------------------------------------------------------------------------------------
+
+
+class Stage(Protocol):
+    """What every stage module declares (the runner and the command line rely on nothing else).
+
+    Required: NAME (the stage's name in `stage=<name>`), VERSION (the artifact's schema version, part of the
+    key), SCHEMA (its config dataclass, a StageConfig), INPUTS (the upstream stages it reads) and
+    `run(ctx, cfg) -> summary dict`.  Optional hooks, each with the default `contract` fills in when a module
+    leaves it out (see StageContract)."""
+
+    NAME: str
+    VERSION: int
+    SCHEMA: type[StageConfig]
+    INPUTS: tuple[str, ...]
+
+    def run(self, ctx: StageContext, cfg: StageConfig) -> dict: ...
+
+
+REQUIRED = {"NAME": str, "VERSION": int, "SCHEMA": type, "INPUTS": tuple}
+HOOKS = ("validate", "inputs", "game_identity", "key_material")
+
+
+@dataclass(frozen=True)
+class StageContract:
+    """A stage module seen through its contract: every declaration and every hook, optional ones defaulted.
+
+    validate(cfg, game)            raise PipelineError on a bad setting, before any input is computed;
+                                   default: accept every setting the schema types allow
+    inputs(cfg) -> stage names     the inputs this config needs; default: INPUTS
+    game_identity(game) -> dict    what of the game the result depends on (part of the key); default: all
+                                   of it (lists, alphabet, hard mode, guess limit)
+    key_material(cfg, game, store) -> dict   more key material read from the store (a report changes when
+                                   the artifacts it gathers change); default: none
+    """
+
+    module: ModuleType
+    name: str
+    version: int
+    schema: type[StageConfig]
+    declared_inputs: tuple[str, ...]
+    run: Callable[[StageContext, StageConfig], dict]
+    validate: Callable[[StageConfig, Game], None]
+    inputs: Callable[[StageConfig], tuple[str, ...]]
+    game_identity: Callable[[Game], dict]
+    key_material: Callable[[StageConfig, Game, ArtifactStore], dict]
+
+
+def contract(module: ModuleType) -> StageContract:
+    """The contract of a stage module; TypeError naming what is missing or mistyped if it breaks it."""
+    for attribute, kind in REQUIRED.items():
+        if not isinstance(getattr(module, attribute, None), kind):
+            raise TypeError(f"stage module {module.__name__} must declare {attribute} ({kind.__name__})")
+    if not issubclass(module.SCHEMA, StageConfig) or not callable(getattr(module, "run", None)):
+        raise TypeError(f"stage module {module.__name__} needs a StageConfig SCHEMA and a run(ctx, cfg)")
+    declared = vars(module)
+    return StageContract(
+        module, module.NAME, module.VERSION, module.SCHEMA, module.INPUTS, module.run,
+        validate=declared.get("validate", _accept),
+        inputs=declared.get("inputs", lambda cfg: module.INPUTS),
+        game_identity=declared.get("game_identity", Game.identity),
+        key_material=declared.get("key_material", _no_key_material))
+
+
+def _accept(cfg: StageConfig, game: Game) -> None:
+    """The default `validate`: the schema's types are the only rule."""
+
+
+def _no_key_material(cfg: StageConfig, game: Game, store: ArtifactStore) -> dict:
+    """The default `key_material`: the key depends on the config, the game and the inputs only."""
+    return {}

@@ -11,13 +11,11 @@ import pyarrow.parquet as pq
 from pipeline.blindfold.model import check, solve_blindfold
 from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
-from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "blindfold"
-VERSION = 1
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "blindfold", 1, ("feedback",)  # the stage contract: stages/base.py
 K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous boards
 
 
@@ -50,7 +48,7 @@ def _words(game, words, what) -> list[int]:
 def validate(cfg: BlindfoldConfig, game) -> None:
     import math
 
-    from pipeline.stages.checks import at_least, one_of, word_list
+    from pipeline.validation import at_least, one_of, word_list
 
     if game.hard_mode:
         raise PipelineError("blindfold chooses fixed guesses played without looking, a normal-mode question; "
@@ -112,7 +110,7 @@ def run_check(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
 
 def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
     game = ctx.game
-    codes = feedback.load(ctx.inputs["feedback"], game)
+    codes = load_matrix(ctx.inputs["feedback"], game)
     if cfg.check:
         return run_check(ctx, cfg, codes)
     cols, seeds = columns(cfg, game), starting_pairs(cfg, game)

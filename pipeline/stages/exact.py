@@ -10,18 +10,16 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import rank_openers
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.tree import verify
-from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.stages.trees import tree_name, write_tree
-from pipeline.stages.tree_nodes import exact_tree
 
-NAME = "exact"
-VERSION = 2
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "exact", 2, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass
@@ -35,7 +33,7 @@ SCHEMA = ExactConfig
 
 
 def validate(cfg: ExactConfig, game) -> None:
-    from pipeline.stages.checks import enough_secrets, memo_bits, word_list
+    from pipeline.validation import enough_secrets, memo_bits, word_list
 
     word_list(cfg, "openers", game)
     memo_bits(cfg)
@@ -53,7 +51,7 @@ def _solve(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, 
 
 def run(ctx: StageContext, cfg: ExactConfig) -> dict:
     game = ctx.game
-    codes = feedback.load(ctx.inputs["feedback"], game)
+    codes = load_matrix(ctx.inputs["feedback"], game)
     openers = [game.guess_index[w.lower()] for w in cfg.openers] or rank_openers(codes, game.secret_of_guess,
                                                                                     game.n_codes, 1)
     shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(), cfg.memo_bits,

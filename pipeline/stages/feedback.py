@@ -5,12 +5,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.feedback.matrix import answer_matrix, row_blocks
-from pipeline.feedback.parquet import read_matrix, write_matrix
+from pipeline.feedback.parquet import write_matrix
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "feedback"
-VERSION = 1
-INPUTS: tuple[str, ...] = ()
+NAME, VERSION, INPUTS = "feedback", 1, ()  # the stage contract: stages/base.py
 
 
 @dataclass
@@ -27,7 +25,7 @@ def game_identity(game) -> dict:
 
 
 def validate(cfg: FeedbackConfig, game) -> None:
-    from pipeline.stages.checks import at_least
+    from pipeline.validation import at_least
 
     at_least(cfg, "ray_threshold_cells", 0)
     at_least(cfg, "block_rows", 1)
@@ -55,22 +53,6 @@ def run(ctx: StageContext, cfg: FeedbackConfig) -> dict:
     ctx.out.file("guesses.txt").write_text("\n".join(ctx.game.guesses) + "\n")
     ctx.out.file("secrets.txt").write_text("\n".join(ctx.game.secrets) + "\n")
     return {"shape": list(codes.shape), "dtype": codes.dtype.name}
-
-
-def load(artifact, game) -> np.ndarray:
-    """The code matrix of a feedback artifact, checked against the game it is used for."""
-    from pipeline.errors import PipelineError
-    from pipeline.runtime.store import DamagedArtifactError
-
-    path = artifact.file("matrix.parquet")
-    try:
-        codes, meta = read_matrix(path)
-    except PipelineError as err:
-        raise DamagedArtifactError(artifact.stage, path, "missing" if not path.is_file() else
-                                   f"damaged ({str(err).replace(str(path), '').strip(' :')})") from None
-    if meta["guesses_sha256"] != game.guesses_digest or meta["secrets_sha256"] != game.secrets_digest:
-        raise PipelineError(f"{artifact.path}: matrix was built for other word lists than game {game.name}")
-    return codes
 
 
 SCHEMA = FeedbackConfig

@@ -11,16 +11,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import statistics
 from pipeline.search.valuations import ARITHMETICS, all_combinations, parse_combination
-from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "heuristics"
-VERSION = 2
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "heuristics", 2, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass
@@ -44,7 +42,7 @@ def chosen_combinations(cfg: HeuristicsConfig) -> list[tuple[str, ...]]:
 
 
 def validate(cfg: HeuristicsConfig, game) -> None:
-    from pipeline.stages.checks import at_least
+    from pipeline.validation import at_least
 
     chosen_combinations(cfg)
     at_least(cfg, "batch_size", 1)
@@ -69,7 +67,7 @@ def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, code_text, 
 
 def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
     combinations = chosen_combinations(cfg)
-    codes = feedback.load(ctx.inputs["feedback"], ctx.game)
+    codes = load_matrix(ctx.inputs["feedback"], ctx.game)
     game = ctx.game
     batches = [combinations[i:i + cfg.batch_size] for i in range(0, len(combinations), cfg.batch_size)]
     shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.answering.text, cfg.arithmetic,

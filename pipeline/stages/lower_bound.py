@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game, opener_values
-from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "lower_bound"
@@ -36,7 +36,7 @@ def inputs(cfg: LowerBoundConfig) -> tuple[str, ...]:
 
 
 def validate(cfg: LowerBoundConfig, game) -> None:
-    from pipeline.stages.checks import at_least, enough_secrets
+    from pipeline.validation import at_least, enough_secrets
 
     at_least(cfg, "max_level", 1)
     at_least(cfg, "batches_per_level", 1)
@@ -69,7 +69,7 @@ def batches(openers: np.ndarray, cfg: LowerBoundConfig) -> list[np.ndarray]:
 
 def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
     game, ub = ctx.game, read_ub(ctx, cfg)
-    codes = feedback.load(ctx.inputs["feedback"], game)
+    codes = load_matrix(ctx.inputs["feedback"], game)
     k_s = k_of_game(codes, game.n_codes)
     survivors = np.arange(len(game.guesses), dtype=np.int32)
     rows, funnel, values = [], [{"level": 0, "survivors": len(survivors)}], np.zeros(0)

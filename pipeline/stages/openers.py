@@ -17,13 +17,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.feedback.parquet import load_matrix
 from pipeline.search.simulate import opener_measures, opener_stats
-from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "openers"
-VERSION = 1
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "openers", 1, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass
@@ -38,7 +36,7 @@ SCHEMA = OpenersConfig
 
 
 def validate(cfg: OpenersConfig, game) -> None:
-    from pipeline.stages.checks import at_least, one_of
+    from pipeline.validation import at_least, one_of
 
     one_of(cfg, "candidates", ("answers", "guesses"))
     at_least(cfg, "block_rows", 1)
@@ -80,7 +78,7 @@ def _plot(path, table: pa.Table, top: int, title: str) -> None:
 
 def run(ctx: StageContext, cfg: OpenersConfig) -> dict:
     game = ctx.game
-    codes = feedback.load(ctx.inputs["feedback"], game)
+    codes = load_matrix(ctx.inputs["feedback"], game)
     n_secrets = codes.shape[1]
     blocks = [(i, min(i + cfg.block_rows, codes.shape[0])) for i in range(0, codes.shape[0], cfg.block_rows)]
     over_guesses = cfg.candidates == "guesses"

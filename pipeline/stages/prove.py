@@ -14,15 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.artifacts.trees import rule_violation
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.search.bounds import BoundSolver, k_of_game
 from pipeline.search.exact import ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
 from pipeline.search.tree import from_json
-from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.stages.trees import rule_violation
 
 NAME = "prove"
 VERSION = 2
@@ -40,7 +40,7 @@ SCHEMA = ProveConfig
 
 
 def validate(cfg: ProveConfig, game) -> None:
-    from pipeline.stages.checks import at_least, enough_secrets, memo_bits
+    from pipeline.validation import at_least, enough_secrets, memo_bits
 
     at_least(cfg, "max_level", 1)
     memo_bits(cfg)
@@ -101,7 +101,7 @@ def _read_json(artifact, name):
 
 def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     game = ctx.game
-    codes = feedback.load(ctx.inputs["feedback"], game)
+    codes = load_matrix(ctx.inputs["feedback"], game)
     ub_summary, funnel = _read_json(ctx.inputs["upper_bound"], "summary.json"), _read_json(ctx.inputs["lower_bound"], "summary.json")
     ub, ub_opener = ub_summary["ub"], ub_summary["opener"]
     if not funnel["survivors"]:

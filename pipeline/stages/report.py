@@ -6,13 +6,11 @@ from dataclasses import dataclass
 
 import pyarrow.parquet as pq
 
-from pipeline.runtime.store import MANIFEST, read_json_file
-from pipeline.stages import published
+from pipeline.artifacts.find import artifacts_for
+from pipeline.report import published
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "report"
-VERSION = 1
-INPUTS: tuple[str, ...] = ()
+NAME, VERSION, INPUTS = "report", 1, ()  # the stage contract: stages/base.py
 REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold")
 
 
@@ -25,23 +23,16 @@ class ReportConfig(StageConfig):
 SCHEMA = ReportConfig
 
 
-def artifacts_for(store, game) -> dict[str, list[dict]]:
-    """Manifests of every finished artifact built from this game's lists, by stage, oldest first."""
-    found = {}
-    for stage in REPORTED:
-        manifests = []
-        for manifest in sorted((store.root / stage).glob(f"[!.]*/{MANIFEST}"), key=lambda p: p.stat().st_mtime):
-            body = read_json_file(stage, manifest)
-            g = body.get("game", {})
-            if (g.get("guesses_sha256"), g.get("secrets_sha256")) == (game.guesses_digest, game.secrets_digest):
-                manifests.append({**body, "path": manifest.parent})
-        found[stage] = manifests
-    return found
+def gathered(store, game) -> dict[str, list[dict]]:
+    """Manifests (with their folder as `path`) of every finished artifact that fits this game, by stage,
+    oldest first."""
+    return {stage: [{**manifest, "path": artifact.path} for artifact, manifest in artifacts_for(store, stage, game)]
+            for stage in REPORTED}
 
 
 def key_material(cfg: ReportConfig, game, store) -> dict:
     """The report changes whenever the set of artifacts it reads changes."""
-    return {stage: [m["key"] for m in found] for stage, found in artifacts_for(store, game).items()}
+    return {stage: [m["key"] for m in found] for stage, found in gathered(store, game).items()}
 
 
 def _table(header: list[str], rows: list[list]) -> str:
@@ -51,8 +42,6 @@ def _table(header: list[str], rows: list[list]) -> str:
 
 
 def heuristics_section(found, game) -> str:
-    if not found:
-        return ""
     m = found[-1]
     rows = {r["valuation"]: r for r in pq.read_table(m["path"] / "valuations.parquet").to_pylist()}
     paper = published.TABLE1_WORDLE if game.name == "wordle_original" else {}
@@ -73,8 +62,6 @@ def heuristics_section(found, game) -> str:
 
 
 def upper_bound_section(found, game) -> str:
-    if not found:
-        return ""
     paper = published.TABLE2_UPPER_BOUNDS.get(game.name, {})
     rows = []
     for m in found:
@@ -87,8 +74,6 @@ def upper_bound_section(found, game) -> str:
 
 
 def lower_bound_section(found, game) -> str:
-    if not found:
-        return ""
     out = "## Lower-bound funnel\n\n"
     paper = published.TABLE4_FUNNEL.get(game.name)
     for m in found:
@@ -101,8 +86,6 @@ def lower_bound_section(found, game) -> str:
 
 
 def exact_section(found, game) -> str:
-    if not found:
-        return ""
     rows = []
     for m in found:
         for r in pq.read_table(m["path"] / "exact.parquet").to_pylist():
@@ -112,8 +95,6 @@ def exact_section(found, game) -> str:
 
 
 def prove_section(found, game) -> str:
-    if not found:
-        return ""
     out = "## Proof\n\n"
     for m in found:
         c = json.loads((m["path"] / "certificate.json").read_text())
@@ -124,8 +105,6 @@ def prove_section(found, game) -> str:
 
 
 def blindfold_section(found, game) -> str:
-    if not found:
-        return ""
     rows = []
     for m in found:
         s = json.loads((m["path"] / "solution.json").read_text())
@@ -134,16 +113,17 @@ def blindfold_section(found, game) -> str:
     return "## Blindfold\n\n" + _table(["guesses from", "f*", "lower bound", "proven", "guesses", "wall s"], rows)
 
 
+# stage -> its section of report.md, from that stage's manifests (at least one)
 SECTIONS = {"heuristics": heuristics_section, "upper_bound": upper_bound_section, "lower_bound": lower_bound_section,
             "exact": exact_section, "prove": prove_section, "blindfold": blindfold_section}
 
 
 def run(ctx: StageContext, cfg: ReportConfig) -> dict:
     game = ctx.game
-    found = artifacts_for(ctx.store, game)
+    found = gathered(ctx.store, game)
     text = f"# Report: {game.name}\n\n|S| = {len(game.secrets)}, |G| = {len(game.guesses)}, hard mode: {game.hard_mode}\n\n"
-    for stage, section in SECTIONS.items():
-        text += section(found[stage], game) + ("\n" if found[stage] else "")
+    for stage, section in SECTIONS.items():  # a section for every stage with artifacts
+        text += section(found[stage], game) + "\n" if found[stage] else ""
     missing = [s for s in REPORTED if not found[s]]
     if missing:
         text += "## Missing artifacts\n\n" + "".join(
@@ -155,7 +135,7 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
 
 
 def make_plots(ctx: StageContext, found) -> list[str]:
-    from pipeline.stages.report_plots import distribution_plot, funnel_plot, openers_plot
+    from pipeline.report.plots import distribution_plot, funnel_plot, openers_plot
 
     made = []
     if found["lower_bound"]:

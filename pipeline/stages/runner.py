@@ -15,21 +15,24 @@ from pipeline.games.game import Game
 from pipeline.runtime.log import log, log_to_file
 from pipeline.runtime.store import Artifact, ArtifactStore, config_key
 from pipeline.stages import STAGES
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageConfig, StageContext, StageContract, contract
 
 NOT_IN_KEY = ("name", "force")
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-MATHS_PACKAGES = ("games", "feedback", "search", "blindfold")
+RESULT_PACKAGES = ("games", "feedback", "search", "blindfold", "artifacts", "report")  # their code shapes results
+RESULT_MODULES = ("validation.py",)
 DEPENDENCIES = ("ray", "numpy", "pyarrow", "hydra-core", "omegaconf", "numba", "llvmlite", "highspy",
                 "matplotlib", "psutil")
 
 
 def source_files(module) -> list[Path]:
-    """The source a stage's result depends on: the maths packages, the stage's own module and the shared
-    stage helpers (everything in stages/ except the other stages)."""
+    """The source a stage's result depends on: the maths packages, tree files, the report's ingredients, the
+    settings checks, the stage's own module and the stage base and runner (everything in stages/ except the
+    other stages)."""
     own = Path(module.__file__).resolve()
     other_stages = {Path(m.__file__).resolve() for m in STAGES.values()} - {own}
-    files = [p for package in MATHS_PACKAGES for p in (PACKAGE_DIR / package).rglob("*.py")]
+    files = [p for package in RESULT_PACKAGES for p in (PACKAGE_DIR / package).rglob("*.py")]
+    files += [PACKAGE_DIR / name for name in RESULT_MODULES]
     files += [p for p in (PACKAGE_DIR / "stages").glob("*.py") if p.resolve() not in other_stages]
     return sorted(files)
 
@@ -61,9 +64,15 @@ def dependency_versions() -> dict[str, str | None]:
 
 
 def stage_module(name: str):
+    """The module of stage `name` (PipelineError naming the stages if there is none)."""
     if name not in STAGES:
         raise PipelineError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
     return STAGES[name]
+
+
+def stage_contract(name: str) -> StageContract:
+    """Stage `name` through its declared contract (optional hooks filled with their defaults)."""
+    return contract(stage_module(name))
 
 
 def upstream_config(name: str, cfg: Config) -> StageConfig:
@@ -71,13 +80,14 @@ def upstream_config(name: str, cfg: Config) -> StageConfig:
     return getattr(cfg.upstream, name)
 
 
-def stage_key(module, stage_cfg: StageConfig, game: Game, inputs: dict[str, Artifact], store: ArtifactStore) -> str:
+def stage_key(stage: StageContract, stage_cfg: StageConfig, game: Game, inputs: dict[str, Artifact],
+              store: ArtifactStore) -> str:
+    """The artifact's key: everything that changes its result (config, game identity, inputs, code)."""
     fields = {k: v for k, v in dataclasses.asdict(stage_cfg).items() if k not in NOT_IN_KEY}
-    identity = module.game_identity(game) if hasattr(module, "game_identity") else game.identity()
-    extra = module.key_material(stage_cfg, game, store) if hasattr(module, "key_material") else {}
-    return config_key({"stage": module.NAME, "version": module.VERSION, "code": code_version(module),
-                       "config": fields, "game": identity,
-                       "inputs": {name: art.key for name, art in sorted(inputs.items())}, **extra})
+    return config_key({"stage": stage.name, "version": stage.version, "code": code_version(stage.module),
+                       "config": fields, "game": stage.game_identity(game),
+                       "inputs": {name: art.key for name, art in sorted(inputs.items())},
+                       **stage.key_material(stage_cfg, game, store)})
 
 
 def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore,
@@ -88,33 +98,31 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
     ready = {} if ready is None else ready
     if stage_cfg.name in ready and not stage_cfg.force:
         return ready[stage_cfg.name]
-    module = stage_module(stage_cfg.name)
-    if hasattr(module, "validate"):
-        module.validate(stage_cfg, game)  # bad settings fail before any input is computed
-    needed = module.inputs(stage_cfg) if hasattr(module, "inputs") else module.INPUTS
-    inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store, ready) for dep in needed}
-    key = stage_key(module, stage_cfg, game, inputs, store)
-    artifact = store.artifact(module.NAME, key)
-    if store.is_done(module.NAME, key) and not stage_cfg.force:
+    stage = stage_contract(stage_cfg.name)
+    stage.validate(stage_cfg, game)  # bad settings fail before any input is computed
+    inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store, ready) for dep in stage.inputs(stage_cfg)}
+    key = stage_key(stage, stage_cfg, game, inputs, store)
+    artifact = store.artifact(stage.name, key)
+    if store.is_done(stage.name, key) and not stage_cfg.force:
         artifact.check()  # a missing or truncated file is named now, not deep inside a later stage
-        log.info(f"{module.NAME}: up to date, skipped (stage.force=true recomputes): {artifact.path}")
-        ready[module.NAME] = artifact
+        log.info(f"{stage.name}: up to date, skipped (stage.force=true recomputes): {artifact.path}")
+        ready[stage.name] = artifact
         return artifact
     manifest = {
-        "stage": module.NAME, "key": key, "schema_version": module.VERSION, "package_version": __version__,
-        "code_version": code_version(module), "versions": dependency_versions(),
+        "stage": stage.name, "key": key, "schema_version": stage.version, "package_version": __version__,
+        "code_version": code_version(stage.module), "versions": dependency_versions(),
         "game": {"name": game.name, **game.identity()}, "config": dataclasses.asdict(stage_cfg),
         "inputs": {name: {"key": art.key, "path": str(art.path)} for name, art in inputs.items()},
     }
     if stage_cfg.force:
-        store.clear_shards(module.NAME, key)
+        store.clear_shards(stage.name, key)
     started = time.time()
-    with store.write(module.NAME, key, manifest, replace=stage_cfg.force) as out, log_to_file(out.file("stage.log")):
-        log.info(f"{module.NAME}: running for game {game.name} (key {key})")
-        ctx = StageContext(module.NAME, game, store, cfg.ray, out, key, inputs, cfg.progress)
-        summary = module.run(ctx, stage_cfg)
+    with store.write(stage.name, key, manifest, replace=stage_cfg.force) as out, log_to_file(out.file("stage.log")):
+        log.info(f"{stage.name}: running for game {game.name} (key {key})")
+        ctx = StageContext(stage.name, game, store, cfg.ray, out, key, inputs, cfg.progress)
+        summary = stage.run(ctx, stage_cfg)
         out.record(summary=summary, run_seconds=round(time.time() - started, 3),
                    fan_out=ctx.fanout.as_dict())
-    log.info(f"{module.NAME}: done in {time.time() - started:.1f}s")
-    ready[module.NAME] = artifact
+    log.info(f"{stage.name}: done in {time.time() - started:.1f}s")
+    ready[stage.name] = artifact
     return artifact

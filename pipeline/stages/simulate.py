@@ -33,15 +33,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.artifacts.find import best_tree
+from pipeline.artifacts.trees import load_tree
 from pipeline.errors import PipelineError
-from pipeline.runtime.store import MANIFEST, read_json_file
+from pipeline.feedback.parquet import load_matrix
 from pipeline.search import simulate as sim
-from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
 
-NAME = "simulate"
-VERSION = 2
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "simulate", 2, ("feedback",)  # the stage contract: stages/base.py
 
 # strategy -> (rule, candidates over G (True) or S (False), seeded)
 STRATEGIES = {
@@ -68,7 +67,7 @@ SCHEMA = SimulateConfig
 
 
 def validate(cfg: SimulateConfig, game) -> None:
-    from pipeline.stages.checks import at_least
+    from pipeline.validation import at_least
 
     if not cfg.strategies:
         raise PipelineError(f"stage.strategies is empty; choose from {', '.join(STRATEGIES)}")
@@ -106,29 +105,12 @@ def guess_cap(cfg: SimulateConfig, game) -> int:
     return UNLIMITED_CAP if game.max_guesses is None else game.max_guesses
 
 
-def find_tree(store, game) -> dict | None:
-    """The finished upper_bound artifact of this game's lists with the lowest total (then key), or None."""
-    found = []
-    for manifest in (store.root / "upper_bound").glob(f"[!.]*/{MANIFEST}"):
-        body = read_json_file("upper_bound", manifest)
-        g = body.get("game", {})
-        same = (g.get("guesses_sha256"), g.get("secrets_sha256"), bool(g.get("hard_mode")), g.get("max_guesses")) \
-            == (game.guesses_digest, game.secrets_digest, game.hard_mode, game.max_guesses)
-        ub = body.get("summary", {}).get("ub")
-        if same and ub is not None and (manifest.parent / "tree.json").is_file():
-            found.append((ub, body["key"], manifest.parent / "tree.json"))
-    if not found:
-        return None
-    ub, key, path = min(found)
-    return {"ub": ub, "key": key, "path": path}
-
-
 def key_material(cfg: SimulateConfig, game, store) -> dict:
     """Playing the store's tree: the result changes when a better tree appears."""
     if "tree" not in cfg.strategies:
         return {}
-    tree = find_tree(store, game)
-    return {"tree": tree["key"] if tree else None}
+    tree = best_tree(store, game)
+    return {"tree": tree.key if tree else None}
 
 
 def _play_block(item, codes_gg, codes_gs, guess_of_secret, enc, first, n_symbols, opener, cap):
@@ -156,7 +138,7 @@ def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
     from pipeline.feedback.kernel import code_matrix
 
     game = ctx.game
-    codes_gs = feedback.load(ctx.inputs["feedback"], game)
+    codes_gs = load_matrix(ctx.inputs["feedback"], game)
     n_secrets = len(game.secrets)
     cap = guess_cap(cfg, game)
     enc = game.encoded_guesses()
@@ -180,19 +162,17 @@ def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
         part = results[r * blocks_per_run:(r + 1) * blocks_per_run]
         outcomes[(s, seed)] = (np.concatenate([p[0] for p in part]), np.concatenate([p[1] for p in part]))
     if "tree" in cfg.strategies:
-        found = find_tree(ctx.store, game)
+        found = best_tree(ctx.store, game)
         if found is None:
             notes.append(f"tree skipped: no finished upper_bound artifact for game {game.name} in {ctx.store.root} "
                          f"(run: python -m pipeline stage=upper_bound game={game.name})")
         else:
-            from pipeline.stages.trees import read_tree
-
-            tree = read_tree(found["path"], game)
+            tree = load_tree(found.path, game).tree
             counts = sim.play_tree(tree, codes_gs, game.guess_index, game.length, cap)
             outcomes[("tree", None)] = (counts, None)
-            notes.append(f"tree: upper_bound {found['key']} (total {found['ub']})")
-            if int(counts[counts > 0].sum()) != found["ub"] or (counts == 0).any():
-                notes.append(f"tree replay total {int(counts.sum())} differs from its recorded total {found['ub']}")
+            notes.append(f"tree: upper_bound {found.key} (total {found.total})")
+            if int(counts[counts > 0].sum()) != found.total or (counts == 0).any():
+                notes.append(f"tree replay total {int(counts.sum())} differs from its recorded total {found.total}")
 
     rows, per_secret = [], []
     words = np.array(game.guesses, dtype=object)

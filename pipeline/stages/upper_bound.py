@@ -17,18 +17,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.artifacts.trees import write_tree
 from pipeline.errors import PipelineError
+from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.exact import ExactSolver
 from pipeline.search.tree import verify
-from pipeline.stages import feedback
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.stages.tree_nodes import exact_tree
-from pipeline.stages.trees import write_tree
+from pipeline.artifacts.tree_nodes import exact_tree
 
-NAME = "upper_bound"
-VERSION = 1
-INPUTS = ("feedback",)
+NAME, VERSION, INPUTS = "upper_bound", 1, ("feedback",)  # the stage contract: stages/base.py
 
 
 @dataclass
@@ -47,7 +45,7 @@ SCHEMA = UpperBoundConfig
 
 
 def validate(cfg: UpperBoundConfig, game) -> None:
-    from pipeline.stages.checks import AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, memo_bits, word_list
+    from pipeline.validation import AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, memo_bits, word_list
 
     at_least(cfg, "breadth", 1)
     at_least(cfg, "top_k", 1, allow_none=True)
@@ -106,7 +104,7 @@ def best_tree(ctx: StageContext, cfg: UpperBoundConfig, codes, best):
 
 def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     game = ctx.game
-    codes = feedback.load(ctx.inputs["feedback"], game)
+    codes = load_matrix(ctx.inputs["feedback"], game)
     openers = chosen_openers(cfg, game, codes)
     batches = [openers[i:i + cfg.batch_size] for i in range(0, len(openers), cfg.batch_size)]
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,

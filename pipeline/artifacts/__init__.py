@@ -1,0 +1,1 @@
+"""What the stages write and how to find it again: tree files, and the artifacts in a store that fit a game."""

@@ -1,0 +1,68 @@
+"""Finding the artifacts of a game in the store, by one rule for "fits this game".
+
+An artifact fits a game when it records the game's lists (both digests) and every other part of the game's
+identity that the artifact's stage depends on (alphabet, hard mode, guess limit: `game_identity` of the stage
+contract; the feedback matrix depends on the lists only) is the game's.  Every reader of the store (the
+simulate stage's tree, the report, the assistant) finds artifacts through here."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.games.game import Game
+from pipeline.runtime.store import Artifact, ArtifactStore, read_json_file
+
+LISTS = ("guesses_sha256", "secrets_sha256")
+
+
+def fits(recorded: dict, identity: dict) -> bool:
+    """Whether a recorded game description is for the game of `identity`: it names the game's lists, and
+    every other part of the identity it records is the game's."""
+    if any(recorded.get(key) != identity.get(key) for key in LISTS):
+        return False
+    return all(recorded[key] == value for key, value in identity.items() if key in recorded)
+
+
+def stage_identity(stage: str, game: Game) -> dict:
+    """What of `game` the artifacts of `stage` depend on (its contract's `game_identity`)."""
+    from pipeline.stages.runner import stage_contract  # the stages import this package
+
+    return stage_contract(stage).game_identity(game)
+
+
+def artifacts_for(store: ArtifactStore, stage: str, game: Game) -> list[tuple[Artifact, dict]]:
+    """(artifact, manifest) of every finished artifact of `stage` that fits `game`, oldest first."""
+    identity = stage_identity(stage, game)
+    found = []
+    for artifact in store.finished(stage):
+        manifest = read_json_file(stage, artifact.file("manifest.json"))
+        if fits(manifest.get("game", {}), identity):
+            found.append((artifact, manifest))
+    return found
+
+
+@dataclass(frozen=True)
+class StoredTree:
+    """An upper_bound tree in the store: its recorded total (the UB; None if the manifest has no summary),
+    artifact key and tree file."""
+
+    total: int | None
+    key: str
+    path: Path
+
+    @property
+    def label(self) -> str:
+        return f"upper_bound/{self.key}"
+
+
+def stored_trees(store: ArtifactStore, game: Game) -> list[StoredTree]:
+    """The finished upper_bound trees that fit `game`, best first (lowest recorded total, then key; trees
+    without a recorded total last)."""
+    found = [StoredTree(manifest.get("summary", {}).get("ub"), artifact.key, artifact.file("tree.json"))
+             for artifact, manifest in artifacts_for(store, "upper_bound", game) if artifact.file("tree.json").is_file()]
+    return sorted(found, key=lambda t: (t.total is None, t.total or 0, t.key))
+
+
+def best_tree(store: ArtifactStore, game: Game) -> StoredTree | None:
+    """The store's best upper_bound tree for `game` with a recorded total (lowest, then key), or None."""
+    trees = [t for t in stored_trees(store, game) if t.total is not None]
+    return trees[0] if trees else None

@@ -1,0 +1,306 @@
+"""Exact values of positions for the coach (analyse, top): MinTotal(C) and V*(g, C), or labelled bounds.
+
+A position is a candidate set C with the guesses left under the game's limit
+(and, in hard mode, the rule's state).  Its values are totals over C (the sum,
+over the secrets of C, of the guesses still needed), so the expected number of
+further guesses is total / |C|.  Where each value comes from, best first:
+
+- known: a published optimum of the shipped game (stages/published.py: original
+  Wordle's 7920 with SALET, proved by this project's `prove` stage too) or a
+  stored artifact for the same game (a proven `prove` certificate, the `exact`
+  stage's V*(opener, S), the `upper_bound` stage's per-opener upper bounds) —
+  only for the start of a game, whose sets these artifacts describe;
+- exact: the exact solver (search/exact.py), in this process for small sets
+  (|C| x |G| <= IN_PROCESS_CELLS, milliseconds), otherwise in a forked child
+  given `budget` seconds and killed if it takes longer;
+- upper bound: ApMinTotal(C, 1) (the greedy tree the upper_bound stage starts
+  from) when the exact solver ran out of time, labelled as such.
+
+Infeasible (no strategy finds every secret within the guesses left) is
+`INFEASIBLE`; the chance of losing is then given by `loss_chance`.
+"""
+
+import json
+import os
+import pickle
+import select
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.search.exact import IMPOSSIBLE, ExactSolver
+
+IN_PROCESS_CELLS = 2_000_000  # |C| x |G| below which the exact solver runs in this process without a budget
+INFEASIBLE = None
+
+
+@dataclass(frozen=True)
+class Value:
+    """A total over a candidate set: exact, or an upper bound; `total` None when unknown, -1 when infeasible."""
+
+    total: int | None
+    kind: str  # "exact", "upper bound", "unknown", "infeasible"
+    source: str  # where it comes from, in words
+    guess: int = -1  # the guess reaching it (best values), -1 if not known
+
+    @property
+    def known(self) -> bool:
+        return self.total is not None and self.total >= 0
+
+
+UNKNOWN = Value(None, "unknown", "not evaluated (out of time)")
+
+
+def within(seconds: float, task):
+    """task() in a forked child; its (picklable) result if it finishes within `seconds`, else None.
+
+    The child shares the parent's memory copy-on-write (the code matrix, the
+    compiled solver), so nothing is sent but the small result.  Without fork
+    (not POSIX) the task is not run."""
+    if seconds <= 0 or not hasattr(os, "fork"):
+        return None
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child; its coverage is not collected)
+        status = 1
+        try:
+            os.close(read)
+            data = pickle.dumps(task())
+            while data:
+                data = data[os.write(write, data):]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    chunks, deadline = [], time.monotonic() + seconds
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            if select.select([read], [], [], remaining)[0]:
+                chunk = os.read(read, 1 << 16)
+                if not chunk:
+                    return pickle.loads(b"".join(chunks)) if chunks else None
+                chunks.append(chunk)
+        return None
+    finally:
+        os.close(read)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+
+
+class Valuer:
+    """MinTotal / V* of positions of one game, exact where possible within a time budget per value."""
+
+    def __init__(self, game, codes: np.ndarray, budget: float = 2.0, outputs: Path | None = None):
+        self.game = game
+        self.codes = codes
+        self.budget = budget
+        encoded = game.encoded_guesses() if game.hard_mode else None
+        self.solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, encoded,
+                                  game.max_guesses, memo_bits=20)
+        self.solver.min_total(np.arange(min(3, codes.shape[1]), dtype=np.int32))  # compile before any fork
+        self._ap = None
+        self._best = {}  # memo of best(): the next row's position is this row's after-set
+        self.known = KnownValues(game, outputs)
+
+    def _state(self, state):
+        return state if self.game.hard_mode else None
+
+    def small(self, n: int) -> bool:
+        """Is a set of n candidates solved in this process (no time budget needed)?"""
+        return n * self.codes.shape[0] <= IN_PROCESS_CELLS
+
+    def _exact(self, task, n: int, seconds: float | None = None, source: str = "exact solver"):
+        result = task() if self.small(n) else within(self.budget if seconds is None else seconds, task)
+        if result is None:
+            return None
+        total, guess = result
+        if total >= IMPOSSIBLE:
+            return Value(-1, "infeasible", source, guess)
+        return Value(int(total), "exact", source, int(guess))
+
+    def best(self, candidates: np.ndarray, state=None, left=None, start: bool = False) -> Value:
+        """MinTotal(C) and an optimal guess (or the best bound and its guess)."""
+        cand = np.asarray(candidates, dtype=np.int32)
+        key = (cand.tobytes(), left, start, None if state is None else (state[0].tobytes(), state[1].tobytes()))
+        if key not in self._best:
+            self._best[key] = self._find_best(cand, state, left, start)
+        return self._best[key]
+
+    def _find_best(self, cand, state, left, start: bool) -> Value:
+        known = None
+        if start:
+            known = self.known.best()
+            if known is not None and known.kind == "exact":
+                return known
+        st = self._state(state)
+        value = self._exact(lambda: self.solver.best_guess(cand, st, left), len(cand))
+        if value is not None:
+            return value
+        if start and known is not None:
+            return known
+        return self._upper(cand, st, left, -1)
+
+    def played(self, guess: int, candidates: np.ndarray, state=None, left=None, start: bool = False,
+               seconds: float | None = None, upper: bool = True) -> Value:
+        """V*(g, C): the best total over C once `guess` is played (the solver gets `seconds`, default the
+        budget; without `upper` no upper bound is searched when it runs out: UNKNOWN)."""
+        cand = np.asarray(candidates, dtype=np.int32)
+        known = self.known.opener(self.game.guesses[guess]) if start else None
+        if known is not None and known.kind == "exact":
+            return known
+        st = self._state(state)
+        value = self._exact(lambda: (self.solver.guess_value(guess, cand, state=st, left=left)[0], guess), len(cand),
+                            seconds)
+        if value is not None:
+            return value
+        if known is not None or not upper:
+            return known or UNKNOWN
+        return self._upper(cand, st, left, guess)
+
+    def _upper(self, cand, state, left, opener: int) -> Value:
+        if self._ap is None:
+            from pipeline.search.apmintotal import ApSearch
+
+            game = self.game
+            self._ap = ApSearch(self.codes, game.secret_of_guess, game.n_codes, 1, hard_mode=game.hard_mode,
+                                encoded_guesses=game.encoded_guesses() if game.hard_mode else None,
+                                max_guesses=game.max_guesses, max_entries=200_000)
+        result = self._ap.strategy(cand.astype(np.int64), opener, state, left)
+        source = f"ApMinTotal breadth 1 (the exact solver took over {self.budget:g} s)"
+        if result.total is None:
+            return Value(None, "unknown", source + "; no strategy within the guess limit found", opener)
+        return Value(int(result.total), "upper bound", source, int(result.opener))
+
+
+# ---- what is already known about the start of a game ------------------------------------------------------
+
+
+class KnownValues:
+    """Values of the full secret set S: published optima of the shipped games, and stored artifacts."""
+
+    def __init__(self, game, outputs: Path | None):
+        self.game = game
+        self._best: Value | None = None
+        self._openers: dict[str, Value] = {}
+        self._published()
+        if outputs is not None and Path(outputs).is_dir():
+            self._artifacts(Path(outputs))
+
+    def best(self) -> Value | None:
+        return self._best
+
+    def openers(self) -> dict[str, Value]:
+        return dict(self._openers)
+
+    def opener(self, word: str) -> Value | None:
+        return self._openers.get(word)
+
+    def _offer_best(self, value: Value) -> None:
+        current = self._best
+        if current is None or (value.kind == "exact" and current.kind != "exact") or \
+                (value.kind == current.kind and value.total < current.total):
+            self._best = value
+
+    def _offer_opener(self, word: str, value: Value) -> None:
+        current = self._openers.get(word)
+        if current is None or (value.kind == "exact" and current.kind != "exact") or \
+                (value.kind == current.kind and value.total < current.total):
+            self._openers[word] = value
+        if value.kind == "upper bound" or value.kind == "exact":  # V*(g, S) >= MinTotal(S): an upper bound of it
+            bound = Value(value.total, "upper bound", value.source, self.game.guess_index.get(word, -1))
+            if self._best is None or (self._best.kind != "exact" and value.total < self._best.total):
+                self._best = bound
+
+    def _published(self) -> None:
+        """The published optimum when the game is a shipped one with its own lists and no stricter limit."""
+        from pipeline.games.catalog import game_config
+        from pipeline.stages.published import EXACT, OPTIMUM
+
+        game = self.game
+        if game.name not in OPTIMUM or game.hard_mode or (game.max_guesses is not None and game.max_guesses < 6):
+            return
+        try:
+            cfg = game_config(game.name)
+        except Exception:  # noqa: BLE001 (not a shipped game: nothing is published about it)
+            return
+        if cfg.secrets.sha256 != game.secrets_digest or (cfg.guesses.sha256 or game.guesses_digest) != \
+                game.guesses_digest:
+            return
+        total, opener = OPTIMUM[game.name]
+        source = "published optimum (Cunanan & Thielscher 2023; this project's prove stage proves it)"
+        self._best = Value(total, "exact", source, game.guess_index[opener])
+        for (name, word, hard), value in EXACT.items():
+            if name == game.name and not hard:
+                self._openers[word] = Value(value, "exact", "published exact value", game.guess_index[word])
+
+    def _artifacts(self, outputs: Path) -> None:
+        """Proven certificates, exact-stage values and upper_bound per-opener bounds of this very game."""
+        for folder in sorted(outputs.glob("*/*/")):
+            manifest = folder / "manifest.json"
+            if folder.parent.name not in ("prove", "exact", "upper_bound") or not manifest.is_file():
+                continue
+            try:
+                identity = json.loads(manifest.read_text()).get("game", {})
+                if any(identity.get(k) != v for k, v in self.game.identity().items()):
+                    continue
+                self._read_artifact(folder.parent.name, folder)
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # an unreadable artifact is simply not used
+
+    def _read_artifact(self, stage: str, folder: Path) -> None:
+        label = f"{stage}/{folder.name}"
+        guess_index = self.game.guess_index
+        if stage == "prove":
+            cert = json.loads((folder / "certificate.json").read_text())
+            if cert.get("proven"):
+                opener = cert["optimal_openers"][0]
+                self._best = Value(int(cert["ub"]), "exact", f"proven optimum ({label})", guess_index[opener])
+            return
+        import pyarrow.parquet as pq
+
+        name = "exact.parquet" if stage == "exact" else "openers.parquet"
+        for row in pq.read_table(folder / name).to_pylist():
+            if row.get("total") is None or row["opener"] not in guess_index:
+                continue
+            kind = "exact" if stage == "exact" else "upper bound"
+            self._offer_opener(row["opener"], Value(int(row["total"]), kind, label, guess_index[row["opener"]]))
+
+
+def loss_chance(codes: np.ndarray, candidates: np.ndarray, left: int, win: int, guesses=None) -> tuple[float, bool]:
+    """(chance of losing, exact) from candidate set C with `left` guesses: the least number of secrets a
+    strategy must fail to find, over |C|.  Exact for left <= 2 (one guess: all but one are lost; two:
+    |C| minus the most classes a guess makes); beyond, the guess with most classes is followed (a bound).
+
+    `guesses` restricts the guesses considered (hard mode), default all."""
+    from pipeline.search.partition import split_parts
+
+    n = len(candidates)
+    if n == 0:
+        return 0.0, True
+    lost, exact = _lost(codes, np.asarray(candidates, dtype=np.int32), left, win, guesses, split_parts)
+    return lost / n, exact
+
+
+def _lost(codes, cand, left, win, guesses, split_parts) -> tuple[int, bool]:
+    n = len(cand)
+    if left <= 0:
+        return n, True
+    if left == 1 or n <= 1:
+        return n - 1, True
+    parts = split_parts(codes if guesses is None else codes[guesses], cand, win + 1)
+    best = int(np.argmax(parts))
+    if left == 2:
+        return n - int(parts[best]), True
+    g = best if guesses is None else int(guesses[best])
+    row = codes[g][cand]
+    total, exact = 0, False
+    for code in np.unique(row):
+        if code != win:
+            total += _lost(codes, cand[row == code], left - 1, win, guesses, split_parts)[0]
+    return total, exact

@@ -1,0 +1,87 @@
+"""One rule for "this artifact fits this game" (pipeline.artifacts.find), used by every reader of the store."""
+
+import json
+
+import pytest
+
+from pipeline.artifacts.find import artifacts_for, best_tree, fits, stored_trees
+from pipeline.artifacts.trees import load_tree
+from pipeline.errors import PipelineError
+from pipeline.games.catalog import builtin_game
+from pipeline.runtime.store import ArtifactStore
+
+
+@pytest.fixture(scope="module")
+def mini():
+    return builtin_game("mini_nerdle")
+
+
+def fake_artifact(root, stage, key, game_fields, ub=None, tree=None):
+    """A finished artifact folder: its manifest (game fields, summary) and optionally a tree.json."""
+    folder = root / stage / key
+    folder.mkdir(parents=True)
+    manifest = {"stage": stage, "key": key, "game": game_fields, **({"summary": {"ub": ub}} if ub else {})}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    if tree is not None:
+        (folder / "tree.json").write_text(json.dumps(tree))
+    return folder
+
+
+def test_fits_needs_the_lists_and_every_recorded_rule(mini):
+    identity = mini.identity()
+    assert fits(dict(identity), identity)
+    assert fits({k: identity[k] for k in ("guesses_sha256", "secrets_sha256")}, identity)  # records no rules
+    assert not fits({"hard_mode": False, "max_guesses": 6}, identity)  # does not name the lists
+    assert not fits({**identity, "hard_mode": True}, identity)
+    assert not fits({**identity, "max_guesses": None}, identity)
+    assert not fits({**identity, "secrets_sha256": "0" * 64}, identity)
+
+
+def test_the_store_is_searched_by_the_stages_identity(tmp_path, mini):
+    hard = builtin_game("mini_nerdle", hard_mode=True)
+    unlimited = builtin_game("mini_nerdle", max_guesses=None)
+    tree = {"tree": {"guess": "x"}}
+    fake_artifact(tmp_path, "upper_bound", "b_normal", mini.identity(), ub=600, tree=tree)
+    fake_artifact(tmp_path, "upper_bound", "a_normal", mini.identity(), ub=544, tree=tree)
+    fake_artifact(tmp_path, "upper_bound", "c_hard", hard.identity(), ub=500, tree=tree)
+    fake_artifact(tmp_path, "upper_bound", "d_no_total", mini.identity(), tree=tree)
+    fake_artifact(tmp_path, "upper_bound", "e_no_tree", mini.identity(), ub=100)
+    fake_artifact(tmp_path, "feedback", "matrix", mini.identity())
+    (tmp_path / "upper_bound" / ".tmp-unfinished").mkdir()
+    store = ArtifactStore(tmp_path)
+    assert [t.key for t in stored_trees(store, mini)] == ["a_normal", "b_normal", "d_no_total"]
+    assert best_tree(store, mini).key == "a_normal" and best_tree(store, mini).total == 544
+    assert best_tree(store, hard).key == "c_hard"
+    assert best_tree(store, unlimited) is None
+    # the feedback matrix depends on the lists only: the same artifact serves hard mode and any limit
+    assert [a.key for a, _ in artifacts_for(store, "feedback", hard)] == ["matrix"]
+    assert [a.key for a, _ in artifacts_for(store, "feedback", unlimited)] == ["matrix"]
+
+
+def test_one_loader_checks_lists_rules_and_replay(tmp_path, mini):
+    from pipeline.artifacts.trees import write_tree
+    from pipeline.feedback.matrix import game_matrix
+    from pipeline.search.greedy import greedy
+    from pipeline.search.tree import statistics, to_json, verify
+
+    result = greedy(game_matrix(mini), mini.secret_of_guess, mini.n_codes, ("MostParts", "InSet", "ExpSizeSplit"))
+    tree = result.tree(list(mini.guesses), mini.length)
+    write_tree(lambda name: tmp_path / name, tree, mini)
+    loaded = load_tree(tmp_path / "tree.json", mini, "label")
+    assert (loaded.label, loaded.total) == ("label", result.total) and result.total == verify(tree, mini.guesses,
+                                                                                             mini.secrets)
+    for other in (builtin_game("mini_nerdle", hard_mode=True), builtin_game("mini_nerdle", max_guesses=None)):
+        with pytest.raises(PipelineError, match="other word lists or rules"):
+            load_tree(tmp_path / "tree.json", other)
+    depth = statistics(tree)["max_guesses"]
+    (tmp_path / "bare.json").write_text(json.dumps(to_json(tree)))  # records no game: replay and rules decide
+    assert load_tree(tmp_path / "bare.json", builtin_game("mini_nerdle", max_guesses=depth)).total == result.total
+    with pytest.raises(PipelineError, match=f"needs {depth} guesses, more than game.max_guesses={depth - 1}"):
+        load_tree(tmp_path / "bare.json", builtin_game("mini_nerdle", max_guesses=depth - 1))
+    with pytest.raises(PipelineError, match="does not fit game"):
+        load_tree(tmp_path / "bare.json", builtin_game("midi_nerdle"))
+    with pytest.raises(PipelineError, match="not found"):
+        load_tree(tmp_path / "missing.json", mini)
+    (tmp_path / "junk.json").write_text("[1, 2]")
+    with pytest.raises(PipelineError, match="not a strategy tree"):
+        load_tree(tmp_path / "junk.json", mini)
