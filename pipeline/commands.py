@@ -171,6 +171,15 @@ def print_verdict(result: dict, game) -> None:
           f"{', '.join(result['optimal_openers'])}; {checked}")
 
 
+def shape_overrides(cert: dict) -> list[str]:
+    """The size a peg game's certificate was proven for: game.pegs/colours (Mastermind), game.length (Bulls and Cows)."""
+    if cert.get("answer") == "mastermind":
+        return [f"game.pegs={cert['length']}", f"game.colours={cert['n_symbols']}"]
+    if cert.get("answer") == "bulls_and_cows":
+        return [f"game.length={cert['length']}"]
+    return []
+
+
 def verify_certificate_command(ns: argparse.Namespace) -> int:
     from pipeline.proofs.certificate import load_certificate, stderr_say, verify_certificate
 
@@ -190,6 +199,7 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
         raise PipelineError(f"{folder / 'certificate.json'} does not name its game (not written by the prove stage?)")
     rules = [f"game.max_guesses={'null' if cert['max_guesses'] is None else cert['max_guesses']}"] \
         if "max_guesses" in cert else []
+    rules += shape_overrides(cert)
     game = load_game_from([f"game={cert['game']}", f"game.hard_mode={bool(cert.get('hard_mode', False))}", *rules,
                            *overrides])
     result = verify_certificate(folder, game, sample, say=stderr_say, workers=ns.workers)

@@ -127,7 +127,7 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
                 if answer is not None:
                     say(*answer)
                     continue
-                entry = parse_line(line, session.game.length)
+                entry = parse_line(line, session.game.length, session.game.answering)
                 if entry is None:
                     continue
                 if entry.command == "quit":
@@ -161,7 +161,6 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
 def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     from pipeline.assistant.analysis import check_secret
     from pipeline.assistant.terminal import render_row
-    from pipeline.games.answer import feedback
 
     if not options.get("secret"):
         raise PipelineError(f"solve needs secret=<word>; {SOLVE_USAGE[len('usage: '):]}")
@@ -176,7 +175,7 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
             raise PipelineError(f"the strategy did not find {secret!r}")
         _suggest(session)
         word = session.suggestion().word
-        row = session.play(word, feedback(word, secret))
+        row = session.play(word, game.answering.response(word, secret))
         print(render_row(row.guess, row.colours, colour), flush=True)
     n = len(session.rows)
     print(f"solved in {n} {'guess' if n == 1 else 'guesses'}")

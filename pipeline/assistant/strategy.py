@@ -167,8 +167,18 @@ def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
     return parts, sum_sq
 
 
+def matrix_scan(guesses, candidates, n_codes: int, answer: str):
+    """split_scan's (parts, sum of squared part sizes) for any answering function, via its code-matrix kernel."""
+    from pipeline.feedback.matrix import answer_matrix
+
+    codes = answer_matrix(guesses, candidates, answer).astype(np.int64)
+    cells = codes + n_codes * np.arange(codes.shape[0])[:, None]
+    counts = np.bincount(cells.ravel(), minlength=codes.shape[0] * n_codes).reshape(codes.shape[0], n_codes)
+    return (counts > 0).sum(axis=1), (counts * counts).sum(axis=1)
+
+
 def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, in_candidates: np.ndarray,
-                  n_codes: int, n_symbols: int, on_progress=None) -> int:
+                  n_codes: int, n_symbols: int, on_progress=None, answer: str = "wordle") -> int:
     """Row index (into enc_guesses) of the best guess by (MostParts, InSet, ExpSizeSplit), lowest row on ties.
 
     `in_candidates[g]` says whether guess row g is itself a candidate.  The
@@ -180,7 +190,8 @@ def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, in_candid
     parts, sum_sq = [], []
     for start in range(0, n_rows, step):
         stop = min(n_rows, start + step)
-        p, q = split_scan(enc_guesses[start:stop], enc_candidates, n_codes, n_symbols, 8 * get_num_threads())
+        p, q = (split_scan(enc_guesses[start:stop], enc_candidates, n_codes, n_symbols, 8 * get_num_threads())
+                if answer == "wordle" else matrix_scan(enc_guesses[start:stop], enc_candidates, n_codes, answer))
         parts.append(p)
         sum_sq.append(q)
         if on_progress:
@@ -248,5 +259,5 @@ class Strategy:
         in_c[candidates] = True
         sog = self.game.secret_of_guess if rows is None else self.game.secret_of_guess[rows]
         best = greedy_choice(enc, np.ascontiguousarray(self.enc_secrets[candidates]), in_c[sog],
-                             self.game.n_codes, len(self.game.alphabet), self.on_progress)
+                             self.game.n_codes, len(self.game.alphabet), self.on_progress, self.game.answer)
         return self.game.guesses[int(best if rows is None else rows[best])]

@@ -23,8 +23,8 @@ def use_colour(stream=None) -> bool:
 
 def render_row(guess: str, colours: str, colour: bool) -> str:
     """`S A L E T` as tiles (colour) or "salet 02100" (plain)."""
-    if not colour:
-        return f"{guess} {colours}"
+    if not colour or not set(colours) <= set(TILE):  # peg answers ("2B1W") are shown as text
+        return f"{bold(guess, colour)} {colours}" if colour else f"{guess} {colours}"
     return " ".join(f"{TILE[c]} {g.upper()} {RESET}" for g, c in zip(guess, colours)) + f"  {DIM}{colours}{RESET}"
 
 

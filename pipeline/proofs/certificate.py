@@ -26,12 +26,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from pipeline.errors import PipelineError
-from pipeline.proofs.answer import code_matrix, colours_of, symbols
+from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_of
 from pipeline.proofs.bounds import LowerBounds, split
 from pipeline.proofs.exact import ExactSolver
 from pipeline.proofs.hard_bounds import HardLowerBounds
 from pipeline.proofs.parallel import opener_values, pooled_values
-from pipeline.proofs.tree import TreeRejected, check_tree, guess_limit
+from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit
 
 
 class CertificateError(PipelineError):
@@ -54,6 +54,8 @@ def load_certificate(folder: Path) -> dict:
 
 def rules_of(cert: dict, game) -> int | None:
     """The guess limit the certificate is for; it and its mode must be the game's."""
+    _check(cert.get("answer", "wordle") == answer_of(game),
+           f"it is for answers {cert.get('answer', 'wordle')}, the game answers {answer_of(game)}")
     _check(bool(cert["hard_mode"]) == bool(game.hard_mode),
            f"it is for hard_mode={cert['hard_mode']}, the game has hard_mode={game.hard_mode}")
     limit = cert.get("max_guesses", guess_limit(game))
@@ -115,13 +117,13 @@ def rule_of(elimination: dict) -> str:
 
 def _class_sizes(bounds: LowerBounds, game, opener: str) -> dict[str, int]:
     _, _, sizes, codes = _classes(bounds, game, opener)
-    return {colours_of(int(c), game.length): int(t) for c, t in zip(codes, sizes)}
+    return {text_of(answer_of(game), int(c), game.length): int(t) for c, t in zip(codes, sizes)}
 
 
 def _classes(bounds: LowerBounds, game, opener: str):
     """(members, starts, sizes, codes) of the non-win classes of Split(S, opener), codes ascending."""
     row = bounds.codes[game.guess_index[opener]]
-    members, starts, sizes = split(row, bounds.everyone, game.n_codes)
+    members, starts, sizes = split(row, bounds.everyone, n_codes_of(answer_of(game), game.length))
     return members, starts, sizes, row[members[starts]]
 
 
@@ -155,7 +157,7 @@ def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, l
     for opener, c in picked:
         if opener not in members_of:
             members, starts, sizes, codes = _classes(bounds, game, opener)
-            members_of[opener] = {colours_of(int(code), game.length): members[st:st + t]
+            members_of[opener] = {text_of(answer_of(game), int(code), game.length): members[st:st + t]
                                   for code, st, t in zip(codes, starts, sizes)}
         members, claimed, method = members_of[opener][c["response"]], int(c["bound"]), str(c["method"])
         g = game.guess_index[opener]
@@ -191,8 +193,9 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
     try:
         limit = rules_of(cert, game)
         check_tree_claims(cert, game, folder, limit)
-        codes = code_matrix(game.guesses, game.secrets, game.alphabet)
-        bounds = LowerBounds(codes, game.guess_of_secret, game.n_codes)
+        n_codes = n_codes_of(answer_of(game), game.length)
+        codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
+        bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
         check_accounts(cert, game, bounds)
         classes = [(s["opener"], c) for s in cert["survivors"] for c in s["classes"]]
         eliminated = list(cert["eliminated"])
@@ -200,7 +203,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
             rng = random.Random(seed)
             eliminated = rng.sample(eliminated, min(sample, len(eliminated)))
             classes = rng.sample(classes, min(sample, len(classes)))
-        solver = ExactSolver(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, game.n_codes,
+        solver = ExactSolver(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, n_codes,
                              len(game.alphabet), game.hard_mode)
         hard = (HardLowerBounds(bounds, symbols(game.guesses, game.alphabet), len(game.alphabet))
                 if game.hard_mode else None)

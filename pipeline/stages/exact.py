@@ -64,7 +64,7 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
             rows.append({"opener": game.guesses[opener], "total": None, "expected": None, "max_guesses": None})
             continue
         tree = exact_tree(nodes, game, codes)
-        if verify(tree, game.guesses, game.secrets) != total:
+        if verify(tree, game.guesses, game.secrets, game.answering.response) != total:
             raise PipelineError(f"internal error: the exact tree of {game.guesses[opener]} does not replay to {total}")
         stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]))
         rows.append({"opener": game.guesses[opener], "total": total, "expected": stats["expected"],

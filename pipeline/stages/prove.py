@@ -17,7 +17,6 @@ import numpy as np
 from pipeline.artifacts.trees import rule_violation
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
-from pipeline.games.answer import code_to_colours
 from pipeline.search.bounds import BoundSolver, k_of_game
 from pipeline.search.exact import ExactSolver
 from pipeline.search.hard_bounds import HardBoundSolver
@@ -127,7 +126,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     for word in funnel["survivors"]:
         opener = game.guess_index[word]
         for code, members in survivor_classes(codes, game, opener):
-            colours = code_to_colours(code, game.length)
+            colours = game.code_text(code)
             target = targets.get(colours) if word == ub_opener else None
             state = (update_state(*initial_state(game.length), game.encoded_guesses()[opener], code)
                      if game.hard_mode else None)
@@ -163,6 +162,8 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
     others_not_better = all(s["value"] >= ub for s in survivors.values())
     return {
         "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
+        **({} if game.answer == "wordle" else {"answer": game.answer, "length": game.length,
+                                               "n_symbols": len(game.alphabet)}),
         "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
         "n_guesses": len(game.guesses), "n_secrets": len(game.secrets), "k_s": k_s,
         "ub": ub, "ub_opener": ub_opener, "ub_tree_sha256": hashlib.sha256(tree_file.read_bytes()).hexdigest(),

@@ -3,9 +3,11 @@
 The search plays the game's rules (hard mode, game.max_guesses): an opener
 whose ApMinTotal strategy cannot find every secret within the limit is
 listed with total null; if no opener can, the stage fails with one error.
-With stage.refine=k the k best openers are then solved exactly (same rules)
-and the best tree of all is the UB: a proof closes only when UB is the optimum,
-and ApMinTotal misses it in hard mode (8130 for SALET, exact 8122)."""
+With stage.refine=k the k best openers are then solved exactly (same rules,
+alpha-beta under the best ApMinTotal total) and the best tree of all is the
+UB: a proof closes only when UB is the optimum, and ApMinTotal misses it in
+hard mode (8130 for SALET, exact 8122) and for Mastermind (5651 at breadth
+10, exact 5625)."""
 
 import json
 from dataclasses import dataclass
@@ -19,10 +21,10 @@ from pipeline.artifacts.trees import write_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import ApSearch, rank_openers
-from pipeline.search.tree import verify
+from pipeline.search.exact import ExactSolver
 from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.search.tree import verify
 from pipeline.stages.base import StageConfig, StageContext
-from pipeline.stages.exact import solve_opener
 
 NAME, VERSION, INPUTS = "upper_bound", 1, ("feedback",)  # the stage contract: stages/base.py
 
@@ -79,13 +81,21 @@ def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, enco
     return [search.strategy(None, opener) for opener in batch]
 
 
-def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible) -> list[dict]:
-    """Exact totals and trees of the `refine` best openers: [{opener, total, tree}] (feasible ones)."""
+def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_guesses, memo_bits, beta):
+    """(V*(opener, S), its tree nodes) when below `beta` (the best ApMinTotal total), else (None, None)."""
+    solver = ExactSolver(codes, secret_of_guess, n_codes, encoded_guesses is not None, encoded_guesses,
+                         max_guesses=max_guesses, memo_bits=memo_bits)
+    total, exact = solver.guess_value(opener, beta=beta)
+    return (int(total), solver.tree(opener)) if exact else (None, None)
+
+
+def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible, beta) -> list[dict]:
+    """Exact totals and trees of the `refine` best openers that beat `beta`: [{opener, total, tree}]."""
     game = ctx.game
     picked = [r.opener for r in sorted(feasible, key=lambda r: r.total)[:cfg.refine]]
-    shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(),
-              cfg.refine_memo_bits, game.max_guesses)
-    solved = ctx.fan_out(solve_opener, picked, shared, label=f"{NAME}-refine")
+    shared = (codes, game.secret_of_guess, game.n_codes, game.encoded_guesses() if game.hard_mode else None,
+              game.max_guesses, cfg.refine_memo_bits, beta)
+    solved = ctx.fan_out(_exact_opener, picked, shared, label=f"{NAME}-refine")
     return [{"opener": g, "total": total, "tree": exact_tree(nodes, game, codes)}
             for g, (total, nodes) in zip(picked, solved) if total is not None]
 
@@ -104,9 +114,9 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
         raise PipelineError(f"no strategy found ({mode}ApMinTotal breadth {cfg.breadth}, {len(results)} openers) "
                             f"that finds every secret within game.max_guesses={game.max_guesses} guesses")
     best = min(feasible, key=lambda r: r.total)  # first in opener order on ties
-    chosen = {"opener": best.opener, "total": best.total, "tree": best.tree(list(game.guesses), game.length),
-              "method": "ApMinTotal"}
-    exact = refined(ctx, cfg, codes, feasible) if cfg.refine else []
+    chosen = {"opener": best.opener, "total": best.total, "method": "ApMinTotal",
+              "tree": best.tree(list(game.guesses), game.answering.text)}
+    exact = refined(ctx, cfg, codes, feasible, best.total) if cfg.refine else []
     for entry in exact:
         if entry["total"] < chosen["total"]:
             chosen = entry | {"method": "exact"}
@@ -115,7 +125,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                       "rank": np.arange(1, len(results) + 1)})
     pq.write_table(table, ctx.out.file("openers.parquet"))
     tree = chosen["tree"]
-    if verify(tree, game.guesses, game.secrets) != chosen["total"]:
+    if verify(tree, game.guesses, game.secrets, game.answering.response) != chosen["total"]:
         raise PipelineError("internal error: the best tree does not replay to its total")
     stats = write_tree(ctx.out.file, tree, game)
     summary = {"ub": chosen["total"], "opener": game.guesses[chosen["opener"]], "method": chosen["method"],
