@@ -271,15 +271,21 @@ def perfect_in_list(game, w, lst, length, lo, n):
 # ---- scans: every guess of the node's list, once ----------------------------------------------------------
 
 @njit(cache=True)
-def scan_large(game, w, d, length, lo, n, beta):
+def scan(game, w, d, length, lo, n, beta):
     """One pass over the node's list w.ulist[d + 1][:length] (compacted in place to the useful guesses).
 
     Every useful guess g gets the lower bound |C| + sum of Bound(|C'|, KCAP) over its non-win classes (the
     parent's counting bound; classes are subsets of the parent's set).  Guesses with a bound below beta go
     to the node's rows with their ordering key.  Returns (useful count, kept count, min bound of the guesses
-    left out, most classes, a candidate perfect splitter or -1, a perfect splitter or -1).
+    left out, most classes, a candidate perfect splitter or -1, a perfect splitter or -1).  Small sets (up to
+    SMALL_SET) gather their codes per candidate and compare them pairwise (sum t^2 = n + 2 * equal pairs,
+    classes = n - repeats); there the bound is 3n - classes - [g in C] (2|C'| - 1 per non-win class).
     """
     lst = w.ulist[d + 1]
+    small = n <= SMALL_SET
+    if small:
+        _gather_pairs(game, w, length, lo, n, lst)
+    pairs, repeats, wins = w.scratch[0], w.scratch[1], w.scratch[2]
     counts, cand, btab = w.counts, w.pool[lo: lo + n], w.btab[d]
     u = 0
     m = 0
@@ -287,16 +293,19 @@ def scan_large(game, w, d, length, lo, n, beta):
     excluded = INF
     for t in range(length):
         g = lst[t]
-        k, _, sum_sq, bounds, n_win = class_counts(game.codes[g], cand, counts, btab, game.win)
-        inside = n_win > 0
-        lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
-        if k == 1 and not inside:
+        if small:
+            k, sum_sq, n_win = n - repeats[t], np.int64(n + 2 * pairs[t]), wins[t]
+            lower = 3 * n - k - n_win
+        else:
+            k, _, sum_sq, bounds, n_win = class_counts(game.codes[g], cand, counts, btab, game.win)
+            lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
+        if k == 1 and n_win == 0:
             continue
         lst[u] = g
         u += 1
         kmax = max(kmax, k)
         if k == n:
-            return u, m, excluded, kmax, (g if inside else -1), g
+            return u, m, excluded, kmax, (g if n_win > 0 else -1), g
         if lower < beta:
             w.cguess[d, m], w.clower[d, m], w.ckey[d, m] = g, lower, (sum_sq << KEY_SHIFT) | m
             m += 1
@@ -341,37 +350,6 @@ def _pair_pass(di, dj, pairs, seen, length):
         e = np.int32(di[t] == dj[t])
         pairs[t] += e
         seen[t] |= e
-
-
-@njit(cache=True)
-def scan_small(game, w, d, length, lo, n, beta):
-    """`scan_large` for small sets, with codes gathered per candidate and compared pairwise
-    (sum_sq = n + 2 * equal pairs, classes = n - repeats); the bound is 3n - classes - [g in C]."""
-    lst = w.ulist[d + 1]
-    _gather_pairs(game, w, length, lo, n, lst)
-    pairs, repeats, inside = w.scratch[0], w.scratch[1], w.scratch[2]
-    u = 0
-    m = 0
-    kmax = 0
-    excluded = INF
-    for t in range(length):
-        g = lst[t]
-        k = n - repeats[t]
-        if k == 1 and inside[t] == 0:
-            continue
-        lst[u] = g
-        u += 1
-        kmax = max(kmax, k)
-        if k == n:
-            return u, m, excluded, kmax, (g if inside[t] else -1), g
-        lower = 3 * n - k - inside[t]
-        if lower < beta:
-            w.cguess[d, m], w.clower[d, m] = g, lower
-            w.ckey[d, m] = (np.int64(n + 2 * pairs[t]) << KEY_SHIFT) | m
-            m += 1
-        else:
-            excluded = min(excluded, lower)
-    return u, m, excluded, kmax, -1, -1
 
 
 # ---- splitting a node by one guess and bounding its classes ---------------------------------------------
