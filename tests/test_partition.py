@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from pipeline.search.partition import (
-    class_counts, clear, guess_counts, guess_of_secret, popcount, split, split_classes, split_parts, tally,
+    class_counts, clear, guess_counts, guess_of_secret, popcount, split, split_classes, split_parts, split_stats,
+    tally,
 )
 
 N_CODES = 27
@@ -50,12 +51,17 @@ def test_guess_counts_and_split_parts_on_both_layouts(game):
     for cand in sets:
         all_sizes = [sizes_in_order(codes[g], cand) for g in range(codes.shape[0])]
         parts = [len(s) for s in all_sizes]
+        largest = [max(s.values()) for s in all_sizes]
+        sum_sq = [sum(t * t for t in s.values()) for s in all_sizes]
         sums = [sum(int(table[t]) for t in s.values()) for s in all_sizes]
         wins = [s.get(N_CODES - 1, 0) for s in all_sizes]
         for matrix in (codes, codes_t.T):
-            p, s, w = guess_counts(matrix, cand, N_CODES, table, N_CODES - 1)
-            assert (list(p), list(s), list(w)) == (parts, sums, wins)
+            out = guess_counts(matrix, cand, N_CODES, table, N_CODES - 1)
+            assert [list(x) for x in out] == [parts, largest, sum_sq, sums, wins]
         assert list(split_parts(codes, cand, N_CODES)) == parts
+        p, m, q, e = split_stats(codes, cand, N_CODES)
+        assert (list(p), list(m), list(q)) == (parts, largest, sum_sq)
+        assert np.allclose(e, [sum(t * np.log(t) for t in s.values()) for s in all_sizes])
 
 
 def test_tally_gives_first_appearance_order_and_clear_zeroes(game):

@@ -62,7 +62,7 @@ def bound_table(max_n, k):
 def v1_all(codes_t, candidates, n_codes, win, btab):
     """V_1(g, C) for every guess column g of the secret-major matrix `codes_t`; guesses that do not split
     C get UNBOUNDED.  Secret-major, because consecutive guesses then read the same few cache lines of C."""
-    parts, sums, n_win = guess_counts(codes_t.T, candidates, n_codes, btab, win)
+    parts, _, _, sums, n_win = guess_counts(codes_t.T, candidates, n_codes, btab, win)
     n = candidates.shape[0]
     out = np.empty(parts.shape[0], dtype=np.int64)
     for g in range(parts.shape[0]):

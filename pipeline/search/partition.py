@@ -17,8 +17,9 @@ Every kernel counts with `counts`, a zeroed int array over the codes
 - `split_classes`: the members of the classes written contiguously (a
   stable counting sort), classes in order of first appearance or of code.
 
-`guess_counts` runs `class_counts` for every guess on two threads' worth of
-chunks; `popcount` counts the set bits of a 64-bit word.
+`guess_counts` runs `class_counts` for every guess in parallel chunks
+(`split_stats` and `split_parts` are its Python faces); `popcount` counts the
+set bits of a 64-bit word.
 """
 
 import numpy as np
@@ -71,19 +72,29 @@ def guess_class_counts(codes, codes_t, g, cand, counts, table, win):
 def guess_counts(codes, cand, n_codes, table, win):
     """`class_counts` of every guess (row g of `codes`; pass codes_t.T for the transposed storage).
 
-    Returns (parts int32, sum table[t] int64, win-class size int32) per guess.
+    Returns arrays over the guesses: parts (int32), largest class (int32),
+    sum t^2 (int64), sum table[t] (table's dtype) and win-class size (int32).
     """
     n_guesses = codes.shape[0]
     parts = np.empty(n_guesses, dtype=np.int32)
-    sums = np.empty(n_guesses, dtype=np.int64)
+    largest = np.empty(n_guesses, dtype=np.int32)
+    sum_sq = np.empty(n_guesses, dtype=np.int64)
+    sums = np.empty(n_guesses, dtype=table.dtype)
     n_win = np.empty(n_guesses, dtype=np.int32)
     chunk = (n_guesses + N_CHUNKS - 1) // N_CHUNKS
     for k in prange(N_CHUNKS):
         counts = np.zeros(n_codes, dtype=np.int32)
         for g in range(k * chunk, min(n_guesses, (k + 1) * chunk)):
-            p, _, _, s, w = class_counts(codes[g], cand, counts, table, win)
-            parts[g], sums[g], n_win[g] = p, s, w
-    return parts, sums, n_win
+            parts[g], largest[g], sum_sq[g], sums[g], n_win[g] = class_counts(codes[g], cand, counts, table, win)
+    return parts, largest, sum_sq, sums, n_win
+
+
+def split_stats(codes, candidates, n_codes):
+    """Per guess row of `codes`: (number of parts, largest part, sum of squared part sizes, sum t ln t)."""
+    candidates = np.asarray(candidates)
+    sizes = np.arange(len(candidates) + 1, dtype=np.float64)
+    tlogt = sizes * np.log(np.maximum(sizes, 1.0))
+    return guess_counts(codes, candidates, int(n_codes), tlogt, 0)[:4]
 
 
 def split_parts(codes, candidates, n_codes):
