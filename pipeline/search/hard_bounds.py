@@ -18,9 +18,9 @@ below the hard-mode optimum.
 import numpy as np
 from numba import njit
 
-from pipeline.search.bounds import (UNBOUNDED, BoundSolver, _classes, _v1_column, bound, bound_table,
-                                    lazy_minimum)
+from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum
 from pipeline.search.hard_mode import symbol_counts, update_state
+from pipeline.search.partition import guess_class_counts
 
 
 @njit(cache=True)
@@ -46,17 +46,17 @@ def allowed_among(words, counts, greens, at_least, guesses):
 
 
 @njit(cache=True)
-def v1_among(codes_t, cands, guesses, n_codes, win, btab):
-    """(V_1(g, C), |Split(C, g)|) for each of `guesses` (secret-major matrix); V_1 is UNBOUNDED for a guess
-    that does not split C (unless C is that single guess's own secret, which it wins)."""
+def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
+    """(V_1(g, C), |Split(C, g)|) for each of `guesses`; V_1 is UNBOUNDED for a guess that does not split C
+    (unless C is that single guess's own secret, which it wins)."""
     values = np.empty(guesses.shape[0], dtype=np.int64)
     parts_out = np.empty(guesses.shape[0], dtype=np.int64)
-    counts = np.zeros(n_codes, dtype=np.int32)
-    single = cands.shape[0] == 1
+    counts = np.zeros(n_codes, dtype=np.int64)
+    n = cands.shape[0]
     for j in range(guesses.shape[0]):
-        total, parts = _v1_column(codes_t, guesses[j], cands, counts, win, btab)
-        useful = parts >= 2 or (single and codes_t[cands[0], guesses[j]] == win)
-        values[j] = total if useful else UNBOUNDED
+        parts, _, _, total, n_win = guess_class_counts(codes, codes_t, guesses[j], cands, counts, btab, win)
+        useful = parts >= 2 or (n == 1 and n_win > 0)
+        values[j] = n + total - btab[n_win] if useful else UNBOUNDED  # the win class costs nothing more
         parts_out[j] = parts
     return values, parts_out
 
@@ -125,7 +125,8 @@ class HardBoundSolver:
     def _lb(self, cands, state, level, budget):
         if level <= 3 and self.normal is not None and unconstrained(state):
             return self.normal.lb(cands, level, budget)
-        keys, parts = v1_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, self.btab)
+        keys, parts = v1_among(self.codes, self.codes_t, cands, self.allowed(state), self.n_codes, self.win,
+                               self.btab)
         if level == 2:
             return int(bound(len(cands), max(int(parts.max(initial=1)), 1))), True
         useful = np.flatnonzero(keys < UNBOUNDED)
