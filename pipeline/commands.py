@@ -9,6 +9,7 @@ sub-command is a Hydra stage run (pipeline.cli).
 
 import argparse
 import importlib.util
+import os
 import re
 import sys
 from pathlib import Path
@@ -139,15 +140,21 @@ def verify_tree_command(ns: argparse.Namespace) -> int:
     return 0
 
 
-def sample_size(text: str) -> int:
-    """argparse type of --sample: a positive integer."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--sample must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--sample must be at least 1, got {value}")
-    return value
+def positive_whole(option: str):
+    """argparse type of `option`: a positive integer."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} must be a whole number, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{option} must be at least 1, got {value}")
+        return value
+    return parse
+
+
+sample_size = positive_whole("--sample")
+worker_count = positive_whole("--workers")
 
 
 def print_verdict(result: dict, game) -> None:
@@ -162,6 +169,15 @@ def print_verdict(result: dict, game) -> None:
     print(f"{'ok: certificate verified' if result['complete'] else 'partially checked (sample only)'} — "
           f"MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) "
           f"{', '.join(result['optimal_openers'])}; {checked}")
+
+
+def shape_overrides(cert: dict) -> list[str]:
+    """The size a peg game's certificate was proven for: game.pegs/colours (Mastermind), game.length (Bulls and Cows)."""
+    if cert.get("answer") == "mastermind":
+        return [f"game.pegs={cert['length']}", f"game.colours={cert['n_symbols']}"]
+    if cert.get("answer") == "bulls_and_cows":
+        return [f"game.length={cert['length']}"]
+    return []
 
 
 def verify_certificate_command(ns: argparse.Namespace) -> int:
@@ -183,9 +199,10 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
         raise PipelineError(f"{folder / 'certificate.json'} does not name its game (not written by the prove stage?)")
     rules = [f"game.max_guesses={'null' if cert['max_guesses'] is None else cert['max_guesses']}"] \
         if "max_guesses" in cert else []
+    rules += shape_overrides(cert)
     game = load_game_from([f"game={cert['game']}", f"game.hard_mode={bool(cert.get('hard_mode', False))}", *rules,
                            *overrides])
-    result = verify_certificate(folder, game, sample, say=stderr_say)
+    result = verify_certificate(folder, game, sample, say=stderr_say, workers=ns.workers)
     print_verdict(result, game)
     return 0
 
@@ -270,6 +287,8 @@ def build_parser(command: str) -> ArgumentParser:
         parser.add_argument("--sample", type=sample_size, default=None,
                             help="quick mode: re-derive only N elimination bounds and N closure classes at random "
                                  "(reported as partially checked); default: everything (sample=N also accepted)")
+        parser.add_argument("--workers", type=worker_count, default=os.cpu_count() or 1,
+                            help="processes re-deriving the deep elimination bounds (default: one per core)")
         return parser
     if command == "analyse":
         return analyse_parser()
@@ -280,7 +299,7 @@ def build_parser(command: str) -> ArgumentParser:
                         help="strategy tree file, or none for greedy only (default: the best stored tree)")
     if command == "play":
         parser.add_argument("--budget", default=None, help="seconds the exact solver may spend per value for "
-                            "`top` and `analyse` (default 2)")
+                            "`analyse` (default 2) and on the whole list for `top` (default 1)")
     if command == "solve":
         parser.add_argument("--secret", default=None, help="the secret word (secret=<word> also accepted)")
     return parser

@@ -26,7 +26,8 @@ class WordListConfig:
 @dataclass
 class GameConfig:
     name: str = MISSING
-    source: str = "lists"  # lists | primes | nerdle
+    source: str = "lists"  # lists | primes | nerdle | mastermind | bulls_and_cows
+    answer: str = "wordle"  # the answering function: wordle | mastermind | bulls_and_cows
     length: int = 5
     alphabet: str = LETTERS
     secrets: WordListConfig = field(default_factory=WordListConfig)
@@ -36,6 +37,9 @@ class GameConfig:
     hard_mode: bool = False
     max_guesses: int | None = 6  # a secret must be found within this many guesses; null = unlimited
     missing_hint: str = ""  # said when a list file is missing
+    exclude: str = ""  # file of answers already used: removed from the secrets (not the guesses); "" = none
+    pegs: int = 4  # source=mastermind: code length
+    colours: int = 6  # source=mastermind: colours, written as the digits 1..colours
 
 
 @dataclass

@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import feedback
-from pipeline.search.apmintotal import ApSearch, apmintotal, opener_total, rank_openers
+from pipeline.search.apmintotal import ApSearch, apmintotal, rank_openers
 from pipeline.search.tree import statistics, verify
 
 
@@ -80,7 +80,7 @@ def test_breadth_monotone_and_openers_consistent(game):
     assert values[-1] >= 2 * len(secrets) - 1
     for n in (1, 2, 3):
         openers = rank_openers(codes, sog, n_codes, n)
-        per_opener = [opener_total(codes, sog, n_codes, g, n) for g in openers]
+        per_opener = [ApSearch(codes, sog, n_codes, n).strategy(None, g) for g in openers]  # V(g, S) per opener
         assert min(r.total for r in per_opener) == values[n - 1]
         best = min(per_opener, key=lambda r: r.total)  # first in ranking order on ties
         assert best.opener == apmintotal(codes, sog, n_codes, breadth=n).opener

@@ -9,7 +9,7 @@ import pytest
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import colours_to_code, feedback
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver, tree_total
-from pipeline.search.hard_mode import allowed_mask, state_after
+from pipeline.search.hard_mode import allowed_into, state_after, symbol_counts
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 # tiny games full of repeated letters; every secret is also a guess
@@ -21,6 +21,15 @@ GAMES = {
     "aabb": (["aab", "aba", "baa", "abb", "bab", "bba", "abc", "cab", "bca"],
              ["aab", "aba", "baa", "abb", "bab", "bba", "abc", "cab", "bca", "ccc", "acb"]),
 }
+
+
+def allowed_mask(encoded: np.ndarray, history) -> np.ndarray:
+    """The searches' hard-mode mask (`allowed_into`) over encoded words (n, L) after `history`, a sequence of
+    (encoded guess row, response code) pairs."""
+    greens, at_least = state_after(history, encoded.shape[1])
+    out = np.zeros(encoded.shape[0], dtype=np.bool_)
+    allowed_into(encoded, symbol_counts(encoded), greens, at_least, out)
+    return out
 
 
 def build(name):

@@ -152,3 +152,42 @@ def test_a_list_with_no_word_of_the_game_length_says_so(tmp_path):
         load_game(_words_game(tmp_path, ["ab", "cd"], keep_matching_only=True))
     with pytest.raises(PipelineError, match="is empty"):  # an empty file is still called empty
         load_game(_words_game(tmp_path, [], keep_matching_only=True))
+
+
+def test_exclude_removes_used_answers_from_the_secrets_only(tmp_path):
+    (tmp_path / "used.txt").write_text("Crane\nslate\n")
+    base = load_game(_words_game(tmp_path, ["crane", "slate", "trace"], ["crane", "slate", "trace", "zesty"]))
+    cfg = _words_game(tmp_path, ["crane", "slate", "trace"], ["crane", "slate", "trace", "zesty"],
+                      exclude=str(tmp_path / "used.txt"))
+    game = load_game(cfg)
+    assert game.secrets == ("trace",) and game.guesses == base.guesses
+    assert set(base.identity()) == {"guesses_sha256", "secrets_sha256", "alphabet", "hard_mode", "max_guesses"}
+    assert game.identity() == {**base.identity(), "secrets_sha256": sorted_sha256(["trace"]),
+                               "exclude_sha256": sorted_sha256(["crane", "slate"])}
+
+
+def test_exclude_changes_the_stage_key(tmp_path):
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.exact import ExactConfig
+    from pipeline.stages.runner import stage_contract, stage_key
+
+    (tmp_path / "used.txt").write_text("crane\n")
+    words = ["crane", "slate", "trace"]
+    plain, excluded = (load_game(_words_game(tmp_path, words, **extra))
+                       for extra in ({}, {"exclude": str(tmp_path / "used.txt")}))
+    store, stage = ArtifactStore(tmp_path / "outputs"), stage_contract("exact")
+    keys = {stage_key(stage, ExactConfig(), game, {}, store) for game in (plain, excluded, plain)}
+    assert len(keys) == 2
+
+
+@pytest.mark.parametrize("used, message", [
+    ("slate\nzebra\nquack\n", "game.exclude {file}: 'zebra' is not a secret of t (2 unknown words)"),
+    ("crane\nslate\ntrace\n", "game.exclude {file} removes every secret of t"),
+])
+def test_exclude_with_unknown_words_or_nothing_left_is_refused(tmp_path, used, message):
+    (tmp_path / "used.txt").write_text(used)
+    cfg = _words_game(tmp_path, ["crane", "slate", "trace"], ["crane", "slate", "trace", "zebra"],
+                      exclude=str(tmp_path / "used.txt"))
+    with pytest.raises(PipelineError) as err:
+        load_game(cfg)
+    assert str(err.value) == message.format(file=tmp_path / "used.txt")

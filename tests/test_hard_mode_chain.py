@@ -7,6 +7,7 @@ hard mode and the limit really bind (their values differ from normal
 mode / no limit), so a search that ignores either gives another number.
 """
 
+import json
 from functools import lru_cache
 
 import numpy as np
@@ -200,16 +201,40 @@ def ight_overrides(tmp_path):
 
 
 @pytest.mark.parametrize("hard, optimum", [(False, 41), (True, 42)])
-def test_prove_ight_atch_in_both_modes(run_pipeline, ray_session, ight_overrides, hard, optimum):
+def test_prove_ight_atch_in_both_modes(run_pipeline, ray_session, ight_overrides, hard, optimum, tmp_path):
     mode = f"game.hard_mode={str(hard).lower()}"
     artifact = run_pipeline("experiment=prove_wordle", *ight_overrides, mode)
     summary = artifact.manifest["summary"]
     assert summary["ub"] == optimum and summary["proven"] is True
-    import json
     cert = json.loads(artifact.file("certificate.json").read_text())
     assert cert["hard_mode"] is hard and cert["max_guesses"] == 6
     tree = json.loads(artifact.file("tree.json").read_text())
     assert tree["hard_mode"] is hard and tree["game_max_guesses"] == 6 and tree["total"] == optimum
+    if hard:
+        rests_on_hard_bounds(artifact.path, cert, ight_game(True), tmp_path)
+
+
+def rests_on_hard_bounds(folder, cert, game, scratch):
+    """The hard-mode proof (42) needs the hard-mode bounds: the independent checker re-derives them with its own
+    hard-mode rule, and the same claims read as normal-mode bounds do not hold.  CLEWS is eliminated by the
+    hard-mode V_3 while its normal-mode V_3 is 42 (a normal-mode funnel keeps it)."""
+    import shutil
+
+    from pipeline.proofs.certificate import CertificateError, verify_certificate
+
+    result = verify_certificate(folder, game, workers=2)
+    assert result["complete"] and result["ub"] == 42
+    clews = next(e for e in cert["eliminated"] if e["opener"] == "clews")
+    assert clews["rule"] == "hard" and clews["level"] == 3
+    for field, value, message in (("rule", "normal", "normal V_3 re-derived as 42, not above ub=42"),
+                                  ("level", 2, "hard V_2 re-derived as .* not above ub=42")):
+        forged = scratch / f"forged-{field}"
+        shutil.copytree(folder, forged)
+        changed = json.loads((forged / "certificate.json").read_text())
+        next(e for e in changed["eliminated"] if e["opener"] == "clews")[field] = value
+        (forged / "certificate.json").write_text(json.dumps(changed))
+        with pytest.raises(CertificateError, match=message):
+            verify_certificate(forged, game)
 
 
 def test_verify_tree_refuses_a_normal_tree_in_hard_mode(run_pipeline, ray_session, ight_overrides):

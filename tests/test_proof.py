@@ -15,7 +15,7 @@ import pytest
 from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
-from pipeline.search.apmintotal import opener_total
+from pipeline.search.apmintotal import ApSearch
 from pipeline.proofs.certificate import CertificateError, verify_certificate
 from pipeline.artifacts.trees import tree_path
 
@@ -129,7 +129,8 @@ def test_exact_stage_matches_apmintotal_on_mini_nerdle(run_pipeline, ray_session
     assert rows["4*7=28"]["total"] == 544
     game = builtin_game("mini_nerdle")
     codes = game_matrix(game)
-    ap = opener_total(codes, game.secret_of_guess, game.n_codes, game.guess_index["1+9=10"], len(game.guesses))
+    search = ApSearch(codes, game.secret_of_guess, game.n_codes, len(game.guesses))
+    ap = search.strategy(None, game.guess_index["1+9=10"])
     assert rows["1+9=10"]["total"] == ap.total  # ApMinTotal with n = |G| is exact
     assert tree_path(artifact.path, "4*7=28").is_file() and tree_path(artifact.path, "4*7=28").parent == artifact.path
 
@@ -140,8 +141,9 @@ def test_upper_bound_on_ray_equals_in_process(run_pipeline, ray_session):
     totals = {r["opener"]: r["total"] for r in pq.read_table(artifact.file("openers.parquet")).to_pylist()}
     game = builtin_game("mini_nerdle")
     codes = game_matrix(game)
+    search = ApSearch(codes, game.secret_of_guess, game.n_codes, 3)
     for word in ("4*7=28", "1+9=10", "9*8=72"):
-        assert totals[word] == opener_total(codes, game.secret_of_guess, game.n_codes, game.guess_index[word], 3).total
+        assert totals[word] == search.strategy(None, game.guess_index[word]).total
     assert json.loads(artifact.file("summary.json").read_text())["ub"] == min(totals.values())
 
 

@@ -275,6 +275,9 @@ def _promote_eliminated(cert):  # an eliminated opener added as a survivor with 
     (lambda c: c.__setitem__("ub_tree_sha256", "0" * 64), "tree.json digest"),
     (lambda c: c.__setitem__("k_s", 74), "k_s=74"),
     (lambda c: c.__setitem__("proven", False), "proven is not true"),
+    (lambda c: c["eliminated"][0].__setitem__("rule", "hard"), "rule 'hard' is not a bound of this game's mode"),
+    (lambda c: c["survivors"][0]["classes"][0].__setitem__("method", "hard LB_2"),
+     "'hard LB_2' is not a bound of this game's mode"),
 ])
 def test_tampered_certificates_are_rejected(mini_proof, tmp_path, edit, message):
     folder, game = mini_proof
@@ -325,6 +328,23 @@ def test_normal_mode_certificate_presented_as_hard_mode_is_rejected(ight_proof, 
         verify_certificate(tampered(folder, tmp_path, lambda c: c.__setitem__("hard_mode", True)), hard)
     with pytest.raises(CertificateError, match="hard_mode=False, the game has hard_mode=True"):
         verify_certificate(folder, hard)
+
+
+def test_parallel_rederivation_gives_the_same_verdicts(mini_proof):
+    """The pooled re-derivation reaches the same verdicts; against a higher UB its V_3 values are compared too."""
+    from pipeline.proofs.answer import code_matrix
+    from pipeline.proofs.bounds import LowerBounds
+    from pipeline.proofs.certificate import recheck_eliminations
+
+    folder, game = mini_proof
+    assert verify_certificate(folder, game, workers=2) == verify_certificate(folder, game, workers=1)
+    cert = json.loads((folder / "certificate.json").read_text())
+    deep = [e for e in cert["eliminated"] if e["level"] == 3]
+    bounds = LowerBounds(code_matrix(game.guesses, game.secrets, game.alphabet), game.guess_of_secret, game.n_codes)
+    lowest = min(e["bound"] for e in deep)  # V_3 is computed exactly up to the UB, so the least is exact
+    recheck_eliminations(cert | {"ub": lowest - 1}, game, bounds, deep, lambda m: None, workers=2)
+    with pytest.raises(CertificateError, match=f"V_3 re-derived as {lowest}, not above ub={lowest}"):
+        recheck_eliminations(cert | {"ub": lowest}, game, bounds, deep, lambda m: None, workers=2)
 
 
 def test_verify_certificate_command(mini_proof, tmp_path):

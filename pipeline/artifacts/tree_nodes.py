@@ -2,7 +2,6 @@
 
 import numpy as np
 
-from pipeline.games.answer import code_to_colours
 from pipeline.search.tree import Tree
 
 
@@ -14,5 +13,5 @@ def exact_tree(nodes, game, codes, candidates=None) -> Tree:
     tree = Tree(game.guesses[guess], len(candidates))
     for code, child in children.items():
         members = candidates[row[candidates] == code]
-        tree.children[code_to_colours(code, game.length)] = exact_tree(child, game, codes, members)
+        tree.children[game.code_text(code)] = exact_tree(child, game, codes, members)
     return tree

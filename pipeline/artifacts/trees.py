@@ -22,6 +22,7 @@ def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree") -> dict:
     stats = statistics(tree)
     body = {"game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
             "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses,
+            **({} if game.answer == "wordle" else {"answer": game.answer}),
             **{k: stats[k] for k in ("total", "max_guesses", "distribution")},
             "tree": to_json(tree)}
     folder_file(f"{name}.json").write_text(json.dumps(body) + "\n")
@@ -69,7 +70,7 @@ def load_tree(path: Path, game: Game, label: str | None = None) -> LoadedTree:
     if recorded and not fits(recorded, game.identity()):
         raise PipelineError(f"{path} is a tree for other word lists or rules, not game {game.name!r}")
     try:
-        total = verify(tree, game.guesses, game.secrets)
+        total = verify(tree, game.guesses, game.secrets, game.answering.response)
     except ValueError as err:
         raise PipelineError(f"{path} does not fit game {game.name!r}: {err}") from None
     if tree.candidates != len(game.secrets):

@@ -80,9 +80,7 @@ class Analysis:
 def rows_from_secret(game, secret: str, guesses: list[str]) -> list[tuple[str, str]]:
     """(guess, colours) rows of a game with a known secret, checking the secret and every guess."""
     secret = secret.strip().lower()
-    if secret not in game.secret_index:
-        also = " (it is an allowed guess, but never the answer)" if secret in game.guess_index else ""
-        raise PipelineError(f"{secret!r} is not a possible secret of {game.name}{also}")
+    check_secret(game, secret)
     rows = []
     for word in guesses:
         check_word(game, word)
@@ -92,6 +90,17 @@ def rows_from_secret(game, secret: str, guesses: list[str]) -> list[tuple[str, s
     if len(rows) < len(guesses):
         raise PipelineError(f"guesses continue after {secret!r} was found: {', '.join(guesses[len(rows):])}")
     return rows
+
+
+def check_secret(game, secret: str) -> None:
+    """PipelineError unless `secret` is a possible secret of the game (saying why not, when it can)."""
+    if secret in game.secret_index:
+        return
+    if secret in game.excluded:
+        also = " (game.exclude removes it)"
+    else:
+        also = " (it is an allowed guess, but never the answer)" if secret in game.guess_index else ""
+    raise PipelineError(f"{secret!r} is not a possible secret of {game.name}{also}")
 
 
 def check_word(game, word: str) -> None:

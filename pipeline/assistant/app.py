@@ -116,7 +116,8 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
     session, colour = ready.session, ready.colour
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
     say(*explain.header(session))
-    coach = {"outputs": ready.outputs, "budget": budget_of(options)}
+    coach = {"outputs": ready.outputs, "budget": budget_of(options),
+             "top_seconds": budget_of(options) if options.get("budget") else TOP_SECONDS}
     _suggest(session)
     say(explain.suggestion_line(session))
     try:
@@ -126,7 +127,7 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
                 if answer is not None:
                     say(*answer)
                     continue
-                entry = parse_line(line, session.game.length)
+                entry = parse_line(line, session.game.length, session.game.answering)
                 if entry is None:
                     continue
                 if entry.command == "quit":
@@ -158,8 +159,8 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
 
 @_quiet_broken_pipe
 def solve_command(overrides: list[str], options: dict[str, str]) -> int:
+    from pipeline.assistant.analysis import check_secret
     from pipeline.assistant.terminal import render_row
-    from pipeline.games.answer import feedback
 
     if not options.get("secret"):
         raise PipelineError(f"solve needs secret=<word>; {SOLVE_USAGE[len('usage: '):]}")
@@ -167,16 +168,14 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     session, colour = ready.session, ready.colour
     game = session.game
     secret = options["secret"].strip().lower()
-    if secret not in game.secret_index:
-        also = " (it is an allowed guess, but never the answer)" if secret in game.guess_index else ""
-        raise PipelineError(f"{secret!r} is not a possible secret of {game.name}{also}")
+    check_secret(game, secret)
     print(f"suggestions: {session.strategy.describe()}")
     while not session.solved:
         if len(session.rows) > len(game.secrets):  # cannot happen: every suggestion splits the candidates
             raise PipelineError(f"the strategy did not find {secret!r}")
         _suggest(session)
         word = session.suggestion().word
-        row = session.play(word, feedback(word, secret))
+        row = session.play(word, game.answering.response(word, secret))
         print(render_row(row.guess, row.colours, colour), flush=True)
     n = len(session.rows)
     print(f"solved in {n} {'guess' if n == 1 else 'guesses'}")
@@ -185,6 +184,7 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
 
 ANALYSE_USAGE = ("usage: python -m pipeline analyse game=<name> secret=<word> guesses=[g1,g2,...] "
                  "[grid=<share grid file, - for stdin>] [--json] [--budget S]")
+TOP_SECONDS = 1.0  # what `top` spends on sets the exact solver does not finish in-process (--budget: that)
 GRID_SQUARES = "\U0001f7e9\U0001f7e8\u2b1b\u2b1c"  # 🟩 🟨 ⬛ ⬜
 
 
@@ -228,7 +228,7 @@ def grid_rows(game, grid: list[str], guesses: list[str], secret: str | None) -> 
 
 def game_rows(game, options: dict) -> tuple[list[tuple[str, str]], str | None]:
     """The rows to analyse from the options secret / guesses / grid."""
-    from pipeline.assistant.analysis import check_word, rows_from_secret
+    from pipeline.assistant.analysis import check_secret, check_word, rows_from_secret
 
     guesses = parse_guesses(options.get("guesses") or "")
     secret = (options.get("secret") or "").strip().lower() or None
@@ -237,8 +237,8 @@ def game_rows(game, options: dict) -> tuple[list[tuple[str, str]], str | None]:
     if options.get("grid"):
         source = options["grid"]
         text = sys.stdin.read() if source == "-" else _read_text(Path(source))
-        if secret and secret not in game.secret_index:
-            raise PipelineError(f"{secret!r} is not a possible secret of {game.name}")
+        if secret:
+            check_secret(game, secret)
         for word in guesses:
             check_word(game, word)
         return grid_rows(game, parse_grid(text, game.length), guesses, secret), secret
@@ -318,34 +318,6 @@ def coach_line(line: str, session, coach: dict, colour: bool) -> list[str] | Non
             raise InputError(str(err)) from None
     if len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
         raise InputError("type `top` or `top N` (N a whole number)")
-    return top_lines(session, valuer, int(words[1]) if len(words) == 2 else 10)
+    from pipeline.assistant.ranking import top_lines
 
-
-def top_lines(session, valuer, count: int) -> list[str]:
-    from pipeline.assistant.ranking import top_guesses
-    from pipeline.search.hard_mode import state_after
-
-    game, cand = session.game, session.candidates
-    if len(cand) == 0:
-        return ["top: no secret fits the rows; `undo` the row that is wrong"]
-    i = len(session.rows)
-    left = None if game.max_guesses is None else game.max_guesses - i
-    state = state_after([(game.encoded_guesses()[game.guess_index[g]], colours_code(c)) for g, c in
-                         session.history], game.length) if game.hard_mode else None
-    rows = session.strategy.allowed_rows(session.history)
-    found, examined = top_guesses(valuer, cand, state, left, count, i == 0, rows, valuer.budget)
-    mode = " legal in hard mode" if game.hard_mode and i else ""
-    lines = [f"top {len(found)}{mode} of {examined} guesses examined ({len(cand)} candidates); "
-             "expected total guesses of the game:"]
-    for rank, (g, value) in enumerate(found, 1):
-        mark = "≤" if value.kind == "upper bound" else ""
-        chance = "" if game.secret_of_guess[g] < 0 or game.secret_of_guess[g] not in set(cand.tolist()) \
-            else f"  wins now 1/{len(cand)}"
-        lines.append(f"{rank:>3}. {game.guesses[g]:<{game.length}}  {mark}{i + value.total / len(cand):.3f}{chance}")
-    return lines
-
-
-def colours_code(colours: str) -> int:
-    from pipeline.games.answer import colours_to_code
-
-    return colours_to_code(colours)
+    return top_lines(session, valuer, int(words[1]) if len(words) == 2 else 10, coach["top_seconds"])

@@ -28,9 +28,10 @@ def header(session: Session) -> list[str]:
     same = game.guesses == game.secrets
     lists = f"{len(game.secrets)} possible secrets" + ("" if same else f", {len(game.guesses)} allowed guesses")
     mode = ", hard mode" if game.hard_mode else ""
+    how = (f"type a guess and its colours ({COLOUR_HELP}), e.g. `salet 02100`" if game.answer == "wordle" else
+           f"type a guess and its answer, e.g. `{game.guesses[0]} {game.code_text(game.length + 2)}`")
     return [f"{game.name}: {game.length} symbols, {lists}{mode}",
-            f"suggestions: {session.strategy.describe()}",
-            f"type a guess and its colours ({COLOUR_HELP}), e.g. `salet 02100`; `help` for more"]
+            f"suggestions: {session.strategy.describe()}", f"{how}; `help` for more"]
 
 
 def candidates_line(session: Session, row: Row | None = None) -> str:
@@ -64,8 +65,9 @@ def row_report(session: Session, row: Row) -> list[str]:
     if session.solved:
         n = len(session.rows)
         return [f"solved in {n} {'guess' if n == 1 else 'guesses'}! (`reset` for a new game, `quit` to leave)"]
-    lines = [f"learned: {response_constraints(row.guess, row.colours).describe()}"]
-    if len(session.rows) > 1:
+    wordle = session.game.answer == "wordle"  # the constraint view reads Wordle colours
+    lines = [f"learned: {response_constraints(row.guess, row.colours).describe()}"] if wordle else []
+    if wordle and len(session.rows) > 1:
         known = session.constraints()
         if known.conflicts:
             lines.append(f"known: nothing consistent — the rows contradict each other: {known.conflicts[0]}")
@@ -77,7 +79,7 @@ def row_report(session: Session, row: Row) -> list[str]:
                          "check what you typed (`undo` takes the last row back)")
         else:
             lines.append("candidates: still none (`undo` the row that is wrong)")
-        problem = response_problem(row.guess, row.colours)
+        problem = response_problem(row.guess, row.colours) if wordle else None
         if problem:
             lines.append(f"note: {problem}")
         return lines

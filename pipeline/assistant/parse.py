@@ -10,6 +10,11 @@ so `salet 02100`, `salet bgybb` and `salet .!?..` are the same row.  Spaces
 inside the colours are ignored (`salet 0 2 1 0 0`, pasted squares).  A word
 ending in `!` (`xyzzy! 02100`) asks to use a word that is not in the list
 (word-list games only).  Colours alone (`02100`) are for the suggested guess.
+
+Peg games answer with counts instead of colours: `1122 2B1W` (Mastermind:
+black, white), `1234 1B2C` (Bulls and Cows: bulls, cows); also `2b 1w`,
+`1w2b`, `2B` (no whites), `0`, or two numbers `2 1`.  The answer alone is
+for the suggested guess.
 """
 
 from dataclasses import dataclass
@@ -56,14 +61,45 @@ def looks_like_colours(text: str) -> bool:
     return bool(text) and all(ch in SYMBOL_COLOUR or ch in IGNORED for ch in text.lower())
 
 
-def parse_line(line: str, length: int) -> Entry | None:
-    """The Entry for one input line (None for a blank line or a # comment)."""
+def _peg_entry(text: str, tokens: list[str], length: int, answering) -> Entry:
+    """A peg game's row: `<guess> <answer>`, or the answer alone (for the suggested guess)."""
+    from pipeline.games.pegs import ImpossibleAnswer
+
+    try:
+        return Entry(colours=answering.text(answering.parse(text)))
+    except ImpossibleAnswer as err:
+        raise InputError(str(err)) from None
+    except ValueError as err:
+        alone = InputError(str(err))
+    word = tokens[0].lower()
+    force = word.endswith("!") and len(word) > 1
+    word = word[:-1] if force else word
+    if len(tokens) == 1 and len(word) == length:
+        raise InputError(f"{text!r}: type a guess and its answer, e.g. `{word} "
+                         f"{answering.text(length + 2)}`, or `help`")
+    if len(tokens) == 1:
+        raise alone
+    try:
+        said = answering.parse(" ".join(tokens[1:]))
+    except ImpossibleAnswer as err:
+        raise InputError(str(err)) from None
+    except ValueError:
+        raise alone from None
+    return Entry(word=word, colours=answering.text(said), force=force)  # the session checks the word
+
+
+def parse_line(line: str, length: int, answering=None) -> Entry | None:
+    """The Entry for one input line (None for a blank line or a # comment).
+
+    `answering` (the game's `Answering`) is needed for peg games only; without it the answer is colours."""
     text = line.strip()
     if not text or text.startswith("#"):
         return None
     tokens = text.split()
     if len(tokens) == 1 and tokens[0].lower() in COMMANDS:
         return Entry(command=COMMANDS[tokens[0].lower()])
+    if answering is not None and answering.kind != "wordle":
+        return _peg_entry(text, tokens, length, answering)
     if looks_like_colours(text) and (len(tokens) == 1 or len(tokens[0].rstrip("!")) != length):
         return Entry(colours=parse_colours(text, length))  # colours alone, for the suggested guess
     if len(tokens) == 1:

@@ -7,15 +7,15 @@ import numpy as np
 
 from pipeline.assistant.parse import InputError
 from pipeline.assistant.strategy import Strategy, Suggestion
-from pipeline.feedback.kernel import code_matrix, encode_words
-from pipeline.games.answer import colours_to_code
+from pipeline.feedback.matrix import answer_matrix
+from pipeline.games.encoding import encode_words
 from pipeline.games.constraints import Constraints, hard_mode_violation, history_constraints, show
 
 
 @dataclass(frozen=True)
 class Row:
     guess: str
-    colours: str  # "02100"
+    colours: str  # the answer's text: "02100" (Wordle), "2B1W" (Mastermind), "1B2C" (Bulls and Cows)
     before: np.ndarray  # candidate secret indices before this row
     after: np.ndarray  # ... and after it
     listed: bool  # the guess is in the game's allowed list
@@ -52,7 +52,8 @@ class Session:
 
     @property
     def solved(self) -> bool:
-        return bool(self.rows) and set(self.rows[-1].colours) == {"2"} and len(self.rows[-1].after) == 1
+        won = bool(self.rows) and self.game.answering.parse(self.rows[-1].colours) == self.game.answering.win
+        return won and len(self.rows[-1].after) == 1
 
     @property
     def inconsistent(self) -> bool:
@@ -78,6 +79,8 @@ class Session:
         if stray:
             raise InputError(f"{word!r} uses {', '.join(map(repr, stray))}, not in {game.name}'s symbols "
                              f"{game.alphabet!r}")
+        if game.answer == "bulls_and_cows" and len(set(word)) < len(word):
+            raise InputError(f"{word!r} repeats a digit: bulls and cows guesses have {game.length} different digits")
         listed = word in game.guess_index
         if not listed and not (force and self.allow_unlisted):
             if self.allow_unlisted:
@@ -98,13 +101,14 @@ class Session:
             if suggestion.word is None:
                 raise InputError("there is no suggestion to give colours for; type the guess too, or `undo`")
             word = suggestion.word
-        if len(colours) != self.game.length:
+        if self.game.answer == "wordle" and len(colours) != self.game.length:
             raise InputError(f"colours {colours!r} have {len(colours)} symbols; the guess has {self.game.length}")
         listed = self.check_guess(word, force)
         before = self.candidates
         if len(before):
-            guess_codes = code_matrix(encode_words([word], self.game.alphabet), self.strategy.enc_secrets[before])[0]
-            after = before[guess_codes == colours_to_code(colours)]
+            guess_codes = answer_matrix(encode_words([word], self.game.alphabet), self.strategy.enc_secrets[before],
+                                        self.game.answer)[0]
+            after = before[guess_codes == self.game.answering.parse(colours)]
         else:
             after = before
         row = Row(word, colours, before, after, listed)

@@ -68,21 +68,78 @@ def find_tree(game: Game, outputs: Path) -> LoadedTree | None:
 # ---- greedy --------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
-    """Per guess (rows of `guesses`, encoded): number of parts and sum of squared part sizes of Split(C, g).
+@njit(cache=True, nogil=True)
+def _answer_codes(g, cols, cnt, has, pow3, codes):
+    """codes[c] = the response to guess g (encoded) of every candidate c, built position by position.
 
-    C is given encoded (`candidates`, one row per candidate).  Responses are
-    built on the fly, position by position over all candidates at once (a
-    loop the compiler vectorises), fused with the counting: no G x C code
-    matrix is materialised, and the GIL is released.  The answering function
-    per symbol x of the guess:
+    `cols[i]` is the candidates' symbol at position i, `cnt[x]` / `has[x]` their count of symbol x / whether
+    they contain it.  Per symbol x of the guess:
     - x once in the guess: green where the candidate has x there, else
       yellow iff the candidate contains x at all (no copy of x is used up by
       a green or an earlier yellow);
     - x repeated: its positions left to right, green where matched, then
       yellow while the candidate still has an unused copy (its count of x
       minus the greens of x).
+    """
+    length, k = cols.shape
+    codes[:] = 0
+    for i in range(length):
+        x = g[i]
+        mult = 0
+        first = True
+        for j in range(length):
+            if g[j] == x:
+                mult += 1
+                if j < i:
+                    first = False
+        if mult == 1:
+            col = cols[i]
+            h = has[x]
+            p3 = pow3[i]
+            for ci in range(k):  # the loop the compiler vectorises
+                codes[ci] += p3 * (h[ci] + (col[ci] == x))
+        elif first:
+            cx = cnt[x]
+            for ci in range(k):
+                avail = cx[ci]
+                for j in range(i, length):
+                    if g[j] == x and cols[j, ci] == x:
+                        avail -= 1
+                add = 0
+                for j in range(i, length):
+                    if g[j] == x:
+                        if cols[j, ci] == x:
+                            add += 2 * pow3[j]
+                        elif avail > 0:
+                            add += pow3[j]
+                            avail -= 1
+                codes[ci] += add
+
+
+@njit(cache=True, nogil=True)
+def _parts_and_squares(codes, counts):
+    """(number of distinct codes, sum of squared code counts); `counts` is all zeros before and after."""
+    for c in codes:
+        counts[c] += 1
+    n_parts = 0
+    squares = 0
+    for c in codes:
+        t = counts[c]
+        if t > 0:
+            n_parts += 1
+            squares += t * t
+            counts[c] = 0
+    return n_parts, squares
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
+    """Per guess (rows of `guesses`, encoded): number of parts and sum of squared part sizes of Split(C, g).
+
+    C is given encoded (`candidates`, one row per candidate).  Responses are
+    built on the fly (`_answer_codes`, over all candidates at once) and
+    counted at once: no G x C code matrix is materialised, and the GIL is
+    released.
     """
     n_guesses, length = guesses.shape
     k = candidates.shape[0]
@@ -93,10 +150,7 @@ def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
     for i in range(length):
         pow3[i] = p
         p *= 3
-    cols = np.empty((length, k), np.uint8)
-    for ci in range(k):
-        for i in range(length):
-            cols[i, ci] = candidates[ci, i]
+    cols = np.ascontiguousarray(candidates.T)
     cnt = np.zeros((n_symbols, k), np.int32)
     for ci in range(k):
         for i in range(length):
@@ -108,56 +162,23 @@ def split_scan(guesses, candidates, n_codes, n_symbols, chunks=64):
         counts = np.zeros(n_codes, np.int32)
         codes = np.empty(k, np.int32)
         for gi in range(chunk * size, min(n_guesses, (chunk + 1) * size)):
-            g = guesses[gi]
-            codes[:] = 0
-            for i in range(length):
-                x = g[i]
-                mult = 0
-                first = True
-                for j in range(length):
-                    if g[j] == x:
-                        mult += 1
-                        if j < i:
-                            first = False
-                if mult == 1:
-                    col = cols[i]
-                    h = has[x]
-                    p3 = pow3[i]
-                    for ci in range(k):
-                        codes[ci] += p3 * (h[ci] + (col[ci] == x))
-                elif first:
-                    cx = cnt[x]
-                    for ci in range(k):
-                        avail = cx[ci]
-                        for j in range(i, length):
-                            if g[j] == x and cols[j, ci] == x:
-                                avail -= 1
-                        add = 0
-                        for j in range(i, length):
-                            if g[j] == x:
-                                if cols[j, ci] == x:
-                                    add += 2 * pow3[j]
-                                elif avail > 0:
-                                    add += pow3[j]
-                                    avail -= 1
-                        codes[ci] += add
-            for ci in range(k):
-                counts[codes[ci]] += 1
-            n_parts = 0
-            squares = 0
-            for ci in range(k):
-                t = counts[codes[ci]]
-                if t > 0:
-                    n_parts += 1
-                    squares += t * t
-                    counts[codes[ci]] = 0
-            parts[gi] = n_parts
-            sum_sq[gi] = squares
+            _answer_codes(guesses[gi], cols, cnt, has, pow3, codes)
+            parts[gi], sum_sq[gi] = _parts_and_squares(codes, counts)
     return parts, sum_sq
 
 
+def matrix_scan(guesses, candidates, n_codes: int, answer: str):
+    """split_scan's (parts, sum of squared part sizes) for any answering function, via its code-matrix kernel."""
+    from pipeline.feedback.matrix import answer_matrix
+
+    codes = answer_matrix(guesses, candidates, answer).astype(np.int64)
+    cells = codes + n_codes * np.arange(codes.shape[0])[:, None]
+    counts = np.bincount(cells.ravel(), minlength=codes.shape[0] * n_codes).reshape(codes.shape[0], n_codes)
+    return (counts > 0).sum(axis=1), (counts * counts).sum(axis=1)
+
+
 def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, in_candidates: np.ndarray,
-                  n_codes: int, n_symbols: int, on_progress=None) -> int:
+                  n_codes: int, n_symbols: int, on_progress=None, answer: str = "wordle") -> int:
     """Row index (into enc_guesses) of the best guess by (MostParts, InSet, ExpSizeSplit), lowest row on ties.
 
     `in_candidates[g]` says whether guess row g is itself a candidate.  The
@@ -169,7 +190,8 @@ def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, in_candid
     parts, sum_sq = [], []
     for start in range(0, n_rows, step):
         stop = min(n_rows, start + step)
-        p, q = split_scan(enc_guesses[start:stop], enc_candidates, n_codes, n_symbols, 8 * get_num_threads())
+        p, q = (split_scan(enc_guesses[start:stop], enc_candidates, n_codes, n_symbols, 8 * get_num_threads())
+                if answer == "wordle" else matrix_scan(enc_guesses[start:stop], enc_candidates, n_codes, answer))
         parts.append(p)
         sum_sq.append(q)
         if on_progress:
@@ -237,5 +259,5 @@ class Strategy:
         in_c[candidates] = True
         sog = self.game.secret_of_guess if rows is None else self.game.secret_of_guess[rows]
         best = greedy_choice(enc, np.ascontiguousarray(self.enc_secrets[candidates]), in_c[sog],
-                             self.game.n_codes, len(self.game.alphabet), self.on_progress)
+                             self.game.n_codes, len(self.game.alphabet), self.on_progress, self.game.answer)
         return self.game.guesses[int(best if rows is None else rows[best])]

@@ -10,7 +10,6 @@ import os
 import sys
 import threading
 import time
-from contextlib import contextmanager
 
 RESET = "\x1b[0m"
 TILE = {"0": "\x1b[1;97;100m", "1": "\x1b[1;30;43m", "2": "\x1b[1;97;42m"}  # grey, yellow, green backgrounds
@@ -24,17 +23,13 @@ def use_colour(stream=None) -> bool:
 
 def render_row(guess: str, colours: str, colour: bool) -> str:
     """`S A L E T` as tiles (colour) or "salet 02100" (plain)."""
-    if not colour:
-        return f"{guess} {colours}"
+    if not colour or not set(colours) <= set(TILE):  # peg answers ("2B1W") are shown as text
+        return f"{bold(guess, colour)} {colours}" if colour else f"{guess} {colours}"
     return " ".join(f"{TILE[c]} {g.upper()} {RESET}" for g, c in zip(guess, colours)) + f"  {DIM}{colours}{RESET}"
 
 
 def bold(text: str, colour: bool) -> str:
     return f"{BOLD}{text}{RESET}" if colour else text
-
-
-def dim(text: str, colour: bool) -> str:
-    return f"{DIM}{text}{RESET}" if colour else text
 
 
 class Progress:
@@ -81,9 +76,3 @@ class Progress:
             if self._drawn:
                 sys.stderr.write("\r\x1b[K")
                 sys.stderr.flush()
-
-
-@contextmanager
-def progress(label: str, enabled: bool | None = None):
-    with Progress(label, enabled) as p:
-        yield p

@@ -5,7 +5,7 @@ A position is a candidate set C with the guesses left under the game's limit
 over the secrets of C, of the guesses still needed), so the expected number of
 further guesses is total / |C|.  Where each value comes from, best first:
 
-- known: a published optimum of the shipped game (stages/published.py: original
+- known: a published optimum of the shipped game (report/published.py: original
   Wordle's 7920 with SALET, proved by this project's `prove` stage too) or a
   stored artifact for the same game (a proven `prove` certificate, the `exact`
   stage's V*(opener, S), the `upper_bound` stage's per-opener upper bounds) —
@@ -20,6 +20,7 @@ Infeasible (no strategy finds every secret within the guesses left) is
 `INFEASIBLE`; the chance of losing is then given by `loss_chance`.
 """
 
+import dataclasses
 import json
 import os
 import pickle
@@ -32,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
+from pipeline.search.hard_mode import initial_state, update_state
 
 IN_PROCESS_CELLS = 2_000_000  # |C| x |G| below which the exact solver runs in this process without a budget
 INFEASIBLE = None
@@ -45,6 +47,7 @@ class Value:
     kind: str  # "exact", "upper bound", "unknown", "infeasible"
     source: str  # where it comes from, in words
     guess: int = -1  # the guess reaching it (best values), -1 if not known
+    depths: tuple[int, ...] | None = None  # secrets found at the 1st, 2nd, ... guess from here by an optimal tree
 
     @property
     def known(self) -> bool:
@@ -54,36 +57,38 @@ class Value:
 UNKNOWN = Value(None, "unknown", "not evaluated (out of time)")
 
 
-def within(seconds: float, task):
-    """task() in a forked child; its (picklable) result if it finishes within `seconds`, else None.
+def within(seconds: float, task, then=None) -> list:
+    """task() in a forked child, then (with `then`) then(its result): the (picklable) results the child
+    sent within `seconds`, in order: [], [result] or [result, then(result)].
 
     The child shares the parent's memory copy-on-write (the code matrix, the
-    compiled solver), so nothing is sent but the small result.  Without fork
-    (not POSIX) the task is not run."""
+    compiled solver), so nothing is sent but the small results, each as soon as
+    it is ready (a slow second step never costs the first).  Without fork (not
+    POSIX) the task is not run."""
     if seconds <= 0 or not hasattr(os, "fork"):
-        return None
+        return []
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover (the child; its coverage is not collected)
         status = 1
         try:
             os.close(read)
-            data = pickle.dumps(task())
-            while data:
-                data = data[os.write(write, data):]
+            result = task()
+            _send(write, result)
+            if then is not None:
+                _send(write, then(result))
             status = 0
         finally:
             os._exit(status)
     os.close(write)
-    chunks, deadline = [], time.monotonic() + seconds
+    received, deadline = bytearray(), time.monotonic() + seconds
     try:
-        while (remaining := deadline - time.monotonic()) > 0:
-            if select.select([read], [], [], remaining)[0]:
-                chunk = os.read(read, 1 << 16)
-                if not chunk:
-                    return pickle.loads(b"".join(chunks)) if chunks else None
-                chunks.append(chunk)
-        return None
+        while (remaining := deadline - time.monotonic()) > 0 and select.select([read], [], [], remaining)[0]:
+            chunk = os.read(read, 1 << 16)
+            if not chunk:
+                break
+            received += chunk
+        return _frames(bytes(received))
     finally:
         os.close(read)
         try:
@@ -91,6 +96,25 @@ def within(seconds: float, task):
         except ProcessLookupError:
             pass
         os.waitpid(pid, 0)
+
+
+def _send(fd: int, obj) -> None:  # pragma: no cover (runs in the child)
+    data = pickle.dumps(obj)
+    data = len(data).to_bytes(8, "little") + data
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _frames(data: bytes) -> list:
+    """The complete length-prefixed pickles at the start of `data`."""
+    found, at = [], 0
+    while at + 8 <= len(data):
+        size = int.from_bytes(data[at:at + 8], "little")
+        if at + 8 + size > len(data):
+            break
+        found.append(pickle.loads(data[at + 8:at + 8 + size]))
+        at += 8 + size
+    return found
 
 
 class Valuer:
@@ -106,6 +130,8 @@ class Valuer:
         self.solver.min_total(np.arange(min(3, codes.shape[1]), dtype=np.int32))  # compile before any fork
         self._ap = None
         self._best = {}  # memo of best(): the next row's position is this row's after-set
+        self._normal = None
+        self.orders = {}  # the greedy order of the set `top` ranks (ranking.py), kept for a repeated `top`
         self.known = KnownValues(game, outputs)
 
     def _state(self, state):
@@ -115,31 +141,54 @@ class Valuer:
         """Is a set of n candidates solved in this process (no time budget needed)?"""
         return n * self.codes.shape[0] <= IN_PROCESS_CELLS
 
-    def _exact(self, task, n: int, seconds: float | None = None, source: str = "exact solver"):
-        result = task() if self.small(n) else within(self.budget if seconds is None else seconds, task)
-        if result is None:
-            return None
-        total, guess = result
-        if total >= IMPOSSIBLE:
-            return Value(-1, "infeasible", source, guess)
-        return Value(int(total), "exact", source, int(guess))
+    def normal_mode(self) -> "Valuer":
+        """The same game's values ignoring hard mode (what an illegal guess would have given)."""
+        if not self.game.hard_mode:
+            return self
+        if self._normal is None:
+            self._normal = Valuer(dataclasses.replace(self.game, hard_mode=False), self.codes, self.budget)
+        return self._normal
 
-    def best(self, candidates: np.ndarray, state=None, left=None, start: bool = False) -> Value:
-        """MinTotal(C) and an optimal guess (or the best bound and its guess)."""
+    def _exact(self, task, n: int, seconds: float | None = None, then=None):
+        """The Value of task() -> (total, guess): in this process for small sets, else in a child within
+        `seconds` (default the budget), which then also gives `then((total, guess))` as its depths if in time."""
+        if self.small(n):
+            results = [task()]
+        else:
+            results = within(self.budget if seconds is None else seconds, task, then)
+        if not results:
+            return None
+        total, guess = results[0]
+        if total >= IMPOSSIBLE:
+            return Value(-1, "infeasible", "exact solver", guess)
+        return Value(int(total), "exact", "exact solver", int(guess), results[1] if len(results) > 1 else None)
+
+    def depths(self, guess: int, candidates: np.ndarray, state=None, left=None) -> tuple[int, ...] | None:
+        """Secrets found at the 1st, 2nd, ... guess by an optimal tree opening with `guess` (sets solved in
+        this process only, else None; quick once the guess's value is known: the solver's memo has it)."""
+        cand = np.asarray(candidates, dtype=np.int32)
+        if not self.small(len(cand)):
+            return None
+        return optimal_depths(self.solver, guess, cand, self._state(state), left)
+
+    def best(self, candidates: np.ndarray, state=None, left=None, start: bool = False,
+             seconds: float | None = None) -> Value:
+        """MinTotal(C) and an optimal guess (or the best bound and its guess); the solver gets `seconds`
+        (default the budget) on sets it does not solve in this process."""
         cand = np.asarray(candidates, dtype=np.int32)
         key = (cand.tobytes(), left, start, None if state is None else (state[0].tobytes(), state[1].tobytes()))
         if key not in self._best:
-            self._best[key] = self._find_best(cand, state, left, start)
+            self._best[key] = self._find_best(cand, state, left, start, seconds)
         return self._best[key]
 
-    def _find_best(self, cand, state, left, start: bool) -> Value:
+    def _find_best(self, cand, state, left, start: bool, seconds: float | None = None) -> Value:
         known = None
         if start:
             known = self.known.best()
             if known is not None and known.kind == "exact":
                 return known
         st = self._state(state)
-        value = self._exact(lambda: self.solver.best_guess(cand, st, left), len(cand))
+        value = self._exact(lambda: self.solver.best_guess(cand, st, left), len(cand), seconds)
         if value is not None:
             return value
         if start and known is not None:
@@ -147,16 +196,21 @@ class Valuer:
         return self._upper(cand, st, left, -1)
 
     def played(self, guess: int, candidates: np.ndarray, state=None, left=None, start: bool = False,
-               seconds: float | None = None, upper: bool = True) -> Value:
+               seconds: float | None = None, upper: bool = True, depths: bool = False) -> Value:
         """V*(g, C): the best total over C once `guess` is played (the solver gets `seconds`, default the
-        budget; without `upper` no upper bound is searched when it runs out: UNKNOWN)."""
+        budget; without `upper` no upper bound is searched when it runs out: UNKNOWN).  With `depths`, a
+        set solved in a child also gets its optimal tree's depths from there, if they come in time (the
+        child's memo is lost after; for small sets `depths()` gives them)."""
         cand = np.asarray(candidates, dtype=np.int32)
         known = self.known.opener(self.game.guesses[guess]) if start else None
         if known is not None and known.kind == "exact":
             return known
         st = self._state(state)
-        value = self._exact(lambda: (self.solver.guess_value(guess, cand, state=st, left=left)[0], guess), len(cand),
-                            seconds)
+        def then(result):
+            return optimal_depths(self.solver, guess, cand, st, left) if result[0] < IMPOSSIBLE else None
+
+        value = self._exact(lambda: (self.solver.guess_value(guess, cand, state=st, left=left)[0], guess),
+                            len(cand), seconds, then if depths else None)
         if value is not None:
             return value
         if known is not None or not upper:
@@ -176,6 +230,33 @@ class Valuer:
         if result.total is None:
             return Value(None, "unknown", source + "; no strategy within the guess limit found", opener)
         return Value(int(result.total), "upper bound", source, int(result.opener))
+
+
+def optimal_depths(solver: ExactSolver, guess: int, cand: np.ndarray, state, left) -> tuple[int, ...]:
+    """Secrets of `cand` found at the 1st, 2nd, ... guess by an optimal strategy opening with `guess` (its
+    value must be feasible): the exact solver's best guess in every class of three or more; one or two
+    candidates are guessed in turn (the only optimal way, always legal in hard mode)."""
+    counts = [0] * (len(cand) + 2)
+    left = solver.max_guesses if left is None else left
+    if state is None:
+        state = initial_state(solver.length)
+
+    def walk(g, members, state, left, depth):
+        row = solver.codes[g][members]
+        counts[depth] += int(np.count_nonzero(row == solver.win))
+        for code in np.unique(row):
+            sub = members[row == code]
+            if code == solver.win:
+                continue
+            if len(sub) <= 2:
+                counts[depth + 1] += 1
+                counts[depth + 2] += len(sub) - 1
+                continue
+            child = update_state(state[0], state[1], solver.words[g], int(code)) if solver.hard else state
+            walk(solver.best_guess(sub, child, left - 1)[1], sub, child, left - 1, depth + 1)
+
+    walk(guess, cand, state, left, 0)
+    return tuple(np.trim_zeros(np.array(counts), "b").tolist())
 
 
 # ---- what is already known about the start of a game ------------------------------------------------------
@@ -220,7 +301,7 @@ class KnownValues:
     def _published(self) -> None:
         """The published optimum when the game is a shipped one with its own lists and no stricter limit."""
         from pipeline.games.catalog import game_config
-        from pipeline.stages.published import EXACT, OPTIMUM
+        from pipeline.report.published import EXACT, OPTIMUM
 
         game = self.game
         if game.name not in OPTIMUM or game.hard_mode or (game.max_guesses is not None and game.max_guesses < 6):
@@ -269,7 +350,22 @@ class KnownValues:
             if row.get("total") is None or row["opener"] not in guess_index:
                 continue
             kind = "exact" if stage == "exact" else "upper bound"
-            self._offer_opener(row["opener"], Value(int(row["total"]), kind, label, guess_index[row["opener"]]))
+            depths = _stored_depths(folder, row["opener"]) if stage == "exact" else None
+            self._offer_opener(row["opener"], Value(int(row["total"]), kind, label, guess_index[row["opener"]],
+                                                    depths))
+
+
+def _stored_depths(folder: Path, opener: str) -> tuple[int, ...] | None:
+    """Secrets found at the 1st, 2nd, ... guess by the `exact` stage's optimal tree for `opener` (None if the
+    tree file is missing or unreadable)."""
+    from pipeline.artifacts.trees import tree_name
+
+    try:
+        found = {int(k): int(v) for k, v in json.loads((folder / f"{tree_name(opener)}.json").read_text())
+                 ["distribution"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return tuple(found.get(d, 0) for d in range(1, max(found, default=0) + 1)) or None
 
 
 def loss_chance(codes: np.ndarray, candidates: np.ndarray, left: int, win: int, guesses=None) -> tuple[float, bool]:

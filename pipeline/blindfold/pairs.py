@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from pipeline.search.partition import class_counts, popcount
+
 # ---------------------------------------------------------------------------
 # pairs inside groups
 
@@ -263,9 +265,7 @@ def separator_counts(codes_t: np.ndarray, i, j, columns=None) -> np.ndarray:
     """Number of guesses (among `columns`, default all) separating each pair.
 
     `codes_t` is the secret-major matrix from `transpose_codes`."""
-    pi = np.ascontiguousarray(i, dtype=np.int64)
-    pj = np.ascontiguousarray(j, dtype=np.int64)
-    cols = _columns(codes_t, columns)
+    pi, pj, cols = _pair_arrays(codes_t, i, j, columns)
     counts = np.empty(pi.shape[0], dtype=np.int64)
     if pi.size:
         _sep_counts(codes_t, pi, pj, cols, counts)
@@ -279,18 +279,18 @@ def separators(codes_t: np.ndarray, i, j, columns=None) -> tuple[np.ndarray, np.
 
     `codes_t` is the secret-major matrix from `transpose_codes`.
     """
-    pi = np.ascontiguousarray(i, dtype=np.int64)
-    pj = np.ascontiguousarray(j, dtype=np.int64)
-    cols = _columns(codes_t, columns)
-    counts = np.empty(pi.shape[0], dtype=np.int64)
-    if pi.size:
-        _sep_counts(codes_t, pi, pj, cols, counts)
-    indptr = np.zeros(pi.shape[0] + 1, dtype=np.int64)
+    counts = separator_counts(codes_t, i, j, columns)
+    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     indices = np.empty(int(indptr[-1]), dtype=np.int32)
-    if pi.size:
-        _sep_fill(codes_t, pi, pj, cols, indptr, indices)
+    if counts.size:
+        _sep_fill(codes_t, *_pair_arrays(codes_t, i, j, columns), indptr, indices)
     return indptr, indices
+
+
+def _pair_arrays(codes_t: np.ndarray, i, j, columns):
+    """The kernels' arrays: pair ends (int64) and the guess columns (`_columns`)."""
+    return np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64), _columns(codes_t, columns)
 
 
 def _columns(codes_t: np.ndarray, columns) -> np.ndarray:
@@ -316,21 +316,11 @@ def _column_bits(codes_t, pi, pj, cols, bits):
 def column_bits(codes_t: np.ndarray, i, j, columns=None) -> np.ndarray:
     """(n_columns, ceil(P/64)) uint64 bitsets: bit p of row k is set iff guess
     columns[k] separates pair p."""
-    pi = np.ascontiguousarray(i, dtype=np.int64)
-    pj = np.ascontiguousarray(j, dtype=np.int64)
-    cols = _columns(codes_t, columns)
+    pi, pj, cols = _pair_arrays(codes_t, i, j, columns)
     bits = np.zeros((cols.shape[0], max(1, (pi.shape[0] + 63) // 64)), dtype=np.uint64)
     if pi.size and cols.size:
         _column_bits(codes_t, pi, pj, cols, bits)
     return bits
-
-
-@njit(cache=True)
-def _popcount64(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
 @njit(cache=True, parallel=True)
@@ -338,7 +328,7 @@ def _popcounts(bits, out):
     for r in prange(bits.shape[0]):
         c = 0
         for w in range(bits.shape[1]):
-            c += _popcount64(bits[r, w])
+            c += popcount(bits[r, w])
         out[r] = c
 
 
@@ -351,18 +341,18 @@ def popcounts(bits: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, parallel=True)
-def _contained_in_earlier(bits, order, out):
-    # out[order[a]] = order[b] for the first b < a with bits[order[a]] a subset
-    # of bits[order[b]], else -1
-    n = order.shape[0]
+def _earlier_subset(bits, order, of_earlier, out):
+    """out[order[a]] = order[b] for the first b < a whose row of `bits` contains row order[a] (of_earlier) or is
+    contained in it (not of_earlier); rows without one keep their value."""
     n_words = bits.shape[1]
-    for a in prange(n):
+    for a in prange(order.shape[0]):
         r = order[a]
         for b in range(a):
             q = order[b]
+            small, big = (r, q) if of_earlier else (q, r)
             inside = True
             for w in range(n_words):
-                if bits[r, w] & ~bits[q, w]:
+                if bits[small, w] & ~bits[big, w]:
                     inside = False
                     break
             if inside:
@@ -379,7 +369,7 @@ def column_dominators(bits: np.ndarray) -> np.ndarray:
     order = np.lexsort((np.arange(bits.shape[0]), -counts)).astype(np.int64)
     dom = np.full(bits.shape[0], -1, dtype=np.int64)
     if bits.shape[0] > 1:
-        _contained_in_earlier(bits, order, dom)
+        _earlier_subset(bits, order, True, dom)
     # follow chains to an undominated column (dominators sit earlier in `order`)
     final = dom.copy()
     for r in order:
@@ -409,29 +399,10 @@ def dominated_rows(pair_bits: np.ndarray) -> np.ndarray:
     their covering constraint is implied, so they can be left out of the model."""
     counts = popcounts(pair_bits)
     order = np.lexsort((np.arange(pair_bits.shape[0]), counts)).astype(np.int64)
-    out = np.zeros(pair_bits.shape[0], dtype=np.bool_)
+    earlier = np.full(pair_bits.shape[0], -1, dtype=np.int64)
     if pair_bits.shape[0] > 1:
-        _contains_earlier(pair_bits, order, out)
-    return out
-
-
-@njit(cache=True, parallel=True)
-def _contains_earlier(bits, order, out):
-    # out[order[a]] = True iff bits[order[b]] is a subset of bits[order[a]] for some b < a
-    n = order.shape[0]
-    n_words = bits.shape[1]
-    for a in prange(n):
-        r = order[a]
-        for b in range(a):
-            q = order[b]
-            inside = True
-            for w in range(n_words):
-                if bits[q, w] & ~bits[r, w]:
-                    inside = False
-                    break
-            if inside:
-                out[r] = True
-                break
+        _earlier_subset(pair_bits, order, False, earlier)
+    return earlier >= 0
 
 
 # ---------------------------------------------------------------------------
@@ -440,18 +411,17 @@ def _contains_earlier(bits, order, out):
 
 @njit(cache=True, parallel=True)
 def _pairs_left(codes, members, starts, cols, n_codes, out):
+    """out[k] = pairs inside the classes members[starts[c]:starts[c+1]] that guess cols[k] leaves together:
+    the sum over its sub-classes of t(t-1)/2 = (sum t^2 - class size) / 2."""
     n_classes = starts.shape[0] - 1
+    zeros = np.zeros(members.shape[0] + 1, dtype=np.int64)
     for k in prange(cols.shape[0]):
         row = codes[cols[k]]
         counts = np.zeros(n_codes, dtype=np.int64)
         total = 0
         for c in range(n_classes):
-            for x in range(starts[c], starts[c + 1]):
-                code = row[members[x]]
-                total += counts[code]
-                counts[code] += 1
-            for x in range(starts[c], starts[c + 1]):
-                counts[row[members[x]]] = 0
+            _, _, sum_sq, _, _ = class_counts(row, members[starts[c]:starts[c + 1]], counts, zeros, 0)
+            total += (sum_sq - (starts[c + 1] - starts[c])) // 2
         out[k] = total
 
 

@@ -1,4 +1,4 @@
-"""Numba kernel building the whole |G| x |S| code matrix.
+"""Numba kernel building the whole |G| x |S| code matrix of Wordle's answering function (colours).
 
 Words arrive as symbol-index arrays (shape (n, L), values < 64); codes
 follow the convention in `pipeline.games.answer` (digit i has weight 3**i).
@@ -15,19 +15,10 @@ import numpy as np
 from numba import njit, prange
 
 from pipeline.games.answer import code_dtype_name
+from pipeline.games.encoding import encode_words  # noqa: F401  (re-exported: callers encode words beside the kernel)
 
 MAX_SYMBOLS = 64
 ROW_CHUNKS = 64  # guesses are split into this many chunks across threads
-
-
-def encode_words(words: list[str], alphabet: str) -> np.ndarray:
-    """(n, L) uint8 array of symbol indices into `alphabet`."""
-    index = {ch: i for i, ch in enumerate(alphabet)}
-    length = len(words[0]) if words else 0
-    out = np.empty((len(words), length), dtype=np.uint8)
-    for row, word in enumerate(words):
-        out[row] = [index[ch] for ch in word]
-    return out
 
 
 @njit(cache=True)

@@ -5,10 +5,12 @@ from omegaconf import OmegaConf
 from pipeline.config import CONF_DIR, GameConfig, PathsConfig
 from pipeline.errors import PipelineError
 from pipeline.games import generators
-from pipeline.games.game import Game
+from pipeline.games.game import ANSWERS, Game
 from pipeline.games.lists import check_digest, clean, read_words
 
 MIN_LENGTH, MAX_LENGTH = 4, 11
+PEG_LENGTHS = {"mastermind": (2, 11), "bulls_and_cows": (2, 10)}  # 1 symbol is no game; 10 distinct digits at most
+DIGITS = "0123456789"
 
 
 def _generated(cfg: GameConfig) -> list[str]:
@@ -16,7 +18,32 @@ def _generated(cfg: GameConfig) -> list[str]:
         return generators.primes(cfg.length)
     if cfg.source == "nerdle":
         return generators.nerdle_equations(cfg.length)
-    raise PipelineError(f"game {cfg.name}: unknown source {cfg.source!r} (lists, primes or nerdle)")
+    if cfg.source == "mastermind":
+        return generators.mastermind_codes(cfg.pegs, cfg.colours)
+    if cfg.source == "bulls_and_cows":
+        return generators.distinct_digit_strings(cfg.length)
+    raise PipelineError(f"game {cfg.name}: unknown source {cfg.source!r} "
+                        "(lists, primes, nerdle, mastermind or bulls_and_cows)")
+
+
+def _rules(cfg: GameConfig) -> tuple[int, str]:
+    """(length, alphabet) of the game, checked: Mastermind's come from game.pegs and game.colours."""
+    if cfg.answer not in ANSWERS:
+        raise PipelineError(f"game {cfg.name}: unknown answer {cfg.answer!r} (one of {', '.join(ANSWERS)})")
+    if cfg.hard_mode and cfg.answer != "wordle":
+        raise PipelineError(f"game {cfg.name}: game.hard_mode=true is a Wordle rule; {cfg.answer} has no hard mode")
+    length, alphabet = cfg.length, cfg.alphabet
+    if cfg.source == "mastermind":
+        if not 2 <= cfg.colours <= 9:
+            raise PipelineError(f"game {cfg.name}: game.colours={cfg.colours} outside 2–9 (colours are digits 1–9)")
+        length, alphabet = cfg.pegs, DIGITS[1:cfg.colours + 1]
+    if cfg.source == "bulls_and_cows":
+        alphabet = DIGITS
+    low, high = PEG_LENGTHS.get(cfg.source, (MIN_LENGTH, MAX_LENGTH))
+    if not low <= length <= high:
+        what = "game.pegs" if cfg.source == "mastermind" else "length"
+        raise PipelineError(f"game {cfg.name}: {what} {length} outside {low}–{high}")
+    return length, alphabet
 
 
 def _secrets_and_guesses(cfg: GameConfig) -> tuple[list[str], list[str]]:
@@ -33,8 +60,7 @@ def _secrets_and_guesses(cfg: GameConfig) -> tuple[list[str], list[str]]:
 
 def load_game(cfg: GameConfig) -> Game:
     """Read (or generate), check and pin a game's lists."""
-    if not MIN_LENGTH <= cfg.length <= MAX_LENGTH:
-        raise PipelineError(f"game {cfg.name}: length {cfg.length} outside {MIN_LENGTH}–{MAX_LENGTH}")
+    length, alphabet = _rules(cfg)
     secrets, guesses = _secrets_and_guesses(cfg)
     check_digest(secrets, cfg.secrets.sha256, cfg.secrets.count, f"{cfg.name} secrets")
     if cfg.guesses.path or cfg.source != "lists":
@@ -45,9 +71,32 @@ def load_game(cfg: GameConfig) -> Game:
         raise PipelineError(f"{cfg.name}: {len(stray)} secret(s) are not allowed guesses, e.g. {stray[0]!r}")
     if cfg.secrets_are_guesses:
         secrets = guesses
+    repeated = next((w for w in guesses if len(set(w)) < len(w)), None) if cfg.answer == "bulls_and_cows" else None
+    if repeated:
+        raise PipelineError(f"{cfg.name}: bulls and cows needs words without repeated symbols, not {repeated!r}")
     if cfg.max_guesses is not None and cfg.max_guesses < 1:
         raise PipelineError(f"game.max_guesses must be at least 1 (or null = unlimited), got {cfg.max_guesses}")
-    return Game(cfg.name, tuple(guesses), tuple(secrets), cfg.alphabet, cfg.hard_mode, cfg.max_guesses)
+    secrets, excluded = _exclude(cfg, secrets)
+    return Game(cfg.name, tuple(guesses), tuple(secrets), alphabet, cfg.hard_mode, cfg.max_guesses, cfg.answer,
+                excluded=excluded)
+
+
+def _exclude(cfg: GameConfig, secrets: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """(secrets without the words of the game.exclude file, those words sorted): answers already used are
+    no longer possible secrets but stay allowed guesses.  Every word must be one of the game's secrets."""
+    if not cfg.exclude:
+        return secrets, ()
+    words = [w.lower() for w in read_words(cfg.exclude, f"{cfg.name} exclude (game.exclude)")]
+    known = set(secrets)
+    unknown = [w for w in words if w not in known]
+    if unknown:
+        raise PipelineError(f"game.exclude {cfg.exclude}: {unknown[0]!r} is not a secret of {cfg.name}"
+                            + (f" ({len(unknown)} unknown words)" if len(unknown) > 1 else ""))
+    excluded = set(words)
+    kept = [w for w in secrets if w not in excluded]
+    if not kept:
+        raise PipelineError(f"game.exclude {cfg.exclude} removes every secret of {cfg.name}")
+    return kept, tuple(sorted(excluded))
 
 
 def game_config(name: str, **overrides) -> GameConfig:

@@ -6,6 +6,10 @@ from functools import cached_property
 import numpy as np
 
 from pipeline.games.digest import sorted_sha256
+from pipeline.games.encoding import encode_words
+
+
+ANSWERS = ("wordle", "mastermind", "bulls_and_cows")  # the answering functions a game may declare
 
 
 @dataclass(frozen=True)
@@ -18,15 +22,29 @@ class Game:
     alphabet: str
     hard_mode: bool = False
     max_guesses: int | None = None  # every secret must be found within this many guesses; None = unlimited
+    answer: str = "wordle"  # the answering function: wordle | mastermind | bulls_and_cows
     extra: dict = field(default_factory=dict, compare=False)
+    excluded: tuple[str, ...] = ()  # answers removed from the secrets (game.exclude), sorted
 
     @property
     def length(self) -> int:
         return len(self.secrets[0])
 
+    @cached_property
+    def answering(self):
+        """The `pipeline.games.answer.Answering` of this game (imported here: the independent checker holds
+        Games without ever loading the prover's answering code)."""
+        from pipeline.games.answer import Answering
+
+        return Answering(self.answer, self.length)
+
     @property
     def n_codes(self) -> int:
-        return 3**self.length
+        return self.answering.n_codes
+
+    def code_text(self, code: int) -> str:
+        """Text form of a response code (tree keys): "02121", "2B1W", "1B2C"."""
+        return self.answering.text(code)
 
     @cached_property
     def guesses_digest(self) -> str:
@@ -55,13 +73,9 @@ class Game:
         return np.array([self.guess_index[w] for w in self.secrets], dtype=np.int32)
 
     def encoded_guesses(self) -> np.ndarray:
-        from pipeline.feedback.kernel import encode_words  # here, so that holding a Game needs no feedback code
-
         return encode_words(list(self.guesses), self.alphabet)
 
     def encoded_secrets(self) -> np.ndarray:
-        from pipeline.feedback.kernel import encode_words
-
         return encode_words(list(self.secrets), self.alphabet)
 
     def identity(self) -> dict:
@@ -72,4 +86,6 @@ class Game:
             "alphabet": self.alphabet,
             "hard_mode": self.hard_mode,
             "max_guesses": self.max_guesses,
+            **({"exclude_sha256": sorted_sha256(self.excluded)} if self.excluded else {}),
+            **({} if self.answer == "wordle" else {"answer": self.answer}),  # Wordle keys stay as they were
         }

@@ -1,4 +1,4 @@
-"""Secret sets generated from rules rather than shipped: Primel and the Nerdles.
+"""Secret sets generated from rules rather than shipped: Primel, the Nerdles, Mastermind, Bulls and Cows.
 
 Nerdle rules (docs/data.md): exactly one '=', a non-negative integer without
 leading zeros on the right; on the left positive integers without leading
@@ -6,7 +6,7 @@ zeros joined by + - * / (at least one operator), usual precedence, exact
 rational arithmetic (fractional and negative intermediates allowed).
 """
 
-from itertools import product
+from itertools import permutations, product
 
 import numpy as np
 
@@ -78,3 +78,13 @@ def nerdle_equations(length: int) -> list[str]:
                         lhs = parts[0] + "".join(op + p for op, p in zip(ops, parts[1:]))
                         found.append(f"{lhs}={value[row]}")
     return sorted(found)
+
+
+def mastermind_codes(pegs: int, colours: int) -> list[str]:
+    """Every Mastermind code: `pegs` symbols, each a colour written as a digit 1..colours (repeats allowed)."""
+    return ["".join(p) for p in product("123456789"[:colours], repeat=pegs)]
+
+
+def distinct_digit_strings(length: int) -> list[str]:
+    """Every string of `length` distinct digits 0-9, sorted (Bulls and Cows: 5040 for length 4)."""
+    return ["".join(p) for p in permutations("0123456789", length)]

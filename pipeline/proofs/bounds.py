@@ -229,6 +229,45 @@ def root_v12(codes, codes_t, openers, n_codes, btab, level, budget, parts_on_s):
     return out
 
 
+def raised_sum(row, cands, n_codes, btab, level, budget, smallest, bound_of):
+    """(V_level(g, C), exact) for the guess whose codes are `row`: |C| + each class at LB_1, then classes of at
+    least `smallest` members raised to bound_of(class, cap) -> (value, exact), largest first, stopping once
+    the total exceeds `budget`."""
+    members, starts, sizes = split(row, cands, n_codes)
+    floors = btab[sizes]
+    total = len(cands) + int(floors.sum())
+    exact = True
+    if level == 1:
+        return total, exact
+    for c in np.argsort(-sizes, kind="stable"):
+        if total > budget:
+            return total, False
+        if sizes[c] < smallest:
+            break
+        value, done = bound_of(members[starts[c]:starts[c] + sizes[c]], budget - total + int(floors[c]))
+        total = min(total + value - int(floors[c]), HUGE)
+        exact = exact and done
+    return total, exact
+
+
+def least_value(keys, guesses, budget, value_of):
+    """(min over j of value_of(guesses[j]), exact), given keys[j] <= that value: guesses are visited by key
+    ascending, and once the next key is no smaller than the least value found, nothing later can be
+    smaller.  value_of(g, cap) -> (value, exact) may stop early above cap."""
+    least, least_exact = HUGE, HUGE
+    for j in np.argsort(keys, kind="stable"):
+        key = int(keys[j])
+        if key >= least or key >= HUGE:
+            break
+        if key > budget:
+            return key, False
+        value, exact = value_of(guesses[j], min(budget, least - 1))
+        least = min(least, value)
+        if exact:
+            least_exact = min(least_exact, value)
+    return least, least == least_exact
+
+
 class LowerBounds:
     """LB_i / V_i over one code matrix (guesses x secrets), memoised per (level, candidate set).
 
@@ -284,41 +323,15 @@ class LowerBounds:
         return np.where(count - inside >= 2, 3 * n - count, HUGE)
 
     def _least_v(self, cands, level, budget):
-        """min over useful g of V_level(g, C), visiting guesses by V_1(g, C) <= V_level(g, C) ascending:
-        once the next V_1 is no smaller than the least value found, nothing later can be smaller."""
+        """min over useful g of V_level(g, C) (see `least_value`)."""
         keys = self.v1_columns(cands)
-        order = np.argsort(keys, kind="stable")
-        least, least_exact = HUGE, HUGE
-        for column in order:
-            key, g = int(keys[column]), self.column_guess[column]
-            if key >= least or key >= HUGE:
-                break
-            if key > budget:
-                return key, False
-            value, exact = self.v(int(g), cands, level, min(budget, least - 1))
-            least = min(least, value)
-            if exact:
-                least_exact = min(least_exact, value)
-        return least, least == least_exact
+        return least_value(keys, self.column_guess, budget, lambda g, cap: self.v(int(g), cands, level, cap))
 
     def v(self, g: int, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
         """(V_level(g, C), exact): classes start at LB_1 and are raised largest first."""
-        members, starts, sizes = split(self.codes[g], cands, self.n_codes)
-        floors = self.btab[sizes]
-        total = len(cands) + int(floors.sum())
-        exact = True
-        if level == 1:
-            return total, exact
         smallest = 4 if level == 2 else 3  # smaller classes have LB_level = LB_1
-        for c in np.argsort(-sizes, kind="stable"):
-            if total > budget:
-                return total, False
-            if sizes[c] < smallest:
-                break
-            value, done = self.lb(members[starts[c]:starts[c] + sizes[c]], level, budget - total + int(floors[c]))
-            total += value - int(floors[c])
-            exact = exact and done
-        return total, exact
+        return raised_sum(self.codes[g], cands, self.n_codes, self.btab, level, budget, smallest,
+                          lambda cls, cap: self.lb(cls, level, cap))
 
     def openers(self, openers, level: int, budget: int = HUGE) -> np.ndarray:
         """V_level(g, S) of each opener (early exit above `budget`)."""

@@ -4,15 +4,18 @@ What a certificate claims, and how each claim is checked here:
 - the UB tree (tree.json, digest pinned) plays the game: replayed secret by secret (tree.py), hard
   mode and the guess limit included; its total is `ub` and it opens with `ub_opener`;
 - every allowed guess is either eliminated or a survivor, exactly once;
-- an eliminated opener g has V_level(g, S) > ub: recomputed here (bounds.py) and compared with ub;
+- an eliminated opener g has V_level(g, S) > ub: recomputed here (bounds.py, or hard_bounds.py for an
+  elimination by the hard-mode bounds, accepted only in a hard-mode certificate) and compared with ub;
 - a survivor's classes are the classes of Split(S, g) other than the win; each class bound is a
-  lower bound on that class's MinTotal: recomputed as LB_j, or as an exact MinTotal (exact.py) in the
+  lower bound on that class's MinTotal: recomputed as LB_j, as the hard-mode LB_j from the state the
+  opener's response leaves (hard-mode certificates only), or as an exact MinTotal (exact.py) in the
   game's mode with the guesses left after the opener; |S| + the sum of its class bounds is its
   value, which reaches ub;
 - the UB opener's value is ub, `optimal_openers` are exactly the survivors whose value is ub,
   K_S = max_g |Split(S, g)|.
 By default every elimination and every class is re-derived; `sample` re-derives only that many of
-each, and the result then says the certificate was only partially checked.
+each, and the result then says the certificate was only partially checked.  Deep eliminations are
+spread over `workers` processes (parallel.py).
 """
 
 import hashlib
@@ -23,10 +26,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from pipeline.errors import PipelineError
-from pipeline.proofs.answer import code_matrix, colours_of, symbols
+from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_of
 from pipeline.proofs.bounds import LowerBounds, split
 from pipeline.proofs.exact import ExactSolver
-from pipeline.proofs.tree import TreeRejected, check_tree, guess_limit
+from pipeline.proofs.hard_bounds import HardLowerBounds
+from pipeline.proofs.parallel import opener_values, pooled_values
+from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit
 
 
 class CertificateError(PipelineError):
@@ -49,6 +54,8 @@ def load_certificate(folder: Path) -> dict:
 
 def rules_of(cert: dict, game) -> int | None:
     """The guess limit the certificate is for; it and its mode must be the game's."""
+    _check(cert.get("answer", "wordle") == answer_of(game),
+           f"it is for answers {cert.get('answer', 'wordle')}, the game answers {answer_of(game)}")
     _check(bool(cert["hard_mode"]) == bool(game.hard_mode),
            f"it is for hard_mode={cert['hard_mode']}, the game has hard_mode={game.hard_mode}")
     limit = cert.get("max_guesses", guess_limit(game))
@@ -84,6 +91,8 @@ def check_accounts(cert: dict, game, bounds: LowerBounds) -> None:
     for e in cert["eliminated"]:
         _check(int(e["bound"]) > ub, f"opener {e['opener']}: bound {e['bound']} does not exceed ub={ub}")
         _check(int(e["level"]) >= 1, f"opener {e['opener']}: level {e['level']} is not a bound level")
+        _check(rule_of(e) == "normal" or (rule_of(e) == "hard" and cert["hard_mode"]),
+               f"opener {e['opener']}: rule {rule_of(e)!r} is not a bound of this game's mode")
     values = {}
     for s in cert["survivors"]:
         opener = s["opener"]
@@ -101,65 +110,92 @@ def check_accounts(cert: dict, game, bounds: LowerBounds) -> None:
     _check(cert["proven"] is True, "proven is not true")
 
 
+def rule_of(elimination: dict) -> str:
+    """Which bounds an elimination claims: "normal" (valid in every mode) or "hard" (hard mode only)."""
+    return str(elimination.get("rule", "normal"))
+
+
 def _class_sizes(bounds: LowerBounds, game, opener: str) -> dict[str, int]:
     _, _, sizes, codes = _classes(bounds, game, opener)
-    return {colours_of(int(c), game.length): int(t) for c, t in zip(codes, sizes)}
+    return {text_of(answer_of(game), int(c), game.length): int(t) for c, t in zip(codes, sizes)}
 
 
 def _classes(bounds: LowerBounds, game, opener: str):
     """(members, starts, sizes, codes) of the non-win classes of Split(S, opener), codes ascending."""
     row = bounds.codes[game.guess_index[opener]]
-    members, starts, sizes = split(row, bounds.everyone, game.n_codes)
+    members, starts, sizes = split(row, bounds.everyone, n_codes_of(answer_of(game), game.length))
     return members, starts, sizes, row[members[starts]]
 
 
-def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dict], say) -> None:
-    """V_level(g, S) > ub for each picked opener, computed here, level by level."""
+def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dict], say, hard=None,
+                         workers: int = 1) -> None:
+    """V_level(g, S) > ub for each picked opener, computed here, level by level (hard-mode levels by `hard`).
+    Levels from 3 on are spread over `workers` processes (levels 1 and 2 are batch kernels on every core)."""
     ub = int(cert["ub"])
     by_level = defaultdict(list)
     for e in picked:
-        by_level[int(e["level"])].append(e["opener"])
-    for level in sorted(by_level):
-        words = by_level[level]
-        say(f"re-deriving V_{level} of {len(words)} eliminated opener(s)")
-        values = bounds.openers([game.guess_index[w] for w in words], level, budget=ub)
-        for word, value in zip(words, values):
-            _check(value > ub, f"opener {word}: V_{level} re-derived as {value}, not above ub={ub}")
+        by_level[(int(e["level"]), rule_of(e))].append(e["opener"])
+    keys = sorted(by_level)
+    jobs = [(level, rule, [game.guess_index[w] for w in by_level[(level, rule)]], ub) for level, rule in keys]
+    say("re-deriving " + ", ".join(f"{rule} V_{level} of {len(by_level[(level, rule)])}" for level, rule in keys)
+        + " eliminated opener(s)")
+    deep = [i for i, (level, rule, _, _) in enumerate(jobs) if (level >= 3 or rule == "hard") and workers > 1]
+    values = dict(zip(deep, pooled_values(game, [jobs[i] for i in deep], workers))) if deep else {}
+    for i, (level, rule, openers, budget) in enumerate(jobs):
+        if i not in values:
+            values[i] = opener_values(bounds, hard, level, rule, openers, budget)
+        for word, value in zip(by_level[(level, rule)], values[i]):
+            _check(value > ub, f"opener {word}: {rule} V_{level} re-derived as {value}, not above ub={ub}")
 
 
-def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, limit, picked, say) -> None:
-    """Each picked (survivor, class) bound is at most the class's LB_j or exact MinTotal, computed here."""
+def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, limit, picked, say,
+                    hard=None) -> None:
+    """Each picked (survivor, class) bound is at most the class's LB_j, hard-mode LB_j or exact MinTotal,
+    computed here."""
     say(f"re-deriving {len(picked)} closure class bound(s)")
     members_of = {}
     for opener, c in picked:
         if opener not in members_of:
             members, starts, sizes, codes = _classes(bounds, game, opener)
-            members_of[opener] = {colours_of(int(code), game.length): members[st:st + t]
+            members_of[opener] = {text_of(answer_of(game), int(code), game.length): members[st:st + t]
                                   for code, st, t in zip(codes, starts, sizes)}
         members, claimed, method = members_of[opener][c["response"]], int(c["bound"]), str(c["method"])
-        if method.startswith("LB_") and method[3:].isdigit() and int(method[3:]) >= 1:
-            value, _ = bounds.lb(members, int(method[3:]), budget=claimed - 1)
+        g = game.guess_index[opener]
+        level = _bound_level(method)
+        if method.startswith("LB_") and level:
+            value, _ = bounds.lb(members, level, budget=claimed - 1)
+        elif method.startswith("hard LB_") and level and hard is not None:
+            rule = hard.start().after(hard.words[g], int(bounds.codes[g, members[0]]))
+            value, _ = hard.lb(members, rule, level, budget=claimed - 1)
         elif method == "exact":
-            g, rule = game.guess_index[opener], exact.start_rule()
+            rule = exact.start_rule()
             if rule is not None:  # the class is what is left after the opener's response
                 rule = rule.after(exact.words[g], int(bounds.codes[g, members[0]]))
             value = exact.min_total(members, None if limit is None else limit - 1, rule, beta=claimed)
         else:
             raise CertificateError(f"certificate rejected: survivor {opener} class {c['response']}: "
-                                   f"unknown method {method!r}")
+                                   f"method {method!r} is not a bound of this game's mode")
         _check(value >= claimed, f"survivor {opener} class {c['response']}: {method} re-derived as {value}, "
                                  f"the certificate claims {claimed}")
 
 
-def verify_certificate(folder: Path, game, sample: int | None = None, seed: int = 0, say=None) -> dict:
+def _bound_level(method: str) -> int:
+    """j of "LB_j" / "hard LB_j" (0 when the method names no level)."""
+    digits = method.rsplit("_", 1)[-1]
+    return int(digits) if method.endswith(f"LB_{digits}") and digits.isdigit() and int(digits) >= 1 else 0
+
+
+def verify_certificate(folder: Path, game, sample: int | None = None, seed: int = 0, say=None,
+                       workers: int = 1) -> dict:
     """Check every claim of <folder>/certificate.json; a summary, or CertificateError naming the fault."""
     say = say or (lambda message: None)
     cert = load_certificate(folder)
     try:
         limit = rules_of(cert, game)
         check_tree_claims(cert, game, folder, limit)
-        codes = code_matrix(game.guesses, game.secrets, game.alphabet)
-        bounds = LowerBounds(codes, game.guess_of_secret, game.n_codes)
+        n_codes = n_codes_of(answer_of(game), game.length)
+        codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
+        bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
         check_accounts(cert, game, bounds)
         classes = [(s["opener"], c) for s in cert["survivors"] for c in s["classes"]]
         eliminated = list(cert["eliminated"])
@@ -167,10 +203,12 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
             rng = random.Random(seed)
             eliminated = rng.sample(eliminated, min(sample, len(eliminated)))
             classes = rng.sample(classes, min(sample, len(classes)))
-        solver = ExactSolver(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, game.n_codes,
+        solver = ExactSolver(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, n_codes,
                              len(game.alphabet), game.hard_mode)
-        recheck_classes(cert, game, bounds, solver, limit, classes, say)
-        recheck_eliminations(cert, game, bounds, eliminated, say)
+        hard = (HardLowerBounds(bounds, symbols(game.guesses, game.alphabet), len(game.alphabet))
+                if game.hard_mode else None)
+        recheck_classes(cert, game, bounds, solver, limit, classes, say, hard)
+        recheck_eliminations(cert, game, bounds, eliminated, say, hard, workers)
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise CertificateError(f"certificate rejected: malformed entry ({type(err).__name__}: {err})") from None
     n_classes = sum(len(s["classes"]) for s in cert["survivors"])

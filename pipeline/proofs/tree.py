@@ -12,12 +12,17 @@ from collections import Counter
 from pathlib import Path
 
 from pipeline.errors import PipelineError
-from pipeline.proofs.answer import colours
+from pipeline.proofs.answer import response
 from pipeline.proofs.hard_mode import violation
 
 
 class TreeRejected(PipelineError):
     pass
+
+
+def answer_of(game) -> str:
+    """The game's answering function by name (wordle when the Game does not say)."""
+    return getattr(game, "answer", "wordle")
 
 
 def guess_limit(game) -> int | None:
@@ -38,12 +43,15 @@ def read_tree_body(path: Path, game) -> dict:
     if (body.get("guesses_sha256"), body.get("secrets_sha256")) != (game.guesses_digest, game.secrets_digest):
         raise PipelineError(f"{path} is a tree for other word lists (game {body.get('game')!r}), "
                             f"not game {game.name!r}")
+    if body.get("answer", "wordle") != answer_of(game):
+        raise PipelineError(f"{path} is a tree for answers {body.get('answer', 'wordle')}, "
+                            f"game {game.name!r} answers {answer_of(game)}")
     return body
 
 
 def replay(root: dict, game, hard_mode: bool, limit: int | None) -> dict:
     """Statistics of a tree after replaying every secret; TreeRejected on the first fault."""
-    allowed = set(game.guesses)
+    allowed, answer = set(game.guesses), answer_of(game)
     reached: Counter = Counter()
     depths: Counter = Counter()
     for secret in game.secrets:
@@ -61,11 +69,11 @@ def replay(root: dict, game, hard_mode: bool, limit: int | None) -> dict:
             if guess == secret:
                 depths[len(history) + 1] += 1
                 break
-            response = colours(guess, secret)
-            history.append((guess, response))
-            node = node.get("children", {}).get(response)
+            said = response(answer, guess, secret)
+            history.append((guess, said))
+            node = node.get("children", {}).get(said)
             if node is None:
-                raise TreeRejected(f"secret {secret!r} is lost: no branch {response} after {guess!r}")
+                raise TreeRejected(f"secret {secret!r} is lost: no branch {said} after {guess!r}")
     _check_counts(root, reached)
     total = sum(d * k for d, k in depths.items())
     return {"total": total, "secrets": len(game.secrets), "expected": total / len(game.secrets),

@@ -39,57 +39,37 @@ The recursion runs inside numba on an explicit stack; candidate sets are
 sorted int64 arrays of secret indices.
 """
 
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
 
-from pipeline.search.greedy import grow_array, guess_of_secret, partition
+from pipeline.search.breadth_first import NODES, UNLIMITED, expand, new_nodes, node_arrays, node_set
 from pipeline.search.hard_mode import allowed_into, initial_state, is_allowed, symbol_counts, update_state
+from pipeline.search.partition import guess_class_counts, guess_of_secret, split_classes
 from pipeline.search.tree import Tree, from_arrays
-from pipeline.search.valuations import SMALL_SET, transposed
+from pipeline.search.valuations import transposed
 
 INF = 1 << 60
 IMPOSSIBLE = 1 << 40  # value of a node no strategy within Best_n solves in the guesses left (sums stay < INF)
-UNLIMITED = 1 << 30  # guesses left when the game has no limit
 # counters in the `info` array
 ENTRIES, POOL_USED, SCANS, HITS, DROPPED, MAX_ENTRIES, MAX_POOL = range(7)
 
 
-@njit(cache=True, inline="always")
-def _parts_sumsq(codes, codes_t, g, cand, counts):
-    """(parts, sum t^2) of Split(C, g); `counts` is left zeroed (see valuations.guess_stats)."""
-    parts = 0
-    sum_sq = 0
-    if cand.shape[0] >= SMALL_SET:
-        row = codes[g]
-        for c in cand:
-            r = row[c]
-            k = counts[r]
-            counts[r] = k + 1
-            sum_sq += 2 * k + 1
-            if k == 0:
-                parts += 1
-        if cand.shape[0] * 4 > counts.shape[0]:
-            counts[:] = 0
-        else:
-            for c in cand:
-                counts[row[c]] = 0
-    else:
-        for c in cand:
-            r = codes_t[c, g]
-            k = counts[r]
-            counts[r] = k + 1
-            sum_sq += 2 * k + 1
-            if k == 0:
-                parts += 1
-        for c in cand:
-            counts[codes_t[c, g]] = 0
-    return parts, sum_sq
+ApContext = namedtuple("ApContext", ["codes", "codes_t", "secret_of_guess", "guess_of_secret", "counts", "in_c",
+                                     "breadth", "win", "hard", "words", "word_counts", "allowed", "zeros"])
+ApContext.__doc__ = """What every search kernel reads: the (G, S) code matrix and its transpose, secret_of_guess and
+its inverse, scratch (zeroed counts over the codes, a mask over the secrets), the breadth n, the win code, hard mode
+with the encoded guesses, their symbol counts and a mask over the guesses, and a zero table over set sizes."""
+
+ApMemo = namedtuple("ApMemo", ["hash", "offset", "length", "value", "exact", "guess", "pool"])
+ApMemo.__doc__ = """The memo: an open-addressing table of slots (key hash, offset and length of the key in `pool`,
+value, whether the value is exact or only a lower bound, the guess behind an exact value) and the key pool."""
 
 
 @njit(cache=True)
-def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g, top_key, allowed):
+def best_n(ctx, cand, top_g, top_key, allowed):
     """Best_n(C) into top_g/top_key (n = their length), best first; returns how many were found.
 
     key = ((|C| - parts) * 2 + (1 - [g in C])) * (|C|^2 + 1) + sum t^2 orders by
@@ -97,6 +77,7 @@ def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g, top_key, 
     Only useful guesses (at least two parts) are ranked, and only those
     `allowed` marks (an empty `allowed` allows every guess: normal mode).
     """
+    codes, in_c = ctx.codes, ctx.in_c
     breadth = top_g.shape[0]
     m = cand.shape[0]
     n = 0
@@ -107,10 +88,10 @@ def best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g, top_key, 
     for g in range(codes.shape[0]):
         if not every and not allowed[g]:
             continue
-        parts, sum_sq = _parts_sumsq(codes, codes_t, g, cand, counts)
+        parts, _, sum_sq, _, _ = guess_class_counts(codes, ctx.codes_t, g, cand, ctx.counts, ctx.zeros, ctx.win)
         if parts < 2:
             continue
-        s = secret_of_guess[g]
+        s = ctx.secret_of_guess[g]
         inset = 1 if (s >= 0 and in_c[s]) else 0
         key = ((m - parts) * 2 + 1 - inset) * scale + sum_sq
         if n == breadth and key >= top_key[n - 1]:
@@ -138,17 +119,17 @@ def _hash(cand):
 
 
 @njit(cache=True)
-def _find(cand, h, m_hash, m_off, m_len, pool):
+def _find(cand, h, memo):
     """Slot holding `cand`, or -(empty slot) - 1 where it would go."""
-    mask = m_hash.shape[0] - 1
+    mask = memo.hash.shape[0] - 1
     slot = h & mask
     m = cand.shape[0]
-    while m_len[slot] != 0:
-        if m_hash[slot] == h and m_len[slot] == m:
-            off = m_off[slot]
+    while memo.length[slot] != 0:
+        if memo.hash[slot] == h and memo.length[slot] == m:
+            off = memo.offset[slot]
             same = True
             for i in range(m):
-                if pool[off + i] != cand[i]:
+                if memo.pool[off + i] != cand[i]:
                     same = False
                     break
             if same:
@@ -159,28 +140,21 @@ def _find(cand, h, m_hash, m_off, m_len, pool):
 
 @njit(cache=True)
 def _store(cand, h, slot, value, exact, guess, memo, info):
-    m_hash, m_off, m_len, m_val, m_exact, m_guess, pool = memo
     if slot < 0:  # look again: the recursion may have filled the empty slot found on entry
-        slot = _find(cand, h, m_hash, m_off, m_len, pool)
+        slot = _find(cand, h, memo)
     if slot < 0:
         if info[ENTRIES] >= info[MAX_ENTRIES] or info[POOL_USED] + cand.shape[0] > info[MAX_POOL]:
             info[DROPPED] += 1
             return
         slot = -slot - 1
         off = info[POOL_USED]
-        pool[off: off + cand.shape[0]] = cand
+        memo.pool[off: off + cand.shape[0]] = cand
         info[POOL_USED] += cand.shape[0]
         info[ENTRIES] += 1
-        m_hash[slot] = h
-        m_off[slot] = off
-        m_len[slot] = cand.shape[0]
-        m_val[slot] = value
-        m_exact[slot] = exact
-        m_guess[slot] = guess
-    elif exact or value > m_val[slot]:
-        m_val[slot] = value
-        m_exact[slot] = exact
-        m_guess[slot] = guess
+        memo.hash[slot], memo.offset[slot], memo.length[slot] = h, off, cand.shape[0]
+    elif not exact and value <= memo.value[slot]:
+        return
+    memo.value[slot], memo.exact[slot], memo.guess[slot] = value, exact, guess
 
 
 # fields of a search frame (one row of `frames` per depth)
@@ -245,7 +219,6 @@ def _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key):
 
     Returns (arena, hit, value, guess); on a miss the frame is ready for NEXT_GUESS.
     """
-    codes, codes_t, secret_of_guess, _, counts, in_c, _, _, hard, words, word_counts, allowed = ctx
     m = f[LEN]
     f[KEY] = f[SEG] + 4 * m + 1
     f[END] = f[KEY] + m + KEY_SPACE
@@ -254,23 +227,81 @@ def _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key):
         bigger[: arena.shape[0]] = arena
         arena = bigger
     cand = arena[f[OFF]: f[OFF] + m]
-    f[KLEN] = _write_key(cand, arena[f[KEY]: f[END]], codes.shape[1], hard, greens[d], at_least[d], f[LEFT])
+    f[KLEN] = _write_key(cand, arena[f[KEY]: f[END]], ctx.codes.shape[1], ctx.hard, greens[d], at_least[d], f[LEFT])
     key = arena[f[KEY]: f[KEY] + f[KLEN]]
     f[HASH] = _hash(key)
-    f[SLOT] = _find(key, f[HASH], memo[0], memo[1], memo[2], memo[6])
+    f[SLOT] = _find(key, f[HASH], memo)
     slot = f[SLOT]
-    if slot >= 0 and (memo[4][slot] or memo[3][slot] >= f[BETA]):
+    if slot >= 0 and (memo.exact[slot] or memo.value[slot] >= f[BETA]):
         info[HITS] += 1
-        return arena, True, memo[3][slot], (memo[5][slot] if memo[4][slot] else np.int64(-1))
+        return arena, True, memo.value[slot], (memo.guess[slot] if memo.exact[slot] else np.int64(-1))
     info[SCANS] += 1
-    if hard:
-        allowed_into(words, word_counts, greens[d], at_least[d], allowed)
-        f[N_RANKED] = best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g[d], top_key[d], allowed)
+    if ctx.hard:
+        allowed_into(ctx.words, ctx.word_counts, greens[d], at_least[d], ctx.allowed)
+        f[N_RANKED] = best_n(ctx, cand, top_g[d], top_key[d], ctx.allowed)
     else:
-        f[N_RANKED] = best_n(codes, codes_t, secret_of_guess, cand, in_c, counts, top_g[d], top_key[d],
-                             allowed[:0])
+        f[N_RANKED] = best_n(ctx, cand, top_g[d], top_key[d], ctx.allowed[:0])
     f[RANK], f[BEST], f[BEST_G] = 0, f[BETA], -1
     return arena, False, np.int64(0), np.int64(-1)
+
+
+@njit(cache=True)
+def _closed_form(arena, f, ctx):
+    """ENTER's values known without a search, as (value, guess); value -1 when the node must be opened."""
+    m = f[LEN]
+    if m == 1:
+        return np.int64(1), ctx.guess_of_secret[arena[f[OFF]]]
+    if f[LEFT] <= 1:
+        return np.int64(IMPOSSIBLE), np.int64(-1)
+    if m == 2:
+        return np.int64(3), ctx.guess_of_secret[arena[f[OFF]]]
+    if 2 * m - 1 >= f[BETA]:
+        return np.int64(2 * m - 1), np.int64(-1)
+    return np.int64(-1), np.int64(-1)
+
+
+@njit(cache=True)
+def _split_next(arena, f, d, ctx, top_g, top_key):
+    """NEXT_GUESS: split C by the next ranked guess and order the classes to search, largest first (True);
+    False when no guess is left whose lower bound is below the best total so far."""
+    m = f[LEN]
+    i = f[RANK]
+    lower = f[BEST]
+    if i < f[N_RANKED]:
+        rank = top_key[d, i] // (m * m + 1)  # (m - parts) * 2 + 1 - inset
+        lower = 3 * m - (m - rank // 2) - (1 - rank % 2)  # 3|C| - parts - [g in C]
+    if lower >= f[BEST]:  # the bound never decreases along the ranking
+        return False
+    seg = f[SEG]
+    starts = arena[seg + m: seg + 2 * m + 1]
+    order = arena[seg + 3 * m + 1: seg + 4 * m + 1]
+    k, _, _ = split_classes(ctx.codes[top_g[d, i]], arena[f[OFF]: f[OFF] + m], ctx.counts, ctx.win, 1, True,
+                            arena[seg: seg + m], 0, starts, arena[seg + 2 * m + 1: seg + 3 * m + 1])
+    smallest = 2 if f[LEFT] == 2 else 3  # with one guess left after this, a pair is a failure
+    n_big = 0
+    for j in range(k):
+        if starts[j + 1] - starts[j] >= smallest:
+            order[n_big] = j
+            n_big += 1
+    _largest_first(order[:n_big], starts)
+    f[N_BIG], f[CLASS], f[TOTAL] = n_big, 0, lower
+    return True
+
+
+@njit(cache=True)
+def _push_class(arena, frames, d, ctx, top_g, greens, at_least):
+    """NEXT_CLASS: frame d + 1 searches the next class of frame d's guess with the budget it has left."""
+    f, child = frames[d], frames[d + 1]
+    m, seg = f[LEN], f[SEG]
+    j = arena[seg + 3 * m + 1 + f[CLASS]]
+    lo, hi = arena[seg + m + j], arena[seg + m + j + 1]
+    child[OFF], child[LEN] = seg + lo, hi - lo
+    child[BETA] = f[BEST] - f[TOTAL] + 2 * (hi - lo) - 1
+    child[SEG] = f[END]
+    child[LEFT] = f[LEFT] - 1 if f[LEFT] < UNLIMITED else UNLIMITED
+    if ctx.hard:
+        greens[d + 1], at_least[d + 1] = update_state(greens[d], at_least[d], ctx.words[top_g[d, f[RANK]]],
+                                                      arena[seg + 2 * m + 1 + j])
 
 
 @njit(cache=True)
@@ -287,13 +318,11 @@ def solve(root, beta, ctx, memo, info, greens0, at_least0, left0):
     the order of the classes still to search (m) and the memo key.  A
     child's set is a class of its parent, so it is never copied.
     """
-    codes, guess_of_secret, counts, win, hard, words = ctx[0], ctx[3], ctx[4], ctx[7], ctx[8], ctx[9]
-    breadth = ctx[6]
     arena = np.empty(8 * root.shape[0] + 64 + KEY_SPACE, dtype=np.int64)
     arena[: root.shape[0]] = root
     frames = np.zeros((16, N_FIELDS), dtype=np.int64)
-    top_g = np.zeros((16, breadth), dtype=np.int64)
-    top_key = np.zeros((16, breadth), dtype=np.int64)
+    top_g = np.zeros((16, ctx.breadth), dtype=np.int64)
+    top_key = np.zeros((16, ctx.breadth), dtype=np.int64)
     greens = np.empty((16, greens0.shape[0]), dtype=np.int8)
     at_least = np.empty((16, at_least0.shape[0]), dtype=np.int8)
     greens[0], at_least[0] = greens0, at_least0
@@ -304,68 +333,25 @@ def solve(root, beta, ctx, memo, info, greens0, at_least0, left0):
     mode = ENTER
     while True:
         f = frames[d]
-        m = f[LEN]
         if mode == ENTER:
             mode = RETURN
-            if m == 1:
-                ret_v, ret_g = 1, guess_of_secret[arena[f[OFF]]]
-            elif f[LEFT] <= 1:
-                ret_v, ret_g = IMPOSSIBLE, -1
-            elif m == 2:
-                ret_v, ret_g = 3, guess_of_secret[arena[f[OFF]]]
-            elif 2 * m - 1 >= f[BETA]:
-                ret_v, ret_g = 2 * m - 1, -1
-            else:
+            ret_v, ret_g = _closed_form(arena, f, ctx)
+            if ret_v < 0:
                 arena, hit, ret_v, ret_g = _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key)
-                if not hit:
-                    mode = NEXT_GUESS
+                mode = RETURN if hit else NEXT_GUESS
         if mode == NEXT_GUESS:
-            mode = RETURN
-            i = f[RANK]
-            lower = f[BEST]
-            if i < f[N_RANKED]:
-                rank = top_key[d, i] // (m * m + 1)  # (m - parts) * 2 + 1 - inset
-                lower = 3 * m - (m - rank // 2) - (1 - rank % 2)  # 3|C| - parts - [g in C]
-            if lower < f[BEST]:  # the bound never decreases along the ranking
-                seg = f[SEG]
-                members = arena[seg: seg + m]
-                starts = arena[seg + m: seg + 2 * m + 1]
-                class_codes = arena[seg + 2 * m + 1: seg + 3 * m + 1]
-                order = arena[seg + 3 * m + 1: seg + 4 * m + 1]
-                k = partition(codes[top_g[d, i]], arena[f[OFF]: f[OFF] + m], win, counts,
-                              members, starts, class_codes)
-                smallest = 2 if f[LEFT] == 2 else 3  # with one guess left after this, a pair is a failure
-                n_big = 0
-                for j in range(k):
-                    if starts[j + 1] - starts[j] >= smallest:
-                        order[n_big] = j
-                        n_big += 1
-                _largest_first(order[:n_big], starts)
-                f[N_BIG], f[CLASS], f[TOTAL] = n_big, 0, lower
+            if _split_next(arena, f, d, ctx, top_g, top_key):
                 mode = NEXT_CLASS
             else:
-                if f[BEST_G] >= 0:
-                    ret_v, ret_g = f[BEST], f[BEST_G]
-                else:
-                    ret_v, ret_g = f[BETA], -1
+                mode = RETURN
+                ret_v, ret_g = (f[BEST], f[BEST_G]) if f[BEST_G] >= 0 else (f[BETA], np.int64(-1))
                 _store(arena[f[KEY]: f[KEY] + f[KLEN]], f[HASH], f[SLOT], ret_v, ret_g >= 0, ret_g, memo, info)
         if mode == NEXT_CLASS:
             if f[CLASS] < f[N_BIG] and f[TOTAL] < f[BEST]:
-                seg = f[SEG]
-                j = arena[seg + 3 * m + 1 + f[CLASS]]
-                lo, hi = arena[seg + m + j], arena[seg + m + j + 1]
                 if d + 1 == frames.shape[0]:
                     frames, top_g, top_key = _grow_rows(frames), _grow_rows(top_g), _grow_rows(top_key)
                     greens, at_least = _grow_rows(greens), _grow_rows(at_least)
-                    f = frames[d]
-                child = frames[d + 1]
-                child[OFF], child[LEN] = seg + lo, hi - lo
-                child[BETA] = f[BEST] - f[TOTAL] + 2 * (hi - lo) - 1
-                child[SEG] = f[END]
-                child[LEFT] = f[LEFT] - 1 if f[LEFT] < UNLIMITED else UNLIMITED
-                if hard:
-                    greens[d + 1], at_least[d + 1] = update_state(greens[d], at_least[d], words[top_g[d, f[RANK]]],
-                                                                  arena[seg + 2 * m + 1 + j])
+                _push_class(arena, frames, d, ctx, top_g, greens, at_least)
                 d += 1
                 mode = ENTER
                 continue
@@ -376,7 +362,7 @@ def solve(root, beta, ctx, memo, info, greens0, at_least0, left0):
             continue
         if mode == RETURN:
             if d == 0:
-                return np.int64(ret_v), np.int64(ret_g)
+                return ret_v, ret_g
             d -= 1
             f = frames[d]
             f[TOTAL] += ret_v - (2 * frames[d + 1, LEN] - 1)
@@ -393,61 +379,28 @@ def _extract(root, root_guess, ctx, memo, info, greens0, at_least0, left0):
     guesses left, mostly read back from the memo.  total = -2 if no strategy
     within Best_n meets the guess limit, -1 on an internal failure.
     """
-    codes, win, hard, words = ctx[0], ctx[7], ctx[8], ctx[9]
-    guess_of_secret = ctx[3]
-    counts = ctx[4]
-    n = root.shape[0]
-    cap = 2 * n + 1
-    pool = np.empty(cap * 4, dtype=np.int64)
-    pool[:n] = root
-    start = np.zeros(cap, dtype=np.int64)
-    size = np.zeros(cap, dtype=np.int64)
-    parent = np.full(cap, -1, dtype=np.int64)
-    code = np.full(cap, -1, dtype=np.int64)
-    guess = np.full(cap, -1, dtype=np.int64)
-    left = np.zeros(cap, dtype=np.int64)
-    greens = np.empty((cap, greens0.shape[0]), dtype=np.int8)
-    at_least = np.empty((cap, at_least0.shape[0]), dtype=np.int8)
-    size[0], left[0], greens[0], at_least[0] = n, left0, greens0, at_least0
-    n_nodes, pool_end, head, total = 1, n, 0, 0
-    members = np.empty(n, dtype=np.int64)
-    starts = np.empty(n + 1, dtype=np.int64)
-    class_codes = np.empty(n, dtype=np.int64)
-    while head < n_nodes:
-        cand = pool[start[head]: start[head] + size[head]]
+    nodes, pool = new_nodes(root, greens0, at_least0, left0)
+    head, total = 0, 0
+    while head < nodes.top[NODES]:
+        cand = node_set(nodes, pool, head)
+        left = nodes.left[head]
         total += cand.shape[0]
-        if left[head] < 1 or (cand.shape[0] >= 2 and left[head] == 1):
-            return guess[:0], parent[:0], code[:0], size[:0], np.int64(-2)
+        if left < 1 or (cand.shape[0] >= 2 and left == 1):
+            return nodes.guess[:0], nodes.parent[:0], nodes.code[:0], nodes.size[:0], np.int64(-2)
         if head == 0 and root_guess >= 0:
             g = root_guess
         elif cand.shape[0] <= 2:
-            g = guess_of_secret[cand[0]]
+            g = ctx.guess_of_secret[cand[0]]
         else:
-            value, g = solve(cand, INF, ctx, memo, info, greens[head], at_least[head], left[head])
+            value, g = solve(cand, INF, ctx, memo, info, nodes.greens[head], nodes.at_least[head], left)
             if value >= IMPOSSIBLE or g < 0:
-                return guess[:0], parent[:0], code[:0], size[:0], np.int64(-2)
-        guess[head] = g
-        k = partition(codes[g], cand, win, counts, members, starts, class_codes)
-        if n_nodes + k > cap:
-            return guess[:0], parent[:0], code[:0], size[:0], np.int64(-1)  # a tree has < 2|C| nodes
-        if pool_end + starts[k] > pool.shape[0]:
-            pool = grow_array(pool, pool_end + starts[k])
-        for j in range(k):
-            start[n_nodes] = pool_end + starts[j]
-            size[n_nodes] = starts[j + 1] - starts[j]
-            parent[n_nodes] = head
-            code[n_nodes] = class_codes[j]
-            left[n_nodes] = left[head] - 1 if left[head] < UNLIMITED else UNLIMITED
-            if hard:
-                greens[n_nodes], at_least[n_nodes] = update_state(greens[head], at_least[head], words[g],
-                                                                  class_codes[j])
-            else:
-                greens[n_nodes], at_least[n_nodes] = greens[head], at_least[head]
-            n_nodes += 1
-        pool[pool_end: pool_end + starts[k]] = members[: starts[k]]
-        pool_end += starts[k]
+                return nodes.guess[:0], nodes.parent[:0], nodes.code[:0], nodes.size[:0], np.int64(-2)
+        pool, k = expand(nodes, pool, head, g, ctx.codes[g], ctx.win, ctx.counts, ctx.hard, ctx.words)
+        if k < 0:
+            return nodes.guess[:0], nodes.parent[:0], nodes.code[:0], nodes.size[:0], np.int64(-1)
         head += 1
-    return guess[:n_nodes], parent[:n_nodes], code[:n_nodes], size[:n_nodes], np.int64(total)
+    guess, parent, code, size = node_arrays(nodes)
+    return guess, parent, code, size, np.int64(total)
 
 
 @dataclass
@@ -508,16 +461,15 @@ class ApSearch:
         words = (np.ascontiguousarray(encoded_guesses, dtype=np.uint8) if self.hard
                  else np.zeros((0, self.length), dtype=np.uint8))
         self.words = words
-        self.ctx = (
-            self.codes, self.codes_t, self.secret_of_guess,
-            guess_of_secret(self.secret_of_guess, n_secrets),
-            np.zeros(int(n_codes), dtype=np.int32), np.zeros(n_secrets, dtype=np.bool_),
-            self.breadth, int(n_codes) - 1, self.hard, words,
-            symbol_counts(words), np.zeros(self.codes.shape[0], dtype=np.bool_),
+        self.ctx = ApContext(
+            self.codes, self.codes_t, self.secret_of_guess, guess_of_secret(self.secret_of_guess, n_secrets),
+            np.zeros(int(n_codes), dtype=np.int32), np.zeros(n_secrets, dtype=np.bool_), self.breadth,
+            int(n_codes) - 1, self.hard, words, symbol_counts(words), np.zeros(self.codes.shape[0], dtype=np.bool_),
+            np.zeros(n_secrets + 1, dtype=np.int64),
         )
         max_pool = 16 * max_entries if max_pool is None else max_pool
         slots = 1 << max(4, int(2 * max_entries - 1).bit_length())
-        self.memo = (
+        self.memo = ApMemo(
             np.zeros(slots, dtype=np.int64), np.zeros(slots, dtype=np.int64),
             np.zeros(slots, dtype=np.int32), np.zeros(slots, dtype=np.int64),
             np.zeros(slots, dtype=np.bool_), np.zeros(slots, dtype=np.int64),
@@ -550,15 +502,15 @@ class ApSearch:
         """Best_n(C) at the start of a game: the guesses ApMinTotal tries, best first."""
         top_g = np.empty(self.breadth, dtype=np.int64)
         top_key = np.empty(self.breadth, dtype=np.int64)
-        n = best_n(self.codes, self.codes_t, self.secret_of_guess, self._all(candidates),
-                   self.ctx[5], self.ctx[4], top_g, top_key, np.zeros(0, dtype=np.bool_))
+        n = best_n(self.ctx, self._all(candidates), top_g, top_key, np.zeros(0, dtype=np.bool_))
         return top_g[:n]
 
     def strategy(self, candidates=None, opener=-1, state=None, left=None) -> ApResult:
         """The ApMinTotal strategy tree for C, optionally forcing the first guess (total None: infeasible)."""
         cand = self._all(candidates)
         greens, at_least, left = self._start(state, left)
-        if opener >= 0 and self.hard and not is_allowed(self.words[opener], self.ctx[10][opener], greens, at_least):
+        counts = self.ctx.word_counts
+        if opener >= 0 and self.hard and not is_allowed(self.words[opener], counts[opener], greens, at_least):
             raise ValueError(f"guess {opener} breaks hard mode in this state")
         g, p, c, s, total = _extract(cand, int(opener), self.ctx, self.memo, self.info, greens, at_least, left)
         if total == -1:
@@ -571,15 +523,6 @@ class ApSearch:
 def apmintotal(codes, secret_of_guess, n_codes, candidates=None, breadth=10, **options) -> ApResult:
     """ApMinTotal(C, breadth) with its strategy (C = all secrets by default)."""
     return ApSearch(codes, secret_of_guess, n_codes, breadth, **options).strategy(candidates)
-
-
-def opener_total(codes, secret_of_guess, n_codes, opener_index, breadth, candidates=None, **options) -> ApResult:
-    """V(opener, C) = |C| + sum over its classes of ApMinTotal(class, breadth), with that tree.
-
-    The root's ApMinTotal is the minimum of this over `rank_openers`, so
-    the openers can be evaluated independently (one per worker).
-    """
-    return ApSearch(codes, secret_of_guess, n_codes, breadth, **options).strategy(candidates, opener_index)
 
 
 def rank_openers(codes, secret_of_guess, n_codes, breadth, candidates=None, codes_t=None) -> list[int]:

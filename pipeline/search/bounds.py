@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from pipeline.search.max_parts import guess_order, max_parts, parts_index
+from pipeline.search.partition import guess_counts, split_classes, split_parts
 
 UNBOUNDED = np.iinfo(np.int64).max // 4
 
@@ -58,70 +59,28 @@ def bound_table(max_n, k):
 
 
 @njit(cache=True)
-def _v1_column(codes_t, g, candidates, counts, win, btab):
-    """V_1 of guess column g on C, and its number of parts (counts left zeroed)."""
-    for c in candidates:
-        counts[codes_t[c, g]] += 1
-    total = candidates.shape[0]
-    parts = 0
-    for c in candidates:
-        code = codes_t[c, g]
-        t = counts[code]
-        if t > 0:
-            parts += 1
-            if code != win:
-                total += btab[t]
-            counts[code] = 0
-    return total, parts
-
-
-@njit(cache=True, parallel=True)
 def v1_all(codes_t, candidates, n_codes, win, btab):
     """V_1(g, C) for every guess column g of the secret-major matrix `codes_t`; guesses that do not split
     C get UNBOUNDED.  Secret-major, because consecutive guesses then read the same few cache lines of C."""
-    n_guesses = codes_t.shape[1]
-    out = np.empty(n_guesses, dtype=np.int64)
-    n_chunks = 64
-    chunk = (n_guesses + n_chunks - 1) // n_chunks
-    single = candidates.shape[0] == 1
-    for k in prange(n_chunks):
-        counts = np.zeros(n_codes, dtype=np.int32)
-        for g in range(k * chunk, min(n_guesses, (k + 1) * chunk)):
-            total, parts = _v1_column(codes_t, g, candidates, counts, win, btab)
-            useful = parts >= 2 or (single and codes_t[candidates[0], g] == win)
-            out[g] = total if useful else UNBOUNDED
+    parts, _, _, sums, n_win = guess_counts(codes_t.T, candidates, n_codes, btab, win)
+    n = candidates.shape[0]
+    out = np.empty(parts.shape[0], dtype=np.int64)
+    for g in range(parts.shape[0]):
+        useful = parts[g] >= 2 or (n == 1 and n_win[g] > 0)
+        out[g] = n + sums[g] - btab[n_win[g]] if useful else UNBOUNDED  # the win class costs nothing more
     return out
 
 
 @njit(cache=True)
 def _classes(row, candidates, n_codes, win):
-    """Non-win classes of Split(C, g): (members grouped by class, class starts, class sizes)."""
-    counts = np.zeros(n_codes + 1, dtype=np.int64)
-    for c in candidates:
-        if row[c] != win:
-            counts[row[c] + 1] += 1
-    sizes = np.empty(n_codes, dtype=np.int64)
-    n_classes = 0
-    for code in range(n_codes):
-        if counts[code + 1] > 0:
-            sizes[n_classes] = counts[code + 1]
-            n_classes += 1
-        counts[code + 1] += counts[code]
-    members = np.empty(counts[n_codes], dtype=candidates.dtype)
-    fill = counts[:n_codes].copy()
-    for c in candidates:
-        code = row[c]
-        if code != win:
-            members[fill[code]] = c
-            fill[code] += 1
-    starts = np.empty(n_classes + 1, dtype=np.int64)
-    i = 0
-    for code in range(n_codes):
-        if counts[code + 1] > counts[code]:
-            starts[i] = counts[code]
-            i += 1
-    starts[n_classes] = counts[n_codes]
-    return members, starts, sizes[:n_classes]
+    """Non-win classes of Split(C, g), by code: (members grouped by class, class starts, class sizes)."""
+    n = candidates.shape[0]
+    members = np.empty(n, dtype=candidates.dtype)
+    starts = np.empty(n + 1, dtype=np.int64)
+    class_code = np.empty(n, dtype=np.int64)
+    k, _, _ = split_classes(row, candidates, np.zeros(n_codes, dtype=np.int64), win, 1, True, members, 0, starts,
+                            class_code)
+    return members, starts[: k + 1], starts[1: k + 1] - starts[:k]
 
 
 @njit(cache=True, parallel=True)
@@ -151,6 +110,42 @@ def _opener_v12(codes, openers, n_codes, win, btab, level, budget, codes_t, part
     return values, exact
 
 
+def lazy_minimum(guesses, values, budget, upgrade):
+    """(min over the guesses of an upgraded value, exact), where values[j] <= upgrade(guesses[j]).
+
+    Guesses wait in order of their cheap value (ties by index); the one on top is upgraded by
+    `upgrade(g, cap)` -> (value, exact), which may stop early above `cap`, and upgraded values wait in a
+    heap.  Entries are (value, exact upgrade, guess), so the two queues behave as one heap of them: the
+    minimum is known once an exact upgrade is on top, and only a bound > budget once the top is above it.
+    """
+    waiting = np.lexsort((guesses, values))
+    upgraded: list[tuple[int, bool, int]] = []
+    next_waiting = 0
+    best_exact = UNBOUNDED  # an upgrade only matters if it beats the best exact value found
+    while True:
+        top = upgraded[0] if upgraded else None
+        if next_waiting < len(waiting):
+            j = waiting[next_waiting]
+            candidate = (int(values[j]), False, int(guesses[j]))
+            if top is None or candidate < top:
+                top = candidate
+        value, done, g = top
+        if value >= best_exact:
+            return best_exact, True
+        if value > budget:
+            return value, False
+        if done:
+            return value, True
+        if upgraded and top is upgraded[0]:
+            heapq.heappop(upgraded)
+        else:
+            next_waiting += 1
+        new_value, exact = upgrade(g, min(budget, best_exact - 1))
+        if exact:
+            best_exact = min(best_exact, new_value)
+        heapq.heappush(upgraded, (new_value, exact, g))
+
+
 class BoundSolver:
     """V_i / LB_i for one game, with a memo of LB_i per (candidate set, level).
 
@@ -163,8 +158,6 @@ class BoundSolver:
 
     def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
                  memo_limit=2_000_000):
-        from pipeline.search.partition import split_parts
-
         self.codes = codes
         self.secret_of_guess = np.asarray(secret_of_guess, dtype=np.int32)
         self.n_codes = int(n_codes)
@@ -201,41 +194,14 @@ class BoundSolver:
         return result
 
     def _lazy_min(self, candidates, level, budget):
-        """min over useful g of V_{level-2}(g, C), lazily: guesses wait in order of V_1 <= V_{level-2}
-        (ties by index), the one on top is upgraded, and upgraded values wait in a heap.  Entries are
-        (value, exact upgrade, guess), so the two queues together behave as one heap of them."""
+        """min over useful g of V_{level-2}(g, C), upgraded lazily from V_1 (see `lazy_minimum`)."""
         keys = v1_all(self.index.codes_t, candidates, self.n_codes, self.win, self.btab)
         useful = np.flatnonzero(keys < UNBOUNDED)
         if level == 3:
             best = int(keys[useful].min())
             return (best, True) if best <= budget else (best, False)
-        guesses, values = self.guess_at[useful], keys[useful]
-        waiting = np.lexsort((guesses, values))
-        upgraded: list[tuple[int, bool, int]] = []
-        next_waiting = 0
-        best_exact = UNBOUNDED  # an upgrade only matters if it beats the best exact value found
-        while True:
-            top = upgraded[0] if upgraded else None
-            if next_waiting < len(waiting):
-                j = waiting[next_waiting]
-                candidate = (int(values[j]), False, int(guesses[j]))
-                if top is None or candidate < top:
-                    top = candidate
-            value, done, g = top
-            if value >= best_exact:
-                return best_exact, True
-            if value > budget:
-                return value, False
-            if done:
-                return value, True
-            if upgraded and top is upgraded[0]:
-                heapq.heappop(upgraded)
-            else:
-                next_waiting += 1
-            new_value, exact = self.v(g, candidates, level - 2, min(budget, best_exact - 1))
-            if exact:
-                best_exact = min(best_exact, new_value)
-            heapq.heappush(upgraded, (new_value, exact, g))
+        return lazy_minimum(self.guess_at[useful], keys[useful], budget,
+                            lambda g, cap: self.v(g, candidates, level - 2, cap))
 
     # ---- V_i(g, C) -----------------------------------------------------
     def v(self, g, candidates, level, budget=UNBOUNDED):
@@ -261,8 +227,6 @@ class BoundSolver:
 
 def k_of_game(codes, n_codes):
     """K_S = max_g |Split(S, g)|."""
-    from pipeline.search.partition import split_parts
-
     return int(split_parts(codes, np.arange(codes.shape[1], dtype=np.int32), n_codes).max())
 
 
@@ -288,6 +252,6 @@ def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=U
 
 def class_lower_bound(codes, secret_of_guess, n_codes, k_s, candidates, level, budget=UNBOUNDED, solver=None,
                       encoded_guesses=None, encoded_secrets=None):
-    """(LB_level(C), exact) for one response class C: the prove stage's per-class bound."""
+    """(LB_level(C), exact) for one candidate set C, with a new solver unless one is given."""
     solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
     return solver.lb(np.asarray(candidates, dtype=np.int32), level, budget)

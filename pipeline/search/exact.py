@@ -25,6 +25,7 @@ import numpy as np
 from pipeline.search.exact_kernels import (IMPOSSIBLE, INF, UNLIMITED, Game, Memo, make_work)
 from pipeline.search.exact_search import solve
 from pipeline.search.hard_mode import MAX_SYMBOLS, initial_state, symbol_counts, update_state
+from pipeline.search.partition import guess_of_secret
 
 __all__ = ["ExactSolver", "tree_total", "INF", "IMPOSSIBLE", "UNLIMITED"]
 
@@ -51,10 +52,7 @@ class ExactSolver:
         self.hard = bool(hard_mode)
         if self.hard and encoded_guesses is None:
             raise ValueError("hard mode needs the encoded guesses")
-        secret_of_guess = np.asarray(secret_of_guess)
-        self.guess_of_secret = np.full(self.n_secrets, -1, dtype=np.int32)
-        present = secret_of_guess >= 0
-        self.guess_of_secret[secret_of_guess[present]] = np.flatnonzero(present)
+        self.guess_of_secret = guess_of_secret(secret_of_guess, self.n_secrets, require_all=False).astype(np.int32)
         self.length = int(round(np.log(n_codes) / np.log(3)))
         self.words = (np.ascontiguousarray(encoded_guesses, dtype=np.uint8) if encoded_guesses is not None
                       else np.zeros((0, self.length), dtype=np.uint8))

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from pipeline.search.hard_mode import MAX_SYMBOLS
+from pipeline.search.partition import class_counts, split_classes
 
 INF = 1 << 40
 IMPOSSIBLE = INF  # the value of a set that cannot be solved within the guesses left
@@ -37,7 +38,7 @@ N_FIELDS = 23
 Game = namedtuple("Game", ["codes", "codes_t", "win", "guess_of_secret", "words", "word_counts", "hard",
                            "z1", "z2", "zg", "zm", "zl"])
 Memo = namedtuple("Memo", ["keys", "flags", "vals"])
-Work = namedtuple("Work", ["f", "fh", "pool", "ulist", "cguess", "clower", "ckey", "starts", "fill", "ccode",
+Work = namedtuple("Work", ["f", "fh", "pool", "ulist", "cguess", "clower", "ckey", "starts", "ccode",
                            "cbound", "cexact", "chash", "corder", "btab", "greens", "at_least", "counts",
                            "stamp", "dense", "scratch", "req", "revealed", "stats"])
 
@@ -52,7 +53,7 @@ def make_work(n_guesses, n_secrets, n_codes, length, max_depth, code_dtype):
         clower=np.empty((max_depth, n_guesses), dtype=np.int64),
         ckey=np.empty((max_depth, n_guesses), dtype=np.int64),
         starts=np.empty((max_depth, n_codes + 1), dtype=np.int64),
-        fill=np.empty(n_codes + 1, dtype=np.int64), ccode=np.empty((max_depth, n_codes), dtype=np.int64),
+        ccode=np.empty((max_depth, n_codes), dtype=np.int64),
         cbound=np.empty((max_depth, n_codes), dtype=np.int64),
         cexact=np.empty((max_depth, n_codes), dtype=np.bool_),
         chash=np.empty((max_depth, n_codes, 2), dtype=np.uint64),
@@ -270,47 +271,41 @@ def perfect_in_list(game, w, lst, length, lo, n):
 # ---- scans: every guess of the node's list, once ----------------------------------------------------------
 
 @njit(cache=True)
-def scan_large(game, w, d, length, lo, n, beta):
+def scan(game, w, d, length, lo, n, beta):
     """One pass over the node's list w.ulist[d + 1][:length] (compacted in place to the useful guesses).
 
     Every useful guess g gets the lower bound |C| + sum of Bound(|C'|, KCAP) over its non-win classes (the
     parent's counting bound; classes are subsets of the parent's set).  Guesses with a bound below beta go
     to the node's rows with their ordering key.  Returns (useful count, kept count, min bound of the guesses
-    left out, most classes, a candidate perfect splitter or -1, a perfect splitter or -1).
+    left out, most classes, a candidate perfect splitter or -1, a perfect splitter or -1).  Small sets (up to
+    SMALL_SET) gather their codes per candidate and compare them pairwise (sum t^2 = n + 2 * equal pairs,
+    classes = n - repeats); there the bound is 3n - classes - [g in C] (2|C'| - 1 per non-win class).
     """
     lst = w.ulist[d + 1]
-    counts, pool, btab = w.counts, w.pool, w.btab[d]
+    small = n <= SMALL_SET
+    if small:
+        _gather_pairs(game, w, length, lo, n, lst)
+    pairs, repeats, wins = w.scratch[0], w.scratch[1], w.scratch[2]
+    counts, cand, btab = w.counts, w.pool[lo: lo + n], w.btab[d]
     u = 0
     m = 0
     kmax = 0
     excluded = INF
     for t in range(length):
         g = lst[t]
-        row = game.codes[g]
-        for j in range(lo, lo + n):
-            counts[row[pool[j]]] += 1
-        k = 0
-        sum_sq = 0
-        inside = False
-        lower = n
-        for j in range(lo, lo + n):
-            code = row[pool[j]]
-            c = counts[code]
-            if c > 0:
-                k += 1
-                sum_sq += c * c
-                if code == game.win:
-                    inside = True
-                else:
-                    lower += btab[c]
-                counts[code] = 0
-        if k == 1 and not inside:
+        if small:
+            k, sum_sq, n_win = n - repeats[t], np.int64(n + 2 * pairs[t]), wins[t]
+            lower = 3 * n - k - n_win
+        else:
+            k, _, sum_sq, bounds, n_win = class_counts(game.codes[g], cand, counts, btab, game.win)
+            lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
+        if k == 1 and n_win == 0:
             continue
         lst[u] = g
         u += 1
         kmax = max(kmax, k)
         if k == n:
-            return u, m, excluded, kmax, (g if inside else -1), g
+            return u, m, excluded, kmax, (g if n_win > 0 else -1), g
         if lower < beta:
             w.cguess[d, m], w.clower[d, m], w.ckey[d, m] = g, lower, (sum_sq << KEY_SHIFT) | m
             m += 1
@@ -357,79 +352,14 @@ def _pair_pass(di, dj, pairs, seen, length):
         seen[t] |= e
 
 
-@njit(cache=True)
-def scan_small(game, w, d, length, lo, n, beta):
-    """`scan_large` for small sets, with codes gathered per candidate and compared pairwise
-    (sum_sq = n + 2 * equal pairs, classes = n - repeats); the bound is 3n - classes - [g in C]."""
-    lst = w.ulist[d + 1]
-    _gather_pairs(game, w, length, lo, n, lst)
-    pairs, repeats, inside = w.scratch[0], w.scratch[1], w.scratch[2]
-    u = 0
-    m = 0
-    kmax = 0
-    excluded = INF
-    for t in range(length):
-        g = lst[t]
-        k = n - repeats[t]
-        if k == 1 and inside[t] == 0:
-            continue
-        lst[u] = g
-        u += 1
-        kmax = max(kmax, k)
-        if k == n:
-            return u, m, excluded, kmax, (g if inside[t] else -1), g
-        lower = 3 * n - k - inside[t]
-        if lower < beta:
-            w.cguess[d, m], w.clower[d, m] = g, lower
-            w.ckey[d, m] = (np.int64(n + 2 * pairs[t]) << KEY_SHIFT) | m
-            m += 1
-        else:
-            excluded = min(excluded, lower)
-    return u, m, excluded, kmax, -1, -1
-
-
 # ---- splitting a node by one guess and bounding its classes ---------------------------------------------
 
 @njit(cache=True)
 def split_guess(game, w, d, g):
     """Split node d's set by guess g.  Classes of 1 and 2 are only counted (they cost 1 and 3); classes of 3
-    or more are written to the pool after FREE (w.starts[d], w.ccode[d]).  Returns (number of classes of 3+,
-    total cost of the small ones, number of non-win classes of 2 or more)."""
-    f = w.f
-    lo, n, free = f[d, LO], f[d, N], f[d, FREE]
-    row = game.codes[g]
-    counts, pool = w.counts, w.pool
-    for j in range(lo, lo + n):
-        counts[row[pool[j]]] += 1
-    k = 0
-    small = 0
-    multi = 0
-    pos = free
-    for j in range(lo, lo + n):
-        code = row[pool[j]]
-        s = counts[code]
-        if s <= 0:
-            continue
-        if code == game.win:
-            counts[code] = 0
-        elif s <= 2:
-            small += 2 * s - 1
-            multi += s - 1
-            counts[code] = 0
-        else:
-            w.ccode[d, k] = code
-            w.starts[d, k] = pos
-            w.fill[k] = pos
-            pos += s
-            counts[code] = -(k + 1)
-            k += 1
-            multi += 1
-    w.starts[d, k] = pos
-    for j in range(lo, lo + n):
-        c = counts[row[pool[j]]]
-        if c < 0:
-            pool[w.fill[-c - 1]] = pool[j]
-            w.fill[-c - 1] += 1
-    for i in range(k):
-        counts[w.ccode[d, i]] = 0
-    return k, small, multi
+    or more are written to the pool after FREE (w.starts[d], w.ccode[d]) in order of first appearance.  Returns
+    (number of classes of 3+, total cost of the small ones, number of non-win classes of 2 or more)."""
+    lo, n, free = w.f[d, LO], w.f[d, N], w.f[d, FREE]
+    k, small_members, n_small = split_classes(game.codes[g], w.pool[lo: lo + n], w.counts, game.win, 3, False,
+                                              w.pool, free, w.starts[d], w.ccode[d])
+    return k, 2 * small_members - n_small, small_members - n_small + k

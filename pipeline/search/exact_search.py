@@ -16,9 +16,9 @@ from numba import njit
 
 from pipeline.search.exact_kernels import (
     BEST, BEST_GUESS, BETA, EXACT, FLOOR, FREE, GUESS, HASHED, I, IDX, IMPOSSIBLE, INF, K, KCAP, KEY_MASK, KMAX,
-    KEY_SHIFT, LEFT, LIST_LEN, LO, LOWER, M, N, NODE_LB, PHASE, Q, SMALL_SET, SORTED, STAT_EVALS, STAT_HITS, STAT_NODES,
+    KEY_SHIFT, LEFT, LIST_LEN, LO, LOWER, M, N, NODE_LB, PHASE, Q, SORTED, STAT_EVALS, STAT_HITS, STAT_NODES,
     STAT_SCANS, TOTAL, ULEN, CAND_CHECK, child_state_hash, fill_bound_row, filter_list, load_rule, memo_find,
-    memo_store, node_key, perfect_candidate, perfect_in_list, scan_large, scan_small, set_hash, split_guess,
+    memo_store, node_key, perfect_candidate, perfect_in_list, scan, set_hash, split_guess,
     state_hash)
 from pipeline.search.hard_mode import update_state
 
@@ -106,10 +106,7 @@ def _scan_node(game, memo, w, d, floor):
     f = w.f
     lo, n, beta = f[d, LO], f[d, N], f[d, BETA]
     w.stats[STAT_SCANS] += 1
-    if n <= SMALL_SET:
-        u, m, excluded, kmax, cand, other = scan_small(game, w, d, f[d, ULEN], lo, n, beta)
-    else:
-        u, m, excluded, kmax, cand, other = scan_large(game, w, d, f[d, ULEN], lo, n, beta)
+    u, m, excluded, kmax, cand, other = scan(game, w, d, f[d, ULEN], lo, n, beta)
     if cand >= 0:
         return _exact(memo, w, d, 2 * n - 1, cand)
     if other >= 0:

@@ -7,8 +7,8 @@ letter may be played again in the same place.
 
 The state after a history is two small arrays: `greens[i]` (symbol required
 at position i, or -1) and `at_least[x]` (minimum count of symbol x).  The
-numba helpers are shared with the exact search; `allowed_mask` is the
-readable vectorised form for everything else.
+numba helpers serve the greedy, ApMinTotal and exact searches; `allowed_into`
+marks every allowed guess at once.
 """
 
 import numpy as np
@@ -68,22 +68,6 @@ def state_after(history, length: int) -> tuple[np.ndarray, np.ndarray]:
     for word, code in history:
         greens, at_least = update_state(greens, at_least, np.asarray(word, dtype=np.uint8), int(code))
     return greens, at_least
-
-
-def allowed_mask(encoded: np.ndarray, history) -> np.ndarray:
-    """Boolean mask over encoded words (n, L): which may be guessed next in hard mode.
-
-    `history` is a sequence of (encoded guess row, response code) pairs.
-    """
-    greens, at_least = state_after(history, encoded.shape[1])
-    mask = np.ones(encoded.shape[0], dtype=bool)
-    for i, symbol in enumerate(greens):
-        if symbol >= 0:
-            mask &= encoded[:, i] == symbol
-    counts = symbol_counts(encoded)
-    for x in np.flatnonzero(at_least):
-        mask &= counts[:, x] >= at_least[x]
-    return mask
 
 
 @njit(cache=True)

@@ -22,6 +22,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from pipeline.search.partition import popcount
+
 BLOCK = 512  # guesses counted together: each candidate's codes for the block are one contiguous read
 FIRST_BLOCK = 32  # the strongest guesses are counted first, so the bounds prune against a good best
 NEIGHBOUR_SIZES = (8, 200)  # the neighbour bound is used for classes of this many candidates (inclusive)
@@ -129,7 +131,7 @@ def _count_most_parts(codes_t, candidates, start, end, selected, bits, words):
     for j in range(m):
         count = 0
         for w in range(words):
-            count += _popcount(bits[j * words + w])
+            count += popcount(bits[j * words + w])
         most = max(most, count)
     return most
 
@@ -256,11 +258,3 @@ def _letter_ceiling(keys, table):
     for i in range(keys.shape[0]):
         product *= table[i, keys[i]]
     return product
-
-
-@njit(cache=True)
-def _popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56

@@ -50,6 +50,8 @@ import math
 import numpy as np
 from numba import njit
 
+from pipeline.search.partition import clear, tally
+
 RANDOM = 0
 ELIMINATION = 1
 
@@ -63,37 +65,28 @@ def opener_stats(codes, universe, n_codes):
     over U.  With `universe` = `codes` (U = S) the sums are sum t^2 and sum t ln t."""
     n_rows, n = codes.shape
     n_u = universe.shape[1]
+    everyone, everyone_u = np.arange(n), np.arange(n_u)
     parts = np.zeros(n_rows, dtype=np.int32)
     largest = np.zeros(n_rows, dtype=np.int32)
     sum_left = np.zeros(n_rows, dtype=np.int64)
     sum_log = np.zeros(n_rows, dtype=np.float64)
-    counts = np.zeros(n_codes, dtype=np.int64)
-    counts_u = np.zeros(n_codes, dtype=np.int64)
+    counts, counts_u = np.zeros(n_codes, dtype=np.int64), np.zeros(n_codes, dtype=np.int64)
+    class_code, class_code_u = np.empty(n_codes, dtype=np.int64), np.empty(n_codes, dtype=np.int64)
     for g in range(n_rows):
-        row = codes[g]
-        row_u = universe[g]
-        for j in range(n):
-            counts[row[j]] += 1
-        for j in range(n_u):
-            counts_u[row_u[j]] += 1
-        p = 0
+        k = tally(codes[g], everyone, counts, class_code)
+        k_u = tally(universe[g], everyone_u, counts_u, class_code_u)
         m = 0
         left = 0
         e = 0.0
-        for j in range(n):
-            r = row[j]
-            t = counts[r]
-            if t > 0:
-                p += 1
-                if t > m:
-                    m = t
-                tu = counts_u[r]
-                left += t * tu
-                e += t * math.log(tu)
-                counts[r] = 0
-        for j in range(n_u):
-            counts_u[row_u[j]] = 0
-        parts[g] = p
+        for j in range(k):  # classes in order of first appearance: the order the float sum is taken in
+            t = counts[class_code[j]]
+            tu = counts_u[class_code[j]]
+            m = max(m, t)
+            left += t * tu
+            e += t * math.log(tu)
+        clear(counts, class_code, k)
+        clear(counts_u, class_code_u, k_u)
+        parts[g] = k
         largest[g] = m
         sum_left[g] = left
         sum_log[g] = e

@@ -1,7 +1,8 @@
 """The strategy tree: the one structure every stage reads and writes.
 
 A node is a guess (a word), the number of candidates still possible when it
-is played, and its children keyed by colour string ("02121").  The winning
+is played, and its children keyed by the text of the response: a colour
+string ("02121") in Wordle, the game's text form otherwise ("2B1W").  The winning
 response has no child: the secret equal to the guess is found at that node.
 Total = sum over nodes of their candidate counts = sum over secrets of the
 number of guesses that find them.
@@ -78,8 +79,8 @@ def to_text(tree: Tree) -> str:
     return "".join(",".join(found[s]) + "\n" for s in sorted(found))
 
 
-def from_text(text: str) -> Tree:
-    """Rebuild a tree from its text form (children keyed with the scalar answering function)."""
+def from_text(text: str, respond=feedback) -> Tree:
+    """Rebuild a tree from its text form (children keyed with the scalar answering function `respond`)."""
     lines = [ln.strip().split(",") for ln in text.splitlines() if ln.strip()]
     if not lines:
         raise ValueError("empty strategy text")
@@ -95,7 +96,7 @@ def from_text(text: str) -> Tree:
         for prev, word in zip(route, route[1:]):
             if node.guess != prev:
                 raise ValueError(f"secret {secret!r}: guess {prev!r} conflicts with {node.guess!r}")
-            key = feedback(prev, secret)
+            key = respond(prev, secret)
             child = node.children.setdefault(key, Tree(word, 0))
             if child.guess != word:
                 raise ValueError(f"secret {secret!r}: guess {word!r} conflicts with {child.guess!r}")
@@ -122,8 +123,8 @@ def statistics(tree: Tree) -> dict:
     }
 
 
-def verify(tree: Tree, guesses, secrets) -> int:
-    """Replay every secret through the scalar feedback; return the total.
+def verify(tree: Tree, guesses, secrets, respond=feedback) -> int:
+    """Replay every secret through the scalar answering function `respond` (guess, secret -> text); return the total.
 
     Raises ValueError naming the first secret that is not found, uses a
     guess outside `guesses`, or reaches a node whose candidate count is wrong.
@@ -140,7 +141,7 @@ def verify(tree: Tree, guesses, secrets) -> int:
                 raise ValueError(f"secret {secret!r}: guess {node.guess!r} at depth {depth} is not allowed")
             reached[id(node)] = reached.get(id(node), 0) + 1
             nodes_by_id[id(node)] = node
-            colours = feedback(node.guess, secret)
+            colours = respond(node.guess, secret)
             if node.guess == secret:
                 total += depth
                 break
@@ -161,15 +162,19 @@ def verify(tree: Tree, guesses, secrets) -> int:
     return total
 
 
-def from_arrays(guesses, length, node_guess, node_parent, node_code, node_size) -> Tree:
+def from_arrays(guesses, code_text, node_guess, node_parent, node_code, node_size) -> Tree:
     """Tree from index-based search output: node i plays guesses[node_guess[i]] with
     node_size[i] candidates; its parent is node_parent[i] (-1 for the root, parents
-    listed before children) and it answers response code node_code[i]."""
+    listed before children) and it answers response code node_code[i].  `code_text`
+    names a code (`Answering.text`); an int L stands for Wordle's colours of length L."""
+    if not callable(code_text):
+        length = code_text
+        code_text = lambda code: code_to_colours(code, length)  # noqa: E731
     built: list[Tree] = []
     for i in range(len(node_guess)):
         node = Tree(guesses[int(node_guess[i])], int(node_size[i]))
         built.append(node)
         p = int(node_parent[i])
         if p >= 0:
-            built[p].children[code_to_colours(int(node_code[i]), length)] = node
+            built[p].children[code_text(int(node_code[i]))] = node
     return built[0]

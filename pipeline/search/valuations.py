@@ -34,9 +34,12 @@ in place.
 
 import itertools
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
+
+from pipeline.search.partition import ROW_SCAN_MIN, guess_class_counts, tally
 
 VALUATIONS = ("InSet", "MaxSizeSplit", "MostParts", "Information", "ExpSizeSplit")
 IN_SET, MAX_SIZE_SPLIT, MOST_PARTS, INFORMATION, EXP_SIZE_SPLIT = range(5)
@@ -106,125 +109,21 @@ def tlogt_table(max_size: int) -> np.ndarray:
     return table
 
 
-SMALL_SET = 100  # below this many candidates, scan the transposed matrix
+Arithmetic = namedtuple("Arithmetic", ["paper", "tlogt", "info_term", "exp_term", "values", "class_code"])
+Arithmetic.__doc__ = """An arithmetic as the kernels take it: `paper` (bool), the exact arithmetic's t ln t table
+(`tlogt_table`), the paper's per-|C| term tables (`paper_terms`), a (2, 5) scratch of values (int64 for the
+exact arithmetic, float64 for the paper's: the dtype is what keeps exact values exact) and a class-code
+scratch of n_codes entries."""
 
 
-@njit(cache=True, inline="always")
-def _stats_of(line, candidates, counts, tlogt):
-    """(parts, largest, sum t^2, fixed-point sum t ln t) of one guess, in one pass.
-
-    Incremental form: when a class grows from k to k+1 members, sum t^2 grows
-    by 2k+1 and sum t ln t by tlogt[k+1]-tlogt[k].  `counts` is left zeroed.
-    """
-    parts = 0
-    largest = 0
-    sum_sq = 0
-    info = 0
-    for c in candidates:
-        r = line[c]
-        k = counts[r]
-        counts[r] = k + 1
-        sum_sq += 2 * k + 1
-        info += tlogt[k + 1] - tlogt[k]
-        if k == 0:
-            parts += 1
-        if k >= largest:
-            largest = k + 1
-    if candidates.shape[0] * 4 > counts.shape[0]:
-        counts[:] = 0
-    else:
-        for c in candidates:
-            counts[line[c]] = 0
-    return parts, largest, sum_sq, info
-
-
-@njit(cache=True, inline="always")
-def _stats_t(codes_t, g, candidates, counts, tlogt):
-    """As _stats_of for column g of the transposed (S, G) matrix."""
-    parts = 0
-    largest = 0
-    sum_sq = 0
-    info = 0
-    for c in candidates:
-        r = codes_t[c, g]
-        k = counts[r]
-        counts[r] = k + 1
-        sum_sq += 2 * k + 1
-        info += tlogt[k + 1] - tlogt[k]
-        if k == 0:
-            parts += 1
-        if k >= largest:
-            largest = k + 1
-    for c in candidates:
-        counts[codes_t[c, g]] = 0
-    return parts, largest, sum_sq, info
-
-
-@njit(cache=True, inline="always")
-def guess_stats(codes, codes_t, g, candidates, counts, tlogt):
-    """(parts, largest, sum t^2, fixed-point sum t ln t) of Split(C, g).
-
-    Large sets gather from the row codes[g]; small ones read the transposed
-    (S, G) matrix, so that consecutive guesses read each candidate's row
-    sequentially (a gather from 12972 rows of the (G, S) matrix costs one
-    cache miss per candidate per guess).
-    """
-    if candidates.shape[0] >= SMALL_SET:
-        return _stats_of(codes[g], candidates, counts, tlogt)
-    return _stats_t(codes_t, g, candidates, counts, tlogt)
-
-
-@njit(cache=True)
-def lex_better(cur, best, combo):
-    """Does `cur` come strictly before `best` comparing the combination's valuations in order? (A full tie does not.)"""
-    for k in combo:
-        if cur[k] != best[k]:
-            return cur[k] < best[k]
-    return False
-
-
-@njit(cache=True)
-def best_guess(codes, codes_t, candidates, in_c, secret_of_guess, counts, tlogt, combo, allowed):
-    """Index of the guess minimising the combination `combo` over G (lowest index on a full tie).
-
-    `in_c` is a boolean mask over secrets marking the candidates; `counts`
-    a zeroed scratch array of size n_codes; `allowed` a mask over G of the
-    guesses that may be played (hard mode), empty = all of G.
-    """
-    best = np.empty(5, dtype=np.int64)
-    cur = np.empty(5, dtype=np.int64)
-    best_g = -1
-    every = allowed.shape[0] == 0
-    for g in range(codes.shape[0]):
-        if not every and not allowed[g]:
-            continue
-        parts, largest, sum_sq, info = guess_stats(codes, codes_t, g, candidates, counts, tlogt)
-        s = secret_of_guess[g]
-        cur[0] = -1 if (s >= 0 and in_c[s]) else 0
-        cur[1] = largest
-        cur[2] = -parts
-        cur[3] = info
-        cur[4] = sum_sq
-        if best_g < 0 or lex_better(cur, best, combo):
-            best_g = g
-            best[:] = cur
-    return best_g
-
-
-@njit(cache=True)
-def all_values(codes, codes_t, candidates, in_c, secret_of_guess, n_codes, tlogt):
-    """(G, 5) int64 matrix of minimise-form values of every guess, columns in VALUATIONS order."""
-    out = np.empty((codes.shape[0], 5), dtype=np.int64)
-    counts = np.zeros(n_codes, dtype=np.int32)
-    for g in range(codes.shape[0]):
-        parts, largest, sum_sq, info = guess_stats(codes, codes_t, g, candidates, counts, tlogt)
-        s = secret_of_guess[g]
-        out[g, 0] = -1 if (s >= 0 and in_c[s]) else 0
-        out[g, 1] = largest
-        out[g, 2] = -parts
-        out[g, 3] = info
-        out[g, 4] = sum_sq
-    return out
+def arithmetic_of(name: str, max_size: int, n_codes: int) -> Arithmetic:
+    """The kernels' form of arithmetic `name` for candidate sets of up to `max_size` secrets."""
+    check_arithmetic(name)
+    paper = name == "paper"
+    size = max(int(max_size), 1) + 1
+    return Arithmetic(paper, np.zeros(1, dtype=np.int64) if paper else tlogt_table(max_size),
+                      np.zeros(size), np.zeros(size), np.zeros((2, 5), dtype=np.float64 if paper else np.int64),
+                      np.zeros(int(n_codes), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -237,80 +136,75 @@ def paper_terms(m, info_term, exp_term):
 
 
 @njit(cache=True, inline="always")
-def _paper_stats_of(line, candidates, counts, info_term, exp_term):
-    """(parts, largest, float sum t^2/|C|, float sum (t/|C|) log(t/|C|)), classes in first-appearance order.
+def _paper_line(line, candidates, counts, arith):
+    """(parts, largest, float sum t^2/|C|, float sum (t/|C|) log(t/|C|)), classes summed in first-appearance order."""
+    k = tally(line, candidates, counts, arith.class_code)
+    largest = 0
+    exp = 0.0
+    info = 0.0
+    for j in range(k):
+        r = arith.class_code[j]
+        t = counts[r]
+        counts[r] = 0
+        largest = max(largest, t)
+        exp += arith.exp_term[t]
+        info += arith.info_term[t]
+    return k, largest, exp, info
 
-    Counts first, then sums each class when its first member comes up again
-    (zeroing its count, so `counts` is left zeroed).
+
+@njit(cache=True, inline="always")
+def _paper_stats(codes, codes_t, g, candidates, counts, arith):
+    """`_paper_line` of guess g, reading its row for large sets and its transposed column for small ones."""
+    if candidates.shape[0] >= ROW_SCAN_MIN:
+        return _paper_line(codes[g], candidates, counts, arith)
+    return _paper_line(codes_t[:, g], candidates, counts, arith)
+
+
+@njit(cache=True, inline="always")
+def guess_values(codes, codes_t, g, candidates, in_c, secret_of_guess, counts, arith, out):
+    """The five minimise-form values of guess g on C into `out` (VALUATIONS order, `arith`'s arithmetic).
+
+    `in_c` is a boolean mask over secrets marking the candidates; `counts` a
+    zeroed scratch array of size n_codes (left zeroed).
     """
-    for c in candidates:
-        counts[line[c]] += 1
-    parts = 0
-    largest = 0
-    exp = 0.0
-    info = 0.0
-    for c in candidates:
-        r = line[c]
-        t = counts[r]
-        if t > 0:
-            counts[r] = 0
-            parts += 1
-            largest = max(largest, t)
-            exp += exp_term[t]
-            info += info_term[t]
-    return parts, largest, exp, info
-
-
-@njit(cache=True, inline="always")
-def _paper_stats_t(codes_t, g, candidates, counts, info_term, exp_term):
-    """As _paper_stats_of for column g of the transposed (S, G) matrix."""
-    for c in candidates:
-        counts[codes_t[c, g]] += 1
-    parts = 0
-    largest = 0
-    exp = 0.0
-    info = 0.0
-    for c in candidates:
-        r = codes_t[c, g]
-        t = counts[r]
-        if t > 0:
-            counts[r] = 0
-            parts += 1
-            largest = max(largest, t)
-            exp += exp_term[t]
-            info += info_term[t]
-    return parts, largest, exp, info
-
-
-@njit(cache=True, inline="always")
-def paper_stats(codes, codes_t, g, candidates, counts, info_term, exp_term):
-    """guess_stats in the paper arithmetic: (parts, largest, ExpSizeSplit, Information) as floats."""
-    if candidates.shape[0] >= SMALL_SET:
-        return _paper_stats_of(codes[g], candidates, counts, info_term, exp_term)
-    return _paper_stats_t(codes_t, g, candidates, counts, info_term, exp_term)
+    if arith.paper:
+        parts, largest, exp, info = _paper_stats(codes, codes_t, g, candidates, counts, arith)
+        out[INFORMATION], out[EXP_SIZE_SPLIT] = info, exp
+    else:
+        parts, largest, sum_sq, tlogt, _ = guess_class_counts(codes, codes_t, g, candidates, counts, arith.tlogt,
+                                                               counts.shape[0] - 1)
+        out[INFORMATION], out[EXP_SIZE_SPLIT] = tlogt, sum_sq
+    s = secret_of_guess[g]
+    out[IN_SET] = -1 if (s >= 0 and in_c[s]) else 0
+    out[MAX_SIZE_SPLIT] = largest
+    out[MOST_PARTS] = -parts
 
 
 @njit(cache=True)
-def best_guess_paper(codes, codes_t, candidates, in_c, secret_of_guess, counts, info_term, exp_term, combo,
-                     allowed):
-    """best_guess in the paper arithmetic (float values, plain float comparison, lowest index on a full tie).
+def lex_better(cur, best, combo):
+    """Does `cur` come strictly before `best` comparing the combination's valuations in order? (A full tie does not.)"""
+    for k in combo:
+        if cur[k] != best[k]:
+            return cur[k] < best[k]
+    return False
 
-    `info_term`/`exp_term` must hold paper_terms(|C|, ...); `allowed` as in best_guess.
+
+@njit(cache=True)
+def best_guess(codes, codes_t, candidates, in_c, secret_of_guess, counts, arith, combo, allowed):
+    """Index of the guess minimising the combination `combo` over G (lowest index on a full tie).
+
+    `allowed` is a mask over G of the guesses that may be played (hard
+    mode), empty = all of G; the other arguments as in guess_values.
     """
-    best = np.empty(5, dtype=np.float64)
-    cur = np.empty(5, dtype=np.float64)
+    if arith.paper:
+        paper_terms(candidates.shape[0], arith.info_term, arith.exp_term)
+    cur, best = arith.values[0], arith.values[1]
     best_g = -1
     every = allowed.shape[0] == 0
     for g in range(codes.shape[0]):
         if not every and not allowed[g]:
             continue
-        parts, largest, exp, info = paper_stats(codes, codes_t, g, candidates, counts, info_term, exp_term)
-        s = secret_of_guess[g]
-        cur[0] = -1.0 if (s >= 0 and in_c[s]) else 0.0
-        cur[1] = largest
-        cur[2] = -parts
-        cur[3] = info
-        cur[4] = exp
+        guess_values(codes, codes_t, g, candidates, in_c, secret_of_guess, counts, arith, cur)
         if best_g < 0 or lex_better(cur, best, combo):
             best_g = g
             best[:] = cur
@@ -318,23 +212,12 @@ def best_guess_paper(codes, codes_t, candidates, in_c, secret_of_guess, counts, 
 
 
 @njit(cache=True)
-def all_values_paper(codes, codes_t, candidates, in_c, secret_of_guess, n_codes):
-    """(G, 5) float64 matrix of the paper-arithmetic values of every guess, columns in VALUATIONS order."""
-    m = candidates.shape[0]
-    info_term = np.zeros(m + 1, dtype=np.float64)
-    exp_term = np.zeros(m + 1, dtype=np.float64)
-    paper_terms(m, info_term, exp_term)
-    out = np.empty((codes.shape[0], 5), dtype=np.float64)
-    counts = np.zeros(n_codes, dtype=np.int32)
+def all_values(codes, codes_t, candidates, in_c, secret_of_guess, counts, arith, out):
+    """Fill the (G, 5) matrix `out` (int64 exact, float64 paper) with the values of every guess."""
+    if arith.paper:
+        paper_terms(candidates.shape[0], arith.info_term, arith.exp_term)
     for g in range(codes.shape[0]):
-        parts, largest, exp, info = paper_stats(codes, codes_t, g, candidates, counts, info_term, exp_term)
-        s = secret_of_guess[g]
-        out[g, 0] = -1.0 if (s >= 0 and in_c[s]) else 0.0
-        out[g, 1] = largest
-        out[g, 2] = -parts
-        out[g, 3] = info
-        out[g, 4] = exp
-    return out
+        guess_values(codes, codes_t, g, candidates, in_c, secret_of_guess, counts, arith, out[g])
 
 
 def transposed(codes: np.ndarray) -> np.ndarray:
@@ -345,18 +228,19 @@ def transposed(codes: np.ndarray) -> np.ndarray:
 def values(codes, secret_of_guess, n_codes, candidates, arithmetic="exact") -> np.ndarray:
     """Values of every guess for the candidate set (columns in VALUATIONS order).
 
-    "exact": the int64 values of the exact arithmetic (see float_values for
-    textbook units); "paper": the float64 values the paper arithmetic compares,
-    already in textbook units.  `candidates` in the order the paper sums them.
+    "exact": the int64 values of the exact arithmetic (Information as the
+    fixed-point sum t ln t, ExpSizeSplit as sum t^2); "paper": the float64
+    values the paper arithmetic compares, in textbook units.  `candidates` in
+    the order the paper sums them.
     """
-    check_arithmetic(arithmetic)
+    arith = arithmetic_of(arithmetic, len(candidates), n_codes)
     candidates = np.asarray(candidates, dtype=np.int64)
     in_c = np.zeros(codes.shape[1], dtype=np.bool_)
     in_c[candidates] = True
-    sog = np.asarray(secret_of_guess, dtype=np.int32)
-    if arithmetic == "paper":
-        return all_values_paper(codes, transposed(codes), candidates, in_c, sog, n_codes)
-    return all_values(codes, transposed(codes), candidates, in_c, sog, n_codes, tlogt_table(len(candidates)))
+    out = np.empty((codes.shape[0], 5), dtype=arith.values.dtype)
+    all_values(codes, transposed(codes), candidates, in_c, np.asarray(secret_of_guess, dtype=np.int32),
+               np.zeros(n_codes, dtype=np.int32), arith, out)
+    return out
 
 
 def rank(codes, secret_of_guess, n_codes, candidates, combination=BEST_COMBINATION, arithmetic="exact") -> np.ndarray:
@@ -365,11 +249,3 @@ def rank(codes, secret_of_guess, n_codes, candidates, combination=BEST_COMBINATI
     ids = combination_ids(combination)
     keys = [np.arange(len(vals))] + [vals[:, k] for k in ids[::-1]]
     return np.lexsort(keys)
-
-
-def float_values(vals: np.ndarray, n_candidates: int) -> np.ndarray:
-    """Exact-arithmetic values in textbook units (Information in nats, ExpSizeSplit as sum t^2/|C|)."""
-    out = vals.astype(np.float64)
-    out[:, INFORMATION] = vals[:, INFORMATION] / 2.0**INFO_BITS / n_candidates - math.log(n_candidates)
-    out[:, EXP_SIZE_SPLIT] = vals[:, EXP_SIZE_SPLIT] / n_candidates
-    return out

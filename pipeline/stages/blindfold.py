@@ -53,6 +53,8 @@ def validate(cfg: BlindfoldConfig, game) -> None:
     if game.hard_mode:
         raise PipelineError("blindfold chooses fixed guesses played without looking, a normal-mode question; "
                             "game.hard_mode=true is not supported")
+    if game.answer != "wordle":
+        raise PipelineError(f"blindfold counts Wordle colour pairs; game.answer={game.answer} is not supported")
     one_of(cfg, "guesses_from", ("allowed", "secrets"))
     at_least(cfg, "seed_limit", 1, allow_none=True)
     at_least(cfg, "max_rounds", 1)

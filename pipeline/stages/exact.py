@@ -40,7 +40,8 @@ def validate(cfg: ExactConfig, game) -> None:
     enough_secrets(game, NAME)
 
 
-def _solve(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits, max_guesses):
+def solve_opener(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits, max_guesses):
+    """(V*(opener, S), optimal tree nodes) under the game's rules; (None, None) if infeasible."""
     solver = ExactSolver(codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits=memo_bits,
                          max_guesses=max_guesses)
     total, _ = solver.guess_value(opener)
@@ -56,14 +57,14 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
                                                                                     game.n_codes, 1)
     shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(), cfg.memo_bits,
               game.max_guesses)
-    results = ctx.fan_out(_solve, openers, shared, label=NAME)
+    results = ctx.fan_out(solve_opener, openers, shared, label=NAME)
     rows = []
     for opener, (total, nodes) in zip(openers, results):
         if total is None:
             rows.append({"opener": game.guesses[opener], "total": None, "expected": None, "max_guesses": None})
             continue
         tree = exact_tree(nodes, game, codes)
-        if verify(tree, game.guesses, game.secrets) != total:
+        if verify(tree, game.guesses, game.secrets, game.answering.response) != total:
             raise PipelineError(f"internal error: the exact tree of {game.guesses[opener]} does not replay to {total}")
         stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]))
         rows.append({"opener": game.guesses[opener], "total": total, "expected": stats["expected"],

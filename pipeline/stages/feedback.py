@@ -4,8 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.feedback.kernel import code_matrix
-from pipeline.feedback.matrix import row_blocks
+from pipeline.feedback.matrix import answer_matrix, row_blocks
 from pipeline.feedback.parquet import write_matrix
 from pipeline.stages.base import StageConfig, StageContext
 
@@ -33,16 +32,16 @@ def validate(cfg: FeedbackConfig, game) -> None:
     at_least(cfg, "row_group_rows", 1)
 
 
-def _block(bounds, guesses, secrets):
+def _block(bounds, guesses, secrets, answer):
     start, stop = bounds
-    return code_matrix(guesses[start:stop], secrets)
+    return answer_matrix(guesses[start:stop], secrets, answer)
 
 
 def _build(ctx: StageContext, cfg: FeedbackConfig) -> np.ndarray:
     game = ctx.game
     small = len(game.guesses) * len(game.secrets) <= cfg.ray_threshold_cells
     blocks = row_blocks(len(game.guesses), cfg.block_rows)
-    parts = ctx.fan_out(_block, blocks, (game.encoded_guesses(), game.encoded_secrets()), label="feedback",
+    parts = ctx.fan_out(_block, blocks, (game.encoded_guesses(), game.encoded_secrets(), game.answer), label="feedback",
                         small=small)
     return np.concatenate(parts)
 

@@ -50,13 +50,13 @@ def validate(cfg: HeuristicsConfig, game) -> None:
         raise PipelineError(f"stage.arithmetic must be one of {', '.join(ARITHMETICS)}, not {cfg.arithmetic!r}")
 
 
-def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, length, arithmetic, encoded_guesses,
+def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, code_text, arithmetic, encoded_guesses,
                     limit):
     rows = []
     for combination in batch:
         result = greedy(codes, secret_of_guess, n_codes, combination, arithmetic=arithmetic,
                         encoded_guesses=encoded_guesses)
-        stats = statistics(result.tree(guesses, length))
+        stats = statistics(result.tree(guesses, code_text))
         feasible = limit is None or stats["max_guesses"] <= limit
         rows.append({"valuation": ",".join(combination), "total": result.total if feasible else None,
                      "feasible": feasible, "tree_total": result.total,
@@ -70,7 +70,7 @@ def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
     codes = load_matrix(ctx.inputs["feedback"], ctx.game)
     game = ctx.game
     batches = [combinations[i:i + cfg.batch_size] for i in range(0, len(combinations), cfg.batch_size)]
-    shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.length, cfg.arithmetic,
+    shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.answering.text, cfg.arithmetic,
               game.encoded_guesses() if game.hard_mode else None, game.max_guesses)
     rows = [row for part in ctx.fan_out(_evaluate_batch, batches, shared, label=NAME) for row in part]
     schema = pa.schema([("valuation", pa.string()), ("total", pa.int64()), ("feasible", pa.bool_()),

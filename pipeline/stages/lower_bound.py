@@ -1,5 +1,10 @@
 """Stage lower_bound: the V_i funnel. V_1, V_2, ... for every surviving opener, fanned out in batches
-over Ray; an opener is eliminated as soon as V_i(g, S) > UB."""
+over Ray; an opener is eliminated as soon as V_i(g, S) > UB.
+
+In hard mode, levels from stage.hard_from on use the hard-mode bounds (search/hard_bounds.py: every
+minimum over guesses only over the guesses the rule allows).  They are stronger, and they are what
+eliminates the openers whose normal-mode value lies below the hard-mode optimum; each row of the funnel
+says which rule computed it (a hard bound proves nothing about normal mode)."""
 
 import json
 from dataclasses import dataclass
@@ -12,6 +17,7 @@ from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game, opener_values
+from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "lower_bound"
@@ -26,6 +32,7 @@ class LowerBoundConfig(StageConfig):
     max_level: int = 8
     batches_per_level: int = 16  # openers of a level split into this many Ray tasks (at least)
     max_batch: int = 2000  # ... and no task gets more openers than this
+    hard_from: int = 2  # hard mode: levels >= hard_from use the hard-mode bounds (normal ones before)
 
 
 SCHEMA = LowerBoundConfig
@@ -41,6 +48,7 @@ def validate(cfg: LowerBoundConfig, game) -> None:
     at_least(cfg, "max_level", 1)
     at_least(cfg, "batches_per_level", 1)
     at_least(cfg, "max_batch", 1)
+    at_least(cfg, "hard_from", 1)
     at_least(cfg, "ub", 1, allow_none=True)
     enough_secrets(game, NAME)
     if cfg.ub is not None and cfg.ub < len(game.secrets):
@@ -56,10 +64,18 @@ def read_ub(ctx: StageContext, cfg: LowerBoundConfig) -> int:
     return int(summary["ub"])
 
 
-def _batch(openers, codes, secret_of_guess, n_codes, k_s, level, budget, enc_guesses, enc_secrets):
-    values, exact = opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget,
-                                  encoded_guesses=enc_guesses, encoded_secrets=enc_secrets)
-    return values, exact
+def _batch(openers, codes, secret_of_guess, n_codes, k_s, level, budget, enc_guesses, enc_secrets, rule):
+    if rule == "hard":
+        solver = HardBoundSolver(codes, n_codes, k_s, enc_guesses, secret_of_guess=secret_of_guess,
+                                 encoded_secrets=enc_secrets)
+        return solver.opener_values(openers, level, budget)
+    return opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget,
+                         encoded_guesses=enc_guesses, encoded_secrets=enc_secrets)
+
+
+def rule_of_level(cfg: LowerBoundConfig, game, level: int) -> str:
+    """Which bounds compute a level: "hard" (hard mode, from stage.hard_from on) or "normal"."""
+    return "hard" if game.hard_mode and level >= cfg.hard_from else "normal"
 
 
 def batches(openers: np.ndarray, cfg: LowerBoundConfig) -> list[np.ndarray]:
@@ -74,20 +90,21 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
     survivors = np.arange(len(game.guesses), dtype=np.int32)
     rows, funnel, values = [], [{"level": 0, "survivors": len(survivors)}], np.zeros(0)
     for level in range(1, cfg.max_level + 1):
+        rule = rule_of_level(cfg, game, level)
         shared = (codes, game.secret_of_guess, game.n_codes, k_s, level, ub,
-                  game.encoded_guesses(), game.encoded_secrets())
+                  game.encoded_guesses(), game.encoded_secrets(), rule)
         parts = ctx.fan_out(_batch, batches(survivors, cfg), shared, label=f"{NAME}-V{level}")
         values = np.concatenate([p[0] for p in parts])
         exact = np.concatenate([p[1] for p in parts])
         eliminated = values > ub
-        rows += [{"opener": game.guesses[g], "level": level, "value": int(v), "exact": bool(x), "eliminated": bool(e)}
-                 for g, v, x, e in zip(survivors, values, exact, eliminated)]
+        rows += [{"opener": game.guesses[g], "level": level, "rule": rule, "value": int(v), "exact": bool(x),
+                  "eliminated": bool(e)} for g, v, x, e in zip(survivors, values, exact, eliminated)]
         survivors, values = survivors[~eliminated], values[~eliminated]
-        funnel.append({"level": level, "survivors": len(survivors)})
+        funnel.append({"level": level, "rule": rule, "survivors": len(survivors)})
         if len(survivors) <= 1 or (values >= ub).all():
             break
     pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema([
-        ("opener", pa.string()), ("level", pa.int32()), ("value", pa.int64()), ("exact", pa.bool_()),
+        ("opener", pa.string()), ("level", pa.int32()), ("rule", pa.string()), ("value", pa.int64()), ("exact", pa.bool_()),
         ("eliminated", pa.bool_())])), ctx.out.file("funnel.parquet"))
     summary = {"ub": ub, "k_s": k_s, "funnel": funnel, "survivors": [game.guesses[g] for g in survivors],
                "survivor_values": [int(v) for v in values], "levels": funnel[-1]["level"],

@@ -43,14 +43,14 @@ def validate(cfg: OpenersConfig, game) -> None:
     at_least(cfg, "plot_top", 1)
 
 
-def _block(bounds, codes, n_codes, encoded_guesses):
+def _block(bounds, codes, n_codes, encoded_guesses, answer):
     start, stop = bounds
     block = codes[start:stop]
     if encoded_guesses is None:
         return opener_stats(block, block, n_codes)
-    from pipeline.feedback.kernel import code_matrix
+    from pipeline.feedback.matrix import answer_matrix
 
-    return opener_stats(block, code_matrix(encoded_guesses[start:stop], encoded_guesses), n_codes)
+    return opener_stats(block, answer_matrix(encoded_guesses[start:stop], encoded_guesses, answer), n_codes)
 
 
 def _plot(path, table: pa.Table, top: int, title: str) -> None:
@@ -82,7 +82,7 @@ def run(ctx: StageContext, cfg: OpenersConfig) -> dict:
     n_secrets = codes.shape[1]
     blocks = [(i, min(i + cfg.block_rows, codes.shape[0])) for i in range(0, codes.shape[0], cfg.block_rows)]
     over_guesses = cfg.candidates == "guesses"
-    shared = (codes, game.n_codes, game.encoded_guesses() if over_guesses else None)
+    shared = (codes, game.n_codes, game.encoded_guesses() if over_guesses else None, game.answer)
     parts = ctx.fan_out(_block, blocks, shared, label=NAME)
     n_parts, largest, sum_left, sum_log = (np.concatenate([p[k] for p in parts]) for k in range(4))
     n_universe = len(game.guesses) if over_guesses else n_secrets

@@ -2,9 +2,9 @@
 response class (LB_j for growing j, then an exact solve), one Ray task per class, until
 |S| + sum of class bounds reaches UB. Writes certificate.json (checked by `verify-certificate`).
 
-The game's rules hold throughout: in hard mode a class is closed by a hard-mode exact solve from
-the state its opener's response leaves (LB_j are normal-mode bounds, which bound hard mode too),
-and a class has game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises values).
+The game's rules hold throughout: in hard mode a class is closed by the hard-mode bounds or a
+hard-mode exact solve from the state its opener's response leaves, and a class has
+game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises values).
 The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused."""
 
 import hashlib
@@ -17,9 +17,9 @@ import numpy as np
 from pipeline.artifacts.trees import rule_violation
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
-from pipeline.games.answer import code_to_colours
 from pipeline.search.bounds import BoundSolver, k_of_game
 from pipeline.search.exact import ExactSolver
+from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
 from pipeline.search.tree import from_json
@@ -53,19 +53,24 @@ def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level
     """(bound, method) for one response class: the first LB_j reaching `target`, else the exact MinTotal.
 
     With target None (an opener without a known tree) the exact MinTotal is computed directly.
-    LB_j are normal-mode bounds without a guess limit, which also bound hard mode (it only removes
-    guesses) and a limit (it only removes strategies).  The exact solve plays hard mode from
-    `hard_state` (None = normal mode) with `left` guesses left (None = unlimited); a class it cannot
-    solve in time gets a bound >= exact.IMPOSSIBLE.
+    In normal mode LB_j are the normal-mode bounds; in hard mode (`hard_state` given) the hard-mode
+    bounds from that state ("hard LB_j"), which are stronger.  Neither uses the guess limit, which only
+    raises values.  The exact solve plays hard mode from `hard_state` (None = normal mode) with `left`
+    guesses left (None = unlimited); a class it cannot solve in time gets a bound >= exact.IMPOSSIBLE.
     """
     members = np.asarray(members, dtype=np.int32)
-    if target is not None:
-        solver = BoundSolver(codes, secret_of_guess, n_codes, k_s)
-        for level in range(1, max_level + 1):
-            value, exact = solver.lb(members, level, target)
-            if value >= target:
-                return int(value), f"LB_{level}"
     hard = hard_state is not None
+    if target is not None:
+        if hard:
+            solver = HardBoundSolver(codes, n_codes, k_s, encoded_guesses, secret_of_guess=secret_of_guess)
+            bound_of = lambda level: solver.lb(members, hard_state, level, target)  # noqa: E731
+        else:
+            solver = BoundSolver(codes, secret_of_guess, n_codes, k_s)
+            bound_of = lambda level: solver.lb(members, level, target)  # noqa: E731
+        for level in range(1, max_level + 1):
+            value, _ = bound_of(level)
+            if value >= target:
+                return int(value), f"hard LB_{level}" if hard else f"LB_{level}"
     exact_solver = ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
                                memo_bits=memo_bits, max_guesses=left)
     value, _ = exact_solver.min_total(members, state=hard_state)
@@ -121,7 +126,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     for word in funnel["survivors"]:
         opener = game.guess_index[word]
         for code, members in survivor_classes(codes, game, opener):
-            colours = code_to_colours(code, game.length)
+            colours = game.code_text(code)
             target = targets.get(colours) if word == ub_opener else None
             state = (update_state(*initial_state(game.length), game.encoded_guesses()[opener], code)
                      if game.hard_mode else None)
@@ -146,7 +151,8 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
 
 def eliminated_openers(lower_bound_artifact) -> list[dict]:
     rows = lower_bound_artifact.read_table("funnel.parquet").to_pylist()
-    return [{"opener": r["opener"], "level": r["level"], "bound": r["value"]} for r in rows if r["eliminated"]]
+    return [{"opener": r["opener"], "level": r["level"], "rule": r.get("rule") or "normal", "bound": r["value"]}
+            for r in rows if r["eliminated"]]
 
 
 def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_s) -> dict:
@@ -156,6 +162,8 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
     others_not_better = all(s["value"] >= ub for s in survivors.values())
     return {
         "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
+        **({} if game.answer == "wordle" else {"answer": game.answer, "length": game.length,
+                                               "n_symbols": len(game.alphabet)}),
         "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
         "n_guesses": len(game.guesses), "n_secrets": len(game.secrets), "k_s": k_s,
         "ub": ub, "ub_opener": ub_opener, "ub_tree_sha256": hashlib.sha256(tree_file.read_bytes()).hexdigest(),

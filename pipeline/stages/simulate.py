@@ -87,6 +87,8 @@ def validate(cfg: SimulateConfig, game) -> None:
                             f"{game.max_guesses}; it may only tighten it (or set game.max_guesses)")
     if game.hard_mode:
         raise PipelineError("simulate plays normal-mode baselines; game.hard_mode=true is not supported")
+    if game.answer != "wordle":
+        raise PipelineError(f"simulate's baselines play Wordle colours; game.answer={game.answer} is not supported")
     uses_opener = any(STRATEGIES[s][0] == sim.ELIMINATION for s in cfg.strategies)
     if uses_opener and cfg.opener is not None and str(cfg.opener).lower() not in game.guess_index:
         raise PipelineError(f"opener {cfg.opener!r} is not an allowed guess of game {game.name} "

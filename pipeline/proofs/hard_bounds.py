@@ -1,0 +1,93 @@
+"""Hard-mode lower bounds, from their definitions (docs/algorithms.md §4), for the checker.
+
+The same LB_i / V_i as `bounds.py`, with every minimum over guesses taken only over the guesses the
+hard-mode `Rule` of the path allows:
+
+    LB_2(C, R)    Bound(|C|, max over g allowed by R of |Split(C, g)|)
+    V_i(g, C, R)  |C| + sum over classes C' (response r) other than {g} of LB_i(C', R after (g, r))
+    LB_i(C, R)    min over useful g allowed by R of V_{i-2}(g, C, R)      (i >= 3)
+
+A hard-mode strategy only plays allowed guesses, so these bound the hard-mode MinTotal; they are no
+bounds at all for normal mode, and the certificate checker accepts them only in hard-mode certificates.
+"""
+
+import numpy as np
+from numba import njit
+
+from pipeline.proofs.bounds import HUGE, LowerBounds, bound, least_value, raised_sum
+from pipeline.proofs.hard_mode import Rule, letter_counts
+
+
+@njit(cache=True)
+def v1_listed(codes, cands, guesses, n_codes, btab):
+    """(V_1(g, C), |Split(C, g)|) for each listed guess (rows of the guesses x secrets matrix `codes`);
+    V_1 is HUGE for a guess that splits C into a single class."""
+    values = np.empty(guesses.shape[0], dtype=np.int64)
+    parts = np.zeros(guesses.shape[0], dtype=np.int64)
+    size = np.zeros(n_codes, dtype=np.int64)
+    for j in range(guesses.shape[0]):
+        row = codes[guesses[j]]
+        for c in cands:
+            size[row[c]] += 1
+        total = cands.shape[0]
+        for c in cands:
+            t = size[row[c]]
+            if t > 0:
+                parts[j] += 1
+                if row[c] != n_codes - 1:
+                    total += btab[t]
+                size[row[c]] = 0
+        values[j] = total if parts[j] >= 2 else HUGE
+    return values, parts
+
+
+class HardLowerBounds:
+    """Hard-mode LB_i / V_i over one code matrix, memoised per (level, candidate set, rule)."""
+
+    def __init__(self, normal: LowerBounds, words: np.ndarray, n_symbols: int):
+        self.codes, self.n_codes, self.btab = normal.codes, normal.n_codes, normal.btab
+        self.words = np.asarray(words)
+        self.counts = letter_counts(self.words, n_symbols)
+        self.n_symbols = n_symbols
+        self.everyone = normal.everyone
+        self.memo: dict[tuple, tuple[int, bool]] = {}
+        self.allowed_memo: dict[bytes, np.ndarray] = {}
+
+    def start(self) -> Rule:
+        return Rule(self.words.shape[1], self.n_symbols)
+
+    def allowed(self, rule: Rule) -> np.ndarray:
+        key = rule.key()
+        if key not in self.allowed_memo:
+            self.allowed_memo[key] = np.flatnonzero(rule.allowed(self.words, self.counts)).astype(np.int64)
+        return self.allowed_memo[key]
+
+    def lb(self, cands: np.ndarray, rule: Rule, level: int, budget: int = HUGE) -> tuple[int, bool]:
+        """(LB_level(C, R), exact); when not exact the value is a lower bound above `budget`."""
+        n = len(cands)
+        if n <= 2 or level == 1:
+            return int(self.btab[n]), True
+        key = (level, cands.tobytes(), rule.key())
+        known = self.memo.get(key)
+        if known is not None and (known[1] or known[0] > budget):
+            return known
+        guesses = self.allowed(rule)
+        values, parts = v1_listed(self.codes, cands, guesses, self.n_codes, self.btab)
+        if level == 2:
+            result = int(bound(n, max(int(parts.max(initial=1)), 1))), True
+        elif level == 3:
+            result = int(values.min(initial=HUGE)), True
+        else:
+            result = least_value(values, guesses, budget, lambda g, cap: self.v(int(g), cands, rule, level - 2, cap))
+        self.memo[key] = result
+        return result
+
+    def v(self, g: int, cands: np.ndarray, rule: Rule, level: int, budget: int = HUGE) -> tuple[int, bool]:
+        """(V_level(g, C, R), exact): classes start at LB_1 and are raised largest first."""
+        row = self.codes[g]
+        return raised_sum(row, cands, self.n_codes, self.btab, level, budget, 3,
+                          lambda cls, cap: self.lb(cls, rule.after(self.words[g], int(row[cls[0]])), level, cap))
+
+    def opener(self, g: int, level: int, budget: int = HUGE) -> int:
+        """V_level(g, S) in hard mode from the start of the game (early exit above `budget`)."""
+        return self.v(int(g), self.everyone, self.start(), level, budget)[0]

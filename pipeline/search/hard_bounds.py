@@ -1,0 +1,172 @@
+"""Hard-mode lower bounds: LB_i(C) and V_i(g, C) of docs/algorithms.md §4 with every minimum over guesses
+taken only over the guesses the NYT hard-mode rule still allows.
+
+    LB_2(C, s)    = Bound(|C|, max over g allowed in s of |Split(C, g)|)
+    V_i(g, C, s)  = |C| + sum over non-win classes C' (response r) of LB_i(C', s + (g, r))
+    LB_i(C, s)    = min over useful g allowed in s of V_{i-2}(g, C, s)      (i >= 3)
+
+s is the hard-mode state the history leaves (search/hard_mode.py).  A hard-mode
+strategy from C in state s is a normal strategy whose guesses are all allowed
+there, so these are lower bounds on the hard-mode MinTotal, and at least the
+normal-mode bounds (a minimum over fewer guesses).  They ignore the guess
+limit, which only raises values.  Allowed guesses shrink fast once letters are
+revealed, so deep levels cost far less than their normal-mode twins; that is
+what lets a hard-mode funnel eliminate the openers whose normal-mode value is
+below the hard-mode optimum.
+"""
+
+import numpy as np
+from numba import njit
+
+from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum
+from pipeline.search.hard_mode import symbol_counts, update_state
+from pipeline.search.partition import guess_class_counts
+
+
+@njit(cache=True)
+def allowed_among(words, counts, greens, at_least, guesses):
+    """The guesses (indices into `words`) that the state (greens, at_least) allows, in order."""
+    out = np.empty(guesses.shape[0], dtype=np.int32)
+    n = 0
+    for g in guesses:
+        ok = True
+        for i in range(greens.shape[0]):
+            if greens[i] >= 0 and words[g, i] != greens[i]:
+                ok = False
+                break
+        if ok:
+            for x in range(at_least.shape[0]):
+                if at_least[x] > counts[g, x]:
+                    ok = False
+                    break
+        if ok:
+            out[n] = g
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
+    """(V_1(g, C), |Split(C, g)|) for each of `guesses`; V_1 is UNBOUNDED for a guess that does not split C
+    (unless C is that single guess's own secret, which it wins)."""
+    values = np.empty(guesses.shape[0], dtype=np.int64)
+    parts_out = np.empty(guesses.shape[0], dtype=np.int64)
+    counts = np.zeros(n_codes, dtype=np.int64)
+    n = cands.shape[0]
+    for j in range(guesses.shape[0]):
+        parts, _, _, total, n_win = guess_class_counts(codes, codes_t, guesses[j], cands, counts, btab, win)
+        useful = parts >= 2 or (n == 1 and n_win > 0)
+        values[j] = n + total - btab[n_win] if useful else UNBOUNDED  # the win class costs nothing more
+        parts_out[j] = parts
+    return values, parts_out
+
+
+def unconstrained(state) -> bool:
+    """Does the state allow every guess (nothing green or yellow revealed yet)?"""
+    return bool((state[0] < 0).all() and not state[1].any())
+
+
+class HardBoundSolver:
+    """Hard-mode V_i / LB_i for one game, memoised per (level, candidate set, state).
+
+    `codes` is the |G| x |S| code matrix, `k_s` = max_g |Split(S, g)|, `encoded_guesses` the guesses'
+    symbol indices (what the hard-mode rule reads).  A state is a (greens, at_least) pair.
+    """
+
+    def __init__(self, codes, n_codes, k_s, encoded_guesses, memo_limit=2_000_000, secret_of_guess=None,
+                 encoded_secrets=None):
+        self.codes = codes
+        self.codes_t = np.ascontiguousarray(codes.T)
+        self.n_codes = int(n_codes)
+        self.win = self.n_codes - 1
+        self.words = np.ascontiguousarray(encoded_guesses, dtype=np.uint8)
+        self.counts = symbol_counts(self.words)
+        self.btab = bound_table(codes.shape[1], int(k_s))
+        self.everyone = np.arange(codes.shape[0], dtype=np.int32)
+        self.memo: dict[tuple, tuple[int, bool]] = {}
+        self.allowed_memo: dict[bytes, np.ndarray] = {}
+        self.memo_limit = memo_limit
+        # Where nothing is revealed every guess is allowed: LB_2 and LB_3 (which do not look past the next
+        # guess) are then the normal-mode ones, computed by its faster whole-list scans.
+        self.normal = (BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
+                       if secret_of_guess is not None else None)
+
+    def allowed(self, state) -> np.ndarray:
+        """Indices of the guesses allowed in `state`."""
+        key = state[0].tobytes() + state[1].tobytes()
+        hit = self.allowed_memo.get(key)
+        if hit is None:
+            hit = allowed_among(self.words, self.counts, state[0], state[1], self.everyone)
+            if len(self.allowed_memo) >= self.memo_limit // 16:
+                self.allowed_memo.clear()
+            self.allowed_memo[key] = hit
+        return hit
+
+    def after(self, state, g, code):
+        return update_state(state[0], state[1], self.words[g], code)
+
+    def lb(self, cands, state, level, budget=UNBOUNDED):
+        """(LB_level(C, state), exact); when not exact the value is a lower bound > budget."""
+        n = len(cands)
+        if n <= 2:
+            return (1, True) if n == 1 else (3, True)
+        if level == 1:
+            return int(self.btab[n]), True
+        key = (level, cands.tobytes(), state[0].tobytes(), state[1].tobytes())
+        hit = self.memo.get(key)
+        if hit is not None and (hit[1] or hit[0] > budget):
+            return hit
+        result = self._lb(cands, state, level, budget)
+        if len(self.memo) >= self.memo_limit:
+            self.memo.clear()
+        self.memo[key] = result
+        return result
+
+    def _lb(self, cands, state, level, budget):
+        if level <= 3 and self.normal is not None and unconstrained(state):
+            return self.normal.lb(cands, level, budget)
+        keys, parts = v1_among(self.codes, self.codes_t, cands, self.allowed(state), self.n_codes, self.win,
+                               self.btab)
+        if level == 2:
+            return int(bound(len(cands), max(int(parts.max(initial=1)), 1))), True
+        useful = np.flatnonzero(keys < UNBOUNDED)
+        if not len(useful):
+            return UNBOUNDED, True  # no allowed guess makes progress: hard mode cannot solve C from here
+        if level == 3:
+            best = int(keys[useful].min())
+            return best, best <= budget
+        return lazy_minimum(self.allowed(state)[useful], keys[useful], budget,
+                            lambda g, cap: self.v(g, cands, state, level - 2, cap))
+
+    def v(self, g, cands, state, level, budget=UNBOUNDED):
+        """(V_level(g, C, state), exact): classes upgraded from the LB_1 floor, largest first."""
+        members, starts, sizes = _classes(self.codes[g], cands, self.n_codes, self.win)
+        codes_of = self.codes[g][members[starts[:-1]]] if len(sizes) else np.zeros(0, dtype=np.int64)
+        floors = self.btab[sizes]
+        total = len(cands) + int(floors.sum())
+        if level == 1:
+            return total, True
+        exact = True
+        for c in np.argsort(-sizes, kind="stable"):
+            if total > budget:
+                return total, False
+            if sizes[c] < 3:
+                break
+            floor = int(floors[c])
+            value, class_exact = self.lb(members[starts[c]:starts[c + 1]], self.after(state, g, int(codes_of[c])),
+                                         level, budget - total + floor)
+            total = min(total + value - floor, UNBOUNDED)
+            exact = exact and class_exact
+        return total, exact
+
+    def opener_values(self, openers, level, budget=UNBOUNDED, state=None):
+        """V_level(g, S, state) for each opener (state None = the start of the game)."""
+        from pipeline.search.hard_mode import initial_state
+
+        state = state or initial_state(self.words.shape[1])
+        everyone = np.arange(self.codes.shape[1], dtype=np.int32)
+        values = np.empty(len(openers), dtype=np.int64)
+        exact = np.empty(len(openers), dtype=bool)
+        for j, g in enumerate(openers):
+            values[j], exact[j] = self.v(int(g), everyone, state, level, budget)
+        return values, exact

@@ -1,0 +1,101 @@
+"""Hard-mode lower bounds (prover's search/hard_bounds.py and the checker's proofs/hard_bounds.py).
+
+Both are checked against a brute-force hard-mode MinTotal written from the rules (tests/
+test_hard_mode_chain.py), against each other (two implementations from the same definitions), and
+against the normal-mode bounds they must dominate.  The games are ones where hard mode binds.
+"""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from pipeline.feedback.matrix import game_matrix
+from pipeline.games.answer import code_to_colours
+from pipeline.proofs.answer import symbols
+from pipeline.proofs.bounds import LowerBounds
+from pipeline.proofs.hard_bounds import HardLowerBounds
+from pipeline.search.bounds import BoundSolver, k_of_game
+from pipeline.search.hard_bounds import HardBoundSolver
+from pipeline.search.hard_mode import initial_state
+from tests.test_hard_mode_chain import HARD_BINDS, LIMIT_BINDS, brute_min_total, tiny_game
+
+GAMES = {"hard_binds": HARD_BINDS, "limit_binds": LIMIT_BINDS}
+LEVELS = (1, 2, 3, 4, 5)
+
+
+def solvers(case):
+    game = tiny_game(case, True, None)
+    codes = game_matrix(game)
+    k_s = k_of_game(codes, game.n_codes)
+    prover = HardBoundSolver(codes, game.n_codes, k_s, game.encoded_guesses(), secret_of_guess=game.secret_of_guess)
+    normal = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_s)
+    checker = HardLowerBounds(LowerBounds(codes, game.guess_of_secret, game.n_codes),
+                              symbols(game.guesses, game.alphabet), len(game.alphabet))
+    return game, codes, prover, normal, checker
+
+
+def test_the_normal_mode_shortcut_gives_the_same_bounds():
+    """Unconstrained states take LB_2 / LB_3 from the normal-mode solver; without it every value is the same."""
+    game, codes, prover, _, _ = solvers(HARD_BINDS)
+    plain = HardBoundSolver(codes, game.n_codes, k_of_game(codes, game.n_codes),
+                            game.encoded_guesses())
+    everyone = np.arange(len(game.secrets), dtype=np.int32)
+    start = initial_state(game.length)
+    for g in range(len(game.guesses)):
+        for level in LEVELS:
+            assert prover.v(g, everyone, start, level) == plain.v(g, everyone, start, level)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_hard_opener_bounds_never_exceed_the_brute_force_value(name):
+    game, codes, prover, normal, checker = solvers(GAMES[name])
+    everyone = np.arange(len(game.secrets), dtype=np.int32)
+    raised = 0
+    for g, word in enumerate(game.guesses):
+        rows = {}
+        for s in game.secrets:
+            rows.setdefault(code_to_colours(int(codes[g, game.secrets.index(s)]), game.length), []).append(s)
+        win = "2" * game.length
+        truth = len(game.secrets) + sum(
+            brute_min_total(game.guesses, tuple(p), True, None, ((word, c),)) for c, p in rows.items() if c != win)
+        for level in LEVELS:
+            value, exact = prover.v(g, everyone, initial_state(game.length), level)
+            assert exact
+            assert value == checker.opener(g, level), (word, level)
+            assert normal.v(g, everyone, level)[0] <= value <= truth, (word, level)
+            raised += value > normal.v(g, everyone, level)[0]
+    assert raised > 0  # hard mode binds here: some hard bound is above its normal twin
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_hard_class_bounds_after_one_guess_match_and_bound(name):
+    game, codes, prover, normal, checker = solvers(GAMES[name])
+    words = game.encoded_guesses()
+    for g in range(len(game.guesses)):
+        for size in (3, 4):
+            for cands in combinations(range(len(game.secrets)), size):
+                cands = np.array(cands, dtype=np.int32)
+                code = int(codes[g, cands[0]])
+                if not (codes[g, cands] == code).all() or code == game.n_codes - 1:
+                    continue  # only sets a response of g can leave
+                state = prover.after(initial_state(game.length), g, code)
+                rule = checker.start().after(checker.words[g], code)
+                history = ((game.guesses[g], code_to_colours(code, game.length)),)
+                truth = brute_min_total(game.guesses, tuple(game.secrets[i] for i in cands), True, None, history)
+                for level in LEVELS:
+                    value, _ = prover.lb(cands, state, level)
+                    assert value == checker.lb(cands, rule, level)[0]
+                    assert normal.lb(cands, level)[0] <= value <= truth
+
+
+def test_budget_early_exit_stays_a_lower_bound():
+    game, codes, prover, _, checker = solvers(HARD_BINDS)
+    everyone = np.arange(len(game.secrets), dtype=np.int32)
+    start = initial_state(game.length)
+    for g in range(len(game.guesses)):
+        full, _ = prover.v(g, everyone, start, 5)
+        for budget in (full - 3, full - 1):
+            value, exact = prover.v(g, everyone, start, 5, budget)
+            assert value <= full and (exact or value > budget)
+            assert checker.opener(g, 5, budget) <= full
