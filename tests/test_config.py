@@ -33,7 +33,8 @@ def test_every_stage_file_composes_for_a_game(stage, game):
 def test_every_game_file_composes(game):
     config = composed(f"game={game}")
     assert isinstance(config.game, GameConfig) and config.game.name == game
-    assert config.game.max_guesses == 6 and config.game.hard_mode is False
+    unlimited = config.game.answer in ("mastermind", "bulls_and_cows")  # the paper's general games: no limit
+    assert config.game.max_guesses == (None if unlimited else 6) and config.game.hard_mode is False
     if config.game.source == "lists":
         assert config.game.secrets.path and "${" not in config.game.secrets.path  # interpolations resolved
 
