@@ -125,3 +125,27 @@ def test_salet_exact_value_reproduced_from_the_parquet_rows(outputs, capsys):
     assert {i: (r["computed"], r["verdict"]) for i, r in rows.items()} == {
         "hard.salet.normal.total": (7920, PASS), "hard.salet.normal.max_guesses": (5, PASS)}
     assert all(Path(r["artifact"]).parent.name == "exact" for r in rows.values())
+
+
+class Solution:
+    """A blindfold artifact holding only its solution.json."""
+
+    def __init__(self, solution):
+        self.solution = solution
+
+    def read_json(self, name):
+        return self.solution
+
+
+@pytest.mark.parametrize("without, expected", [
+    ({"a": (7, 7), "b": (7, 7)}, True),  # every re-solve proves 7 guesses: unique
+    ({"a": (7, 7), "b": (6, 6)}, False),  # another 6-set exists
+    ({"a": (7, 7), "b": (7, 6)}, "not proven without b (solver stopped, bound 6)"),  # 7 found, bound stayed 6
+])
+def test_uniqueness_is_true_false_or_not_proven(without, expected):
+    from pipeline.report.checks import unique_set
+
+    rows = {w: {"f_star": f, "lower_bound": lb, "proven_optimal": f == lb} for w, (f, lb) in without.items()}
+    unique = all(r["lower_bound"] > 6 for r in rows.values())
+    solution = {"f_star": 6, "uniqueness": {"unique": unique, "without": rows}}
+    assert unique_set({"blindfold": Solution(solution)}) == expected
