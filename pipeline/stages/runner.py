@@ -19,19 +19,21 @@ from pipeline.stages.base import StageConfig, StageContext, StageContract, contr
 
 NOT_IN_KEY = ("name", "force")
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-RESULT_PACKAGES = ("games", "feedback", "search", "blindfold", "artifacts", "report")  # their code shapes results
+RESULT_PACKAGES = ("games", "feedback", "search", "blindfold", "artifacts")  # their code shapes results
+READS_PUBLISHED = ("report", "reproduce")  # stages whose result also depends on report/ (published figures, plots)
 RESULT_MODULES = ("validation.py",)
 DEPENDENCIES = ("ray", "numpy", "pyarrow", "hydra-core", "omegaconf", "numba", "llvmlite", "highspy",
                 "matplotlib", "psutil")
 
 
 def source_files(module) -> list[Path]:
-    """The source a stage's result depends on: the maths packages, tree files, the report's ingredients, the
-    settings checks, the stage's own module and the stage base and runner (everything in stages/ except the
-    other stages)."""
+    """The source a stage's result depends on: the maths packages, tree files, the settings checks, the stage's
+    own module and the stage base and runner (everything in stages/ except the other stages), and for the
+    stages that compare with published figures the report package (correcting a figure reruns no proof)."""
     own = Path(module.__file__).resolve()
     other_stages = {Path(m.__file__).resolve() for m in STAGES.values()} - {own}
-    files = [p for package in RESULT_PACKAGES for p in (PACKAGE_DIR / package).rglob("*.py")]
+    packages = RESULT_PACKAGES + (("report",) if module.NAME in READS_PUBLISHED else ())
+    files = [p for package in packages for p in (PACKAGE_DIR / package).rglob("*.py")]
     files += [PACKAGE_DIR / name for name in RESULT_MODULES]
     files += [p for p in (PACKAGE_DIR / "stages").glob("*.py") if p.resolve() not in other_stages]
     return sorted(files)
