@@ -134,7 +134,7 @@ STAGE_CASES = [
     (["stage=blindfold", *MINI, "stage.check=[zzzzzz]"], "stage.check: 'zzzzzz' is not an allowed guess"),
     # config groups and the stage's name
     (["stage=feedback", *MINI, "experiment=prove_wordel"], "Could not find 'experiment/prove_wordel' (available: "
-                                                            "prove_wordle)"),
+                                                            "prove, prove_wordle)"),
     (["stage=upper_bound", *MINI, "stage.name=exact"], "stage.name cannot be changed"),
     # games
     (["stage=feedback", *MINI, "game.length=3"], "length 3 outside"),
