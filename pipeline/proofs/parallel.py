@@ -46,23 +46,17 @@ def chunks(openers: list[int], workers: int) -> list[list[int]]:
 
 def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int) -> list[list[int]]:
     """opener_values of each job (level, rule, openers, budget), spread over `workers` processes."""
-    split = [(level, rule, part, budget) for level, rule, openers, budget in jobs for part in chunks(openers, workers)]
+    parts = [chunks(openers, workers) for _, _, openers, _ in jobs]
+    split = [(level, rule, part, budget) for (level, rule, _, budget), pieces in zip(jobs, parts) for part in pieces]
     saved = os.environ.get("NUMBA_NUM_THREADS")
     os.environ["NUMBA_NUM_THREADS"] = "1"  # read by each worker's numba at import: one core per worker
     try:
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start,
                                  initargs=(game,)) as pool:
-            results = list(pool.map(_chunk, split))
+            results = iter(list(pool.map(_chunk, split)))
     finally:
         if saved is None:
             os.environ.pop("NUMBA_NUM_THREADS", None)
         else:
             os.environ["NUMBA_NUM_THREADS"] = saved
-    out, i = [], 0
-    for level, rule, openers, budget in jobs:
-        values = []
-        for _ in chunks(openers, workers):
-            values += results[i]
-            i += 1
-        out.append(values)
-    return out
+    return [[value for _ in pieces for value in next(results)] for pieces in parts]

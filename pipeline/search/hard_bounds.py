@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum
-from pipeline.search.hard_mode import symbol_counts, update_state
+from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
 from pipeline.search.partition import guess_class_counts
 
 
@@ -161,8 +161,6 @@ class HardBoundSolver:
 
     def opener_values(self, openers, level, budget=UNBOUNDED, state=None):
         """V_level(g, S, state) for each opener (state None = the start of the game)."""
-        from pipeline.search.hard_mode import initial_state
-
         state = state or initial_state(self.words.shape[1])
         everyone = np.arange(self.codes.shape[1], dtype=np.int32)
         values = np.empty(len(openers), dtype=np.int64)
