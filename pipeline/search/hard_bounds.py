@@ -61,6 +61,26 @@ def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
     return values, parts_out
 
 
+@njit(cache=True)
+def max_parts_among(codes_t, cands, guesses, n_codes, enough):
+    """max over `guesses` of |Split(C, g)|, stopping once some guess makes `enough` parts."""
+    seen = np.full(n_codes, -1, dtype=np.int64)
+    best = 1
+    for j in range(guesses.shape[0]):
+        g = guesses[j]
+        parts = 0
+        for c in cands:
+            code = codes_t[c, g]
+            if seen[code] != j:
+                seen[code] = j
+                parts += 1
+        if parts > best:
+            best = parts
+            if best >= enough:
+                break
+    return best
+
+
 def unconstrained(state) -> bool:
     """Does the state allow every guess (nothing green or yellow revealed yet)?"""
     return bool((state[0] < 0).all() and not state[1].any())
@@ -125,10 +145,12 @@ class HardBoundSolver:
     def _lb(self, cands, state, level, budget):
         if level <= 3 and self.normal is not None and unconstrained(state):
             return self.normal.lb(cands, level, budget)
+        if level == 2:  # Bound(n, k) = 2n - 1 once k >= n - 1: a scan can stop at n - 1 parts
+            n = len(cands)
+            parts = max_parts_among(self.codes_t, cands, self.allowed(state), self.n_codes, n - 1)
+            return int(bound(n, parts)), True
         keys, parts = v1_among(self.codes, self.codes_t, cands, self.allowed(state), self.n_codes, self.win,
                                self.btab)
-        if level == 2:
-            return int(bound(len(cands), max(int(parts.max(initial=1)), 1))), True
         useful = np.flatnonzero(keys < UNBOUNDED)
         if not len(useful):
             return UNBOUNDED, True  # no allowed guess makes progress: hard mode cannot solve C from here
