@@ -272,3 +272,25 @@ def test_heuristics_flag_trees_deeper_than_the_limit(run_pipeline, ray_session, 
         assert row["feasible"] == (row["max_guesses"] <= 3)
         assert (row["total"] is None) == (not row["feasible"])
     assert not rows["InSet"]["feasible"]  # guessing candidates one by one cannot find 16 secrets in 3
+
+
+@pytest.mark.parametrize("case, hard, limit", [c for c in CASES if c[0][2][c[1], c[2]] < INF])
+def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
+    """prove's closure of an opener without a UB subtree: at ub its value is exact (an optimal opener),
+    otherwise a lower bound above ub; with a lower ub every opener is shown worse, never better than it is."""
+    from pipeline.stages.prove import close_opener, opener_classes
+
+    game = tiny_game(case, hard, limit)
+    codes = game_matrix(game)
+    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(),
+                         max_guesses=None if limit is None else limit - 1)
+    optimum, win = case[2][hard, limit], "2" * game.length
+    for g, word in enumerate(game.guesses):
+        classes = opener_classes(codes, game, g)
+        brute = len(game.secrets) + sum(
+            brute_min_total(game.guesses, [game.secrets[i] for i in m], hard, None if limit is None else limit - 1,
+                            ((word, colours),)) for colours, m, _ in classes if colours != win)
+        for ub in (optimum, optimum - 1):
+            value = len(game.secrets) + sum(b for b, _ in close_opener([(m, s) for _, m, s in classes],
+                                                                        len(game.secrets), ub, solver))
+            assert value == brute if value == ub else ub < value <= brute, (word, ub, value, brute)

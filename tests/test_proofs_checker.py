@@ -262,7 +262,30 @@ def _promote_eliminated(cert):  # an eliminated opener added as a survivor with 
     cert["survivors"].append({"opener": entry["opener"], "classes": classes, "sum": len(classes), "value": value})
 
 
+def _tie_eliminated(cert):  # an eliminated opener claimed optimal: true lower bounds, summing to ub only
+    game = builtin_game("mini_nerdle")
+    entry = max(cert["eliminated"], key=lambda e: e["level"])  # V_1 <= ub: its floors leave room below ub
+    cert["eliminated"].remove(entry)
+    codes = code_matrix(game.guesses, game.secrets, game.alphabet)
+    solver = ExactSolver(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, game.n_codes,
+                         len(game.alphabet), False)
+    row, everyone = codes[game.guess_index[entry["opener"]]], np.arange(len(game.secrets), dtype=np.int32)
+    members, starts, sizes = split(row, everyone, game.n_codes)
+    classes = [{"response": "".join(str(int(row[m[0]]) // 3**i % 3) for i in range(6)), "size": len(m),
+                "bound": solver.min_total(m, cert["max_guesses"] - 1, None), "method": "exact"}
+               for m in (members[a:a + t] for a, t in zip(starts, sizes))]
+    excess = 206 + sum(c["bound"] for c in classes) - cert["ub"]
+    for c in sorted(classes, key=lambda c: -c["size"]):  # lowered, never below the floor 2|C| - 1
+        cut = min(excess, c["bound"] - 2 * c["size"] + 1)
+        c["bound"], excess = c["bound"] - cut, excess - cut
+    assert excess == 0
+    cert["survivors"].append({"opener": entry["opener"], "classes": classes, "sum": cert["ub"] - 206,
+                              "value": cert["ub"]})
+    cert["optimal_openers"] = sorted([*cert["optimal_openers"], entry["opener"]])
+
+
 @pytest.mark.parametrize("edit,message", [
+    (_tie_eliminated, "is not its exact MinTotal"),
     (lambda c: c["survivors"][0]["classes"][0].__setitem__("bound", c["survivors"][0]["classes"][0]["bound"] - 1),
      "sum of class bounds"),
     (_move_bound, "re-derived as"),

@@ -151,8 +151,9 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
 def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, limit, picked, say,
                     hard=None) -> None:
     """Each picked (survivor, class) bound is at most the class's LB_j, hard-mode LB_j or exact MinTotal,
-    computed here."""
+    computed here; an optimal opener other than the UB tree's has every class bound equal to its exact MinTotal."""
     say(f"re-deriving {len(picked)} closure class bound(s)")
+    tied = set(cert["optimal_openers"]) - {cert["ub_opener"]}  # no tree shows these reach ub: exact values must
     members_of = {}
     for opener, c in picked:
         if opener not in members_of:
@@ -171,12 +172,16 @@ def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, l
             rule = exact.start_rule()
             if rule is not None:  # the class is what is left after the opener's response
                 rule = rule.after(exact.words[g], int(bounds.codes[g, members[0]]))
-            value = exact.min_total(members, None if limit is None else limit - 1, rule, beta=claimed)
+            value = exact.min_total(members, None if limit is None else limit - 1, rule,
+                                    beta=claimed + 1 if opener in tied else claimed)
         else:
             raise CertificateError(f"certificate rejected: survivor {opener} class {c['response']}: "
                                    f"method {method!r} is not a bound of this game's mode")
         _check(value >= claimed, f"survivor {opener} class {c['response']}: {method} re-derived as {value}, "
                                  f"the certificate claims {claimed}")
+        _check(opener not in tied or (method == "exact" and value == claimed),
+               f"optimal opener {opener} class {c['response']}: its bound {claimed} is not its exact MinTotal "
+               f"({method} re-derived as {value}), so the opener is not shown to reach ub")
 
 
 def _bound_level(method: str) -> int:

@@ -83,6 +83,32 @@ def _class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits,
                        hard_state, encoded_guesses, left)
 
 
+def close_opener(classes, n_secrets, ub, exact_solver) -> list[tuple[int, str]]:
+    """(bound, method) per class of an opener without a UB subtree, enough to settle it against ub.
+
+    Classes start at their floor 2|C| - 1 (exact for |C| <= 2) and are solved exactly, largest first, each
+    with the budget that would lift the opener past ub on its own: a solve that reaches its budget ends
+    the work (the opener is worse than ub; that class's bound is then only a lower bound).  An opener
+    whose sum ends at ub therefore has every class exact: it is optimal too."""
+    bounds = [(2 * len(m) - 1, "exact" if len(m) <= 2 else "LB_1") for m, _ in classes]
+    for c in sorted(range(len(classes)), key=lambda i: -len(classes[i][0])):
+        members, state = classes[c]
+        if len(members) <= 2:
+            break
+        deficit = ub + 1 - n_secrets - sum(b for b, _ in bounds)
+        if deficit <= 0:
+            break
+        value, _ = exact_solver.min_total(members, beta=bounds[c][0] + deficit, state=state)
+        bounds[c] = (int(value), "exact")
+    return bounds
+
+
+def _opener_task(classes, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, left, hard, n_secrets, ub):
+    exact_solver = ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
+                               memo_bits=memo_bits, max_guesses=left)
+    return close_opener(classes, n_secrets, ub, exact_solver)
+
+
 def guesses_left(game) -> int | None:
     """Guesses a response class of the opener has left (None = unlimited)."""
     return None if game.max_guesses is None else game.max_guesses - 1
@@ -93,6 +119,22 @@ def survivor_classes(codes, game, opener: int):
     win = game.n_codes - 1
     class_codes, members = split(codes[opener], np.arange(len(game.secrets), dtype=np.int32))
     return [(int(c), m) for c, m in zip(class_codes, members) if c != win]
+
+
+def opener_classes(codes, game, opener: int):
+    """[(colours, members, hard-mode state or None)] of the opener's non-win response classes."""
+    start = initial_state(game.length) if game.hard_mode else None
+    return [(game.code_text(code), members,
+             update_state(*start, game.encoded_guesses()[opener], code) if start is not None else None)
+            for code, members in survivor_classes(codes, game, opener)]
+
+
+def survivor_entry(word, classes, results, targets) -> dict:
+    """A survivor's certificate entry: its classes with their bounds, their sum and the opener's value."""
+    return {"opener": word, "classes": [
+        {"response": colours, "size": len(m), "bound": bound, "method": method,
+         **({"target": targets[colours]} if colours in targets else {})}
+        for (colours, m, _), (bound, method) in zip(classes, results)]}
 
 
 def subtree_totals(tree_json: dict) -> dict[str, int]:
@@ -122,24 +164,21 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
         raise PipelineError(f"the upper bound's tree does not keep the game's rules: {problem}")
     targets = subtree_totals(tree_body["tree"])
     k_s = k_of_game(codes, game.n_codes)
-    jobs, owners = [], []
-    for word in funnel["survivors"]:
-        opener = game.guess_index[word]
-        for code, members in survivor_classes(codes, game, opener):
-            colours = game.code_text(code)
-            target = targets.get(colours) if word == ub_opener else None
-            state = (update_state(*initial_state(game.length), game.encoded_guesses()[opener], code)
-                     if game.hard_mode else None)
-            jobs.append((members, target, state))
-            owners.append((word, colours, len(members), target))
+    classes = {word: opener_classes(codes, game, game.guess_index[word]) for word in funnel["survivors"]}
     shared = (codes, game.secret_of_guess, game.n_codes, k_s, cfg.max_level, cfg.memo_bits, game.encoded_guesses(),
               guesses_left(game))
-    results = ctx.fan_out(_class_task, jobs, shared, label=f"{NAME}-classes")
+    ub_classes = classes.pop(ub_opener, [])
+    jobs = [(m, targets.get(colours), state) for colours, m, state in ub_classes]
+    ub_results = ctx.fan_out(_class_task, jobs, shared, label=f"{NAME}-classes") if jobs else []
+    others = [[(m, state) for _, m, state in cls] for cls in classes.values()]
+    shared = (codes, game.secret_of_guess, game.n_codes, cfg.memo_bits, game.encoded_guesses(), guesses_left(game),
+              game.hard_mode, len(game.secrets), ub)
+    other_results = ctx.fan_out(_opener_task, others, shared, label=f"{NAME}-openers") if others else []
     survivors = {}
-    for (word, colours, size, target), (bound, method) in zip(owners, results):
-        entry = survivors.setdefault(word, {"opener": word, "classes": []})
-        entry["classes"].append({"response": colours, "size": size, "bound": bound, "method": method,
-                                 **({"target": target} if target is not None else {})})
+    if ub_classes:
+        survivors[ub_opener] = survivor_entry(ub_opener, ub_classes, ub_results, targets)
+    for (word, cls), results in zip(classes.items(), other_results):
+        survivors[word] = survivor_entry(word, cls, results, {})
     for entry in survivors.values():
         entry["sum"] = sum(c["bound"] for c in entry["classes"])
         entry["value"] = len(game.secrets) + entry["sum"]
