@@ -41,10 +41,29 @@ def v1_listed(codes, cands, guesses, n_codes, btab):
     return values, parts
 
 
+@njit(cache=True)
+def most_parts_listed(codes, cands, guesses, n_codes, enough):
+    """max over the listed guesses of |Split(C, g)|; the scan ends once a guess makes `enough` parts."""
+    last_seen = np.full(n_codes, -1, dtype=np.int64)
+    most = 1
+    for j in range(guesses.shape[0]):
+        row = codes[guesses[j]]
+        parts = 0
+        for c in cands:
+            if last_seen[row[c]] != j:
+                last_seen[row[c]] = j
+                parts += 1
+        most = max(most, parts)
+        if most >= enough:
+            break
+    return most
+
+
 class HardLowerBounds:
     """Hard-mode LB_i / V_i over one code matrix, memoised per (level, candidate set, rule)."""
 
     def __init__(self, normal: LowerBounds, words: np.ndarray, n_symbols: int):
+        self.normal = normal
         self.codes, self.n_codes, self.btab = normal.codes, normal.n_codes, normal.btab
         self.words = np.asarray(words)
         self.counts = letter_counts(self.words, n_symbols)
@@ -72,10 +91,13 @@ class HardLowerBounds:
         if known is not None and (known[1] or known[0] > budget):
             return known
         guesses = self.allowed(rule)
-        values, parts = v1_listed(self.codes, cands, guesses, self.n_codes, self.btab)
-        if level == 2:
-            result = int(bound(n, max(int(parts.max(initial=1)), 1))), True
-        elif level == 3:
+        if level <= 3 and len(guesses) == len(self.words):  # nothing revealed: the minimum over every guess
+            return self.normal.lb(cands, level, budget)
+        if level == 2:  # Bound(n, k) = 2n - 1 for every k >= n - 1
+            self.memo[key] = int(bound(n, most_parts_listed(self.codes, cands, guesses, self.n_codes, n - 1))), True
+            return self.memo[key]
+        values, _ = v1_listed(self.codes, cands, guesses, self.n_codes, self.btab)
+        if level == 3:
             result = int(values.min(initial=HUGE)), True
         else:
             result = least_value(values, guesses, budget, lambda g, cap: self.v(int(g), cands, rule, level - 2, cap))
