@@ -66,3 +66,11 @@ def test_max_size_split_ranking_follows_the_scalar_order():
     assert differs  # the third key matters on these games
     with pytest.raises(ValueError, match="unknown ranking 'Entropy'; use one of ExpSizeSplit, MaxSizeSplit"):
         apmintotal(codes, sog, n_codes, breadth=2, ranking="Entropy")
+
+
+def test_upper_bound_stage_refuses_an_unknown_ranking():
+    from pipeline.errors import PipelineError
+    from pipeline.stages.upper_bound import UpperBoundConfig, validate
+
+    with pytest.raises(PipelineError, match="stage.ranking must be one of ExpSizeSplit, MaxSizeSplit, not 'Entropy'"):
+        validate(UpperBoundConfig(ranking="Entropy"), None)
