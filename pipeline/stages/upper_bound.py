@@ -133,7 +133,8 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
         raise PipelineError("internal error: the best tree does not replay to its total")
     stats = write_tree(ctx.out.file, tree, game)
     summary = {"ub": chosen["total"], "opener": game.guesses[chosen["opener"]], "method": chosen["method"],
-               "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results), "apmintotal_best": best.total,
+               "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results),
+               "apmintotal_best": best.total,
                "exact": [{"opener": game.guesses[e["opener"]], "total": e["total"]} for e in exact],
                "expected": stats["expected"], "max_guesses": stats["max_guesses"],
                "distribution": stats["distribution"], "memo": best.stats,
