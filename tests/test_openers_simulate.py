@@ -54,17 +54,47 @@ def _per_secret(artifact):
     return pq.read_table(artifact.file("per_secret.parquet")).to_pylist()
 
 
+def reference_elimination(secret, guesses, universe, opener, uniforms):
+    """The write-up's elimination game by the scalar answering function: most distinct undecided letters
+    (in some remaining candidates, not all), ties by the turn's uniform among the tied words in list order."""
+    cands, path = list(universe), []
+    for turn, u in enumerate(uniforms):
+        if turn == 0:
+            guess = opener
+        elif len(cands) <= 2:
+            guess = cands[0]
+        else:
+            having = Counter(x for c in cands for x in set(c))
+            undecided = {x for x, k in having.items() if k < len(cands)}
+            score = {w: len(set(w) & undecided) for w in guesses}
+            best = max(score.values())
+            tied = [w for w in guesses if score[w] == best]
+            guess = cands[0] if best == 0 else tied[min(int(u * len(tied)), len(tied) - 1)]
+        path.append(guess)
+        if guess == secret:
+            break
+        response = feedback(guess, secret)
+        cands = [c for c in cands if feedback(guess, c) == response]
+    return path
+
+
 def test_simulate_every_strategy_wins_every_secret(run_pipeline, ray_session, small_wordle):
+    from pipeline.search.simulate import seeded_uniforms
+    from pipeline.stages.simulate import UNLIMITED_CAP
+
     game = small_wordle.game
     n = len(game.secrets)
     assert n == 167
     artifact = run_pipeline("stage=simulate", *small_wordle.overrides, "game.max_guesses=null",  # no failures
                             "stage.opener=raise", "stage.seeds=[3]",
                             "stage.strategies=[random_candidate,random_candidate_answers,elimination,"
-                            "elimination_answers,tree]", "stage.block_secrets=64")
+                            "elimination_answers,elimination_weighted,elimination_weighted_answers,tree]",
+                            "stage.block_secrets=64")
     rows = pq.read_table(artifact.file("simulate.parquet")).to_pylist()
     assert {r["strategy"] for r in rows} == {"random_candidate", "random_candidate_answers", "elimination",
-                                              "elimination_answers"}
+                                              "elimination_answers", "elimination_weighted",
+                                              "elimination_weighted_answers"}
+    assert {r["strategy"]: r["seed"] for r in rows}["elimination"] == 3  # the write-up's rule is seeded
     assert all(r["failures"] == 0 and r["secrets"] == n for r in rows)
     assert all(r["ci_low"] < r["mean"] < r["ci_high"] for r in rows)
     for r in rows:
@@ -75,7 +105,15 @@ def test_simulate_every_strategy_wins_every_secret(run_pipeline, ray_session, sm
     assert "tree skipped" in summary["notes"][0] and "tree" not in summary["strategies"]
     allowed, secrets = set(game.guesses), set(game.secrets)
     played = _per_secret(artifact)
-    assert len(played) == 4 * n
+    assert len(played) == 6 * n
+    # the write-up's rule, game by game, against the scalar reference (every 5th secret)
+    universes = {"elimination": game.guesses, "elimination_answers": game.secrets}
+    for p in played:
+        k = game.secrets.index(p["secret"])
+        if p["strategy"] in universes and k % 5 == 0:
+            uniforms = seeded_uniforms(3, [k], UNLIMITED_CAP)[0]
+            expected = reference_elimination(p["secret"], game.guesses, universes[p["strategy"]], "raise", uniforms)
+            assert p["path"].split(",") == expected, (p["strategy"], p["secret"])
     for p in played:
         path = p["path"].split(",")
         assert p["guesses"] == len(path) >= 1 and path[-1] == p["secret"]
@@ -148,10 +186,12 @@ def test_summarize_ci_and_failures():
     assert json.loads(stats["distribution"]) == {"2": 1, "3": 2, "4": 1}
 
 
-def test_elimination_guess_splits_by_undecided_letters():
-    """Candidates batch/catch/hatch/latch/match/patch/watch: the rule plays a non-candidate covering b,h,l,m,p,w."""
+@pytest.mark.parametrize("rule", ["ELIMINATION", "WEIGHTED"])
+def test_elimination_guess_splits_by_undecided_letters(rule):
+    """Candidates batch/catch/hatch/latch/match/patch/watch: both rules play a non-candidate covering b,l,m,p."""
     from pipeline.feedback.kernel import code_matrix, encode_words
-    from pipeline.search.simulate import ELIMINATION, first_occurrences, play
+    from pipeline.search import simulate
+    from pipeline.search.simulate import first_occurrences, play
 
     secrets = ["batch", "catch", "hatch", "latch", "match", "patch", "watch"]
     guesses = sorted(secrets + ["blimp", "whelp", "zzzzz"])
@@ -159,7 +199,8 @@ def test_elimination_guess_splits_by_undecided_letters():
     enc = encode_words(guesses, alphabet)
     codes = code_matrix(enc, encode_words(secrets, alphabet))
     u_to_g = np.array([guesses.index(s) for s in secrets], dtype=np.int64)
-    counts, paths = play(codes, u_to_g, np.arange(7, dtype=np.int64), ELIMINATION, -1, np.zeros((0, 0)), enc,
+    uniforms = np.random.default_rng(0).random((7, 10))  # read by the write-up's rule only (here: no ties)
+    counts, paths = play(codes, u_to_g, np.arange(7, dtype=np.int64), getattr(simulate, rule), -1, uniforms, enc,
                          first_occurrences(enc), 26, 10)
     assert (counts > 0).all()
     assert {guesses[p[0]] for p in paths} == {"blimp"}  # undecided: b, l, m, p, w (1 of 7 each); a, c, h, t in all

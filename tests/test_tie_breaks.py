@@ -5,9 +5,11 @@ ranking reaching the minimum.  On this game several openers tie at the optimum, 
 changes the chosen opener.
 """
 
+import pytest
+
 from pipeline.games.answer import feedback
 from pipeline.search.apmintotal import apmintotal, rank_openers
-from test_apmintotal import HAND_MADE, brute_min_total, make_game
+from test_apmintotal import HAND_MADE, brute_min_total, make_game, random_game
 
 
 def scalar_ranking(guesses, secrets):
@@ -40,3 +42,35 @@ def test_ranking_and_opener_follow_the_documented_tie_breaks():
     result = apmintotal(codes, sog, n_codes, breadth=len(guesses))
     assert result.total == best == brute_min_total(guesses, secrets)
     assert guesses[result.opener] == guesses[tied[0]]
+
+
+def test_max_size_split_ranking_follows_the_scalar_order():
+    """ranking="MaxSizeSplit" (the authors' earlier code): (most parts, in the set, smallest largest part, index)."""
+    differs = False
+    for game in HAND_MADE + [random_game(seed) for seed in (158, 240, 258)]:  # seeds where the two keys differ
+        guesses, secrets, codes, sog, n_codes = make_game(*game)
+
+        def key(i):
+            parts = {}
+            for s in secrets:
+                parts[feedback(guesses[i], s)] = parts.get(feedback(guesses[i], s), 0) + 1
+            return (-len(parts), -(guesses[i] in secrets), max(parts.values()), i)
+
+        useful = [i for i in range(len(guesses)) if len({feedback(guesses[i], s) for s in secrets}) > 1]
+        ranking = rank_openers(codes, sog, n_codes, len(guesses), ranking="MaxSizeSplit")
+        assert ranking == sorted(useful, key=key)
+        differs |= ranking != rank_openers(codes, sog, n_codes, len(guesses))
+        # at full breadth the ranking changes no value: both are MinTotal
+        full = apmintotal(codes, sog, n_codes, breadth=len(guesses), ranking="MaxSizeSplit")
+        assert full.total == brute_min_total(guesses, secrets)
+    assert differs  # the third key matters on these games
+    with pytest.raises(ValueError, match="unknown ranking 'Entropy'; use one of ExpSizeSplit, MaxSizeSplit"):
+        apmintotal(codes, sog, n_codes, breadth=2, ranking="Entropy")
+
+
+def test_upper_bound_stage_refuses_an_unknown_ranking():
+    from pipeline.errors import PipelineError
+    from pipeline.stages.upper_bound import UpperBoundConfig, validate
+
+    with pytest.raises(PipelineError, match="stage.ranking must be one of ExpSizeSplit, MaxSizeSplit, not 'Entropy'"):
+        validate(UpperBoundConfig(ranking="Entropy"), None)

@@ -6,7 +6,10 @@
 
 Best_n(C) is the n useful guesses (at least two parts) with the lowest
 (MostParts, InSet, ExpSizeSplit), ties by guess index; the strategy takes the
-first guess of that ranking that reaches the minimum.
+first guess of that ranking that reaches the minimum.  `ranking="MaxSizeSplit"`
+ranks by (MostParts, InSet, MaxSizeSplit) instead: the authors' earlier code
+(its BaseOptimizer's mostParts, firstValid, maxSizeSplit), which gives the
+paper's Primel figure at n = 20 (29011; ExpSizeSplit gives 29021).
 
 Beyond the paper, and without changing any value or chosen guess:
 - exact lower bounds: ApMinTotal(C') >= MinTotal(C') >= 2|C'| - 1, so a guess
@@ -51,6 +54,7 @@ from pipeline.search.partition import guess_class_counts, guess_of_secret, split
 from pipeline.search.tree import Tree, from_arrays
 from pipeline.search.valuations import transposed
 
+RANKINGS = ("ExpSizeSplit", "MaxSizeSplit")  # what orders Best_n after (MostParts, InSet)
 INF = 1 << 60
 IMPOSSIBLE = 1 << 40  # value of a node no strategy within Best_n solves in the guesses left (sums stay < INF)
 # counters in the `info` array
@@ -58,10 +62,12 @@ ENTRIES, POOL_USED, SCANS, HITS, DROPPED, MAX_ENTRIES, MAX_POOL = range(7)
 
 
 ApContext = namedtuple("ApContext", ["codes", "codes_t", "secret_of_guess", "guess_of_secret", "counts", "in_c",
-                                     "breadth", "win", "hard", "words", "word_counts", "allowed", "zeros"])
+                                     "breadth", "win", "hard", "words", "word_counts", "allowed", "zeros",
+                                     "by_largest"])
 ApContext.__doc__ = """What every search kernel reads: the (G, S) code matrix and its transpose, secret_of_guess and
 its inverse, scratch (zeroed counts over the codes, a mask over the secrets), the breadth n, the win code, hard mode
-with the encoded guesses, their symbol counts and a mask over the guesses, and a zero table over set sizes."""
+with the encoded guesses, their symbol counts and a mask over the guesses, a zero table over set sizes, and whether
+Best_n's third key is MaxSizeSplit (else ExpSizeSplit)."""
 
 ApMemo = namedtuple("ApMemo", ["hash", "offset", "length", "value", "exact", "guess", "pool"])
 ApMemo.__doc__ = """The memo: an open-addressing table of slots (key hash, offset and length of the key in `pool`,
@@ -73,7 +79,9 @@ def best_n(ctx, cand, top_g, top_key, allowed):
     """Best_n(C) into top_g/top_key (n = their length), best first; returns how many were found.
 
     key = ((|C| - parts) * 2 + (1 - [g in C])) * (|C|^2 + 1) + sum t^2 orders by
-    (MostParts, InSet, ExpSizeSplit); equal keys keep guess-index order.
+    (MostParts, InSet, ExpSizeSplit) -- with the largest part t in place of
+    sum t^2 when ctx.by_largest: (MostParts, InSet, MaxSizeSplit); equal keys
+    keep guess-index order.
     Only useful guesses (at least two parts) are ranked, and only those
     `allowed` marks (an empty `allowed` allows every guess: normal mode).
     """
@@ -88,12 +96,13 @@ def best_n(ctx, cand, top_g, top_key, allowed):
     for g in range(codes.shape[0]):
         if not every and not allowed[g]:
             continue
-        parts, _, sum_sq, _, _ = guess_class_counts(codes, ctx.codes_t, g, cand, ctx.counts, ctx.zeros, ctx.win)
+        parts, largest, sum_sq, _, _ = guess_class_counts(codes, ctx.codes_t, g, cand, ctx.counts, ctx.zeros,
+                                                          ctx.win)
         if parts < 2:
             continue
         s = ctx.secret_of_guess[g]
         inset = 1 if (s >= 0 and in_c[s]) else 0
-        key = ((m - parts) * 2 + 1 - inset) * scale + sum_sq
+        key = ((m - parts) * 2 + 1 - inset) * scale + (largest if ctx.by_largest else sum_sq)
         if n == breadth and key >= top_key[n - 1]:
             continue
         pos = n if n < breadth else breadth - 1
@@ -434,7 +443,8 @@ class ApSearch:
     """One ApMinTotal search context (matrix, breadth, rules, memo) reused across calls.
 
     Hard mode (`hard_mode`, with `encoded_guesses`) ranks only the guesses
-    the NYT rule allows at each node; `max_guesses` (None = unlimited) makes
+    the NYT rule allows at each node; `ranking` (RANKINGS) is Best_n's key
+    after (MostParts, InSet); `max_guesses` (None = unlimited) makes
     a strategy that needs more guesses for some secret infeasible.  Both are
     part of every memo key.  `max_entries` bounds the memoised nodes and
     `max_pool` the total number of key members stored for them (8 bytes
@@ -443,7 +453,10 @@ class ApSearch:
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, breadth, *, codes_t=None, hard_mode=False,
-                 encoded_guesses=None, max_guesses=None, max_entries=1_000_000, max_pool=None):
+                 encoded_guesses=None, max_guesses=None, max_entries=1_000_000, max_pool=None,
+                 ranking="ExpSizeSplit"):
+        if ranking not in RANKINGS:
+            raise ValueError(f"unknown ranking {ranking!r}; use one of {', '.join(RANKINGS)}")
         if breadth < 1:
             raise ValueError(f"breadth must be at least 1, got {breadth}")
         if max_guesses is not None and max_guesses < 1:
@@ -465,7 +478,7 @@ class ApSearch:
             self.codes, self.codes_t, self.secret_of_guess, guess_of_secret(self.secret_of_guess, n_secrets),
             np.zeros(int(n_codes), dtype=np.int32), np.zeros(n_secrets, dtype=np.bool_), self.breadth,
             int(n_codes) - 1, self.hard, words, symbol_counts(words), np.zeros(self.codes.shape[0], dtype=np.bool_),
-            np.zeros(n_secrets + 1, dtype=np.int64),
+            np.zeros(n_secrets + 1, dtype=np.int64), ranking == "MaxSizeSplit",
         )
         max_pool = 16 * max_entries if max_pool is None else max_pool
         slots = 1 << max(4, int(2 * max_entries - 1).bit_length())
@@ -525,7 +538,8 @@ def apmintotal(codes, secret_of_guess, n_codes, candidates=None, breadth=10, **o
     return ApSearch(codes, secret_of_guess, n_codes, breadth, **options).strategy(candidates)
 
 
-def rank_openers(codes, secret_of_guess, n_codes, breadth, candidates=None, codes_t=None) -> list[int]:
+def rank_openers(codes, secret_of_guess, n_codes, breadth, candidates=None, codes_t=None,
+                 ranking="ExpSizeSplit") -> list[int]:
     """Best_n(S): the openers ApMinTotal(S, breadth) tries, best first (hard mode allows every opener)."""
-    search = ApSearch(codes, secret_of_guess, n_codes, breadth, codes_t=codes_t, max_entries=1)
+    search = ApSearch(codes, secret_of_guess, n_codes, breadth, codes_t=codes_t, max_entries=1, ranking=ranking)
     return [int(g) for g in search.ranking(candidates)]

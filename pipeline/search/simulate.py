@@ -21,12 +21,22 @@ Rules:
   alphabetical order).  The caller draws these per secret from a seeded
   generator, so a result depends only on (seed, secret), not on how secrets are
   split into blocks.
-- ELIMINATION: if |C| <= 2, guess the first remaining candidate (alphabetically).
-  Otherwise, with n = |C|:
-    * f(x)     = number of candidates containing letter x (at least once);
+- ELIMINATION, the write-up's rule ("guess the word with the most still-undecided
+  letters"): if |C| <= 2, guess the first remaining candidate (alphabetically).
+  Otherwise, with n = |C| and f(x) the number of candidates containing letter x
+  (at least once), a letter is *undecided* when 0 < f(x) < n: some remaining
+  candidates have it and some do not.  The guess is a word of all of G with the
+  most distinct undecided letters (a repeated letter counts once), ties broken
+  uniformly at random: the tied words in index order, number floor(u * ties) with
+  u = `uniforms[k, turn]`.  Such a guess always splits C (the candidates with an
+  undecided letter of the guess see it coloured, the others all grey).  When no
+  word has an undecided letter (the candidates share one set of letters, e.g.
+  anagrams) the first candidate is guessed.  An `opener` (guess index >= 0)
+  replaces the rule for the first guess.
+- WEIGHTED, a stronger elimination rule kept beside the write-up's: if |C| <= 2,
+  guess the first remaining candidate.  Otherwise, with f(x) as above and
     * f_i(x)   = number of candidates with letter x at position i;
-    * a letter x is *undecided* when 0 < f(x) < n (present in some but not all
-      candidates); its weight is w(x) = min(f(x), n - f(x)), the size of the
+    * an undecided letter's weight is w(x) = min(f(x), n - f(x)), the size of the
       smaller side of the split "contains x / does not", so letters that cut
       the candidates nearer to half weigh more; decided letters weigh 0;
     * likewise a (letter, position) pair weighs w_i(x) = min(f_i(x), n - f_i(x)).
@@ -38,8 +48,8 @@ Rules:
   positive letter score means it contains a letter some candidates lack (all
   grey for those, not for the others); a positive position score means a green
   for some candidates and not others; and two distinct candidates always give
-  some position a positive weight.  An `opener` (guess index >= 0) replaces the
-  rule for the first guess.
+  some position a positive weight.  An `opener` replaces the rule for the first
+  guess.
 
 A game that is not won within `cap` guesses is a failure (count 0).
 """
@@ -53,7 +63,8 @@ from numba import njit
 from pipeline.search.partition import clear, tally
 
 RANDOM = 0
-ELIMINATION = 1
+ELIMINATION = 1  # the write-up's rule: most undecided letters, random ties (seeded)
+WEIGHTED = 2  # the weighted elimination rule, deterministic
 
 
 @njit(cache=True)
@@ -112,10 +123,8 @@ def first_occurrences(encoded: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _elimination_guess(cands, u_to_g, enc, first, mark, stamp, n_symbols):
-    n = cands.shape[0]
-    if n <= 2:
-        return u_to_g[cands[0]]
+def _letter_counts(cands, u_to_g, enc, first, n_symbols):
+    """(f, fpos): f[x] = candidates containing letter x, fpos[i, x] = candidates with x at position i."""
     length = enc.shape[1]
     f = np.zeros(n_symbols, dtype=np.int64)
     fpos = np.zeros((length, n_symbols), dtype=np.int64)
@@ -126,6 +135,48 @@ def _elimination_guess(cands, u_to_g, enc, first, mark, stamp, n_symbols):
             fpos[i, x] += 1
             if first[g, i]:
                 f[x] += 1
+    return f, fpos
+
+
+@njit(cache=True)
+def _undecided_guess(cands, u_to_g, enc, first, n_symbols, u, scores):
+    """The write-up's elimination guess (module doc): most distinct undecided letters, ties by uniform `u`.
+
+    `scores` is a scratch array of |G| entries."""
+    n = cands.shape[0]
+    if n <= 2:
+        return u_to_g[cands[0]]
+    f, _ = _letter_counts(cands, u_to_g, enc, first, n_symbols)
+    best, ties = 0, 0
+    for g in range(enc.shape[0]):
+        s = 0
+        for i in range(enc.shape[1]):
+            x = enc[g, i]
+            if first[g, i] and 0 < f[x] < n:
+                s += 1
+        scores[g] = s
+        if s > best:
+            best, ties = s, 1
+        elif s == best:
+            ties += 1
+    if best == 0:
+        return u_to_g[cands[0]]
+    pick = min(int(u * ties), ties - 1)
+    for g in range(enc.shape[0]):
+        if scores[g] == best:
+            if pick == 0:
+                return g
+            pick -= 1
+    return -1  # not reached
+
+
+@njit(cache=True)
+def _weighted_guess(cands, u_to_g, enc, first, mark, stamp, n_symbols):
+    n = cands.shape[0]
+    if n <= 2:
+        return u_to_g[cands[0]]
+    length = enc.shape[1]
+    f, fpos = _letter_counts(cands, u_to_g, enc, first, n_symbols)
     for x in range(n_symbols):
         f[x] = min(f[x], n - f[x])
         for i in range(length):
@@ -149,27 +200,44 @@ def _elimination_guess(cands, u_to_g, enc, first, mark, stamp, n_symbols):
 
 
 @njit(cache=True)
+def _consistent(cands, row, response):
+    """The candidates c with row[c] == response, in order."""
+    kept = 0
+    for c in cands:
+        if row[c] == response:
+            kept += 1
+    nxt = np.empty(kept, dtype=cands.dtype)
+    kept = 0
+    for c in cands:
+        if row[c] == response:
+            nxt[kept] = c
+            kept += 1
+    return nxt
+
+
+@njit(cache=True)
 def play(codes, u_to_g, targets, rule, opener, uniforms, enc, first, n_symbols, cap):
     """Play every target (index into U) with `rule`; returns (guess counts, guess paths).
 
     counts[k] = guesses used to find targets[k], 0 if not found within `cap`;
-    paths[k, :counts] = the guesses (indices into G), -1 after.
+    paths[k, :counts] = the guesses (indices into G), -1 after.  RANDOM and
+    ELIMINATION read `uniforms[k, turn]`; WEIGHTED reads none.
     """
     n_u = codes.shape[1]
     n_g = codes.shape[0]
     counts = np.zeros(targets.shape[0], dtype=np.int16)
     paths = np.full((targets.shape[0], cap), -1, dtype=np.int32)
     mark = np.zeros(n_g, dtype=np.int64)  # mark[g] == stamp: guess g is a remaining candidate
+    scores = np.zeros(n_g, dtype=np.int64)
     stamp = 0
     first_guess = opener
-    if rule == ELIMINATION and first_guess < 0:
+    if rule == WEIGHTED and first_guess < 0:  # deterministic: the same for every target
         stamp += 1
         for c in range(n_u):
             mark[u_to_g[c]] = stamp
-        first_guess = _elimination_guess(np.arange(n_u), u_to_g, enc, first, mark, stamp, n_symbols)
+        first_guess = _weighted_guess(np.arange(n_u), u_to_g, enc, first, mark, stamp, n_symbols)
     for k in range(targets.shape[0]):
         secret = targets[k]
-        secret_g = u_to_g[secret]
         cands = np.arange(n_u)
         for turn in range(cap):
             stamp += 1
@@ -178,27 +246,17 @@ def play(codes, u_to_g, targets, rule, opener, uniforms, enc, first, n_symbols, 
             if rule == RANDOM:
                 j = int(uniforms[k, turn] * cands.shape[0])
                 g = u_to_g[cands[min(j, cands.shape[0] - 1)]]
-            elif turn == 0:
+            elif turn == 0 and first_guess >= 0:
                 g = first_guess
+            elif rule == ELIMINATION:
+                g = _undecided_guess(cands, u_to_g, enc, first, n_symbols, uniforms[k, turn], scores)
             else:
-                g = _elimination_guess(cands, u_to_g, enc, first, mark, stamp, n_symbols)
+                g = _weighted_guess(cands, u_to_g, enc, first, mark, stamp, n_symbols)
             paths[k, turn] = g
-            if g == secret_g:
+            if g == u_to_g[secret]:
                 counts[k] = turn + 1
                 break
-            row = codes[g]
-            response = row[secret]
-            kept = 0
-            for c in cands:
-                if row[c] == response:
-                    kept += 1
-            nxt = np.empty(kept, dtype=cands.dtype)
-            kept = 0
-            for c in cands:
-                if row[c] == response:
-                    nxt[kept] = c
-                    kept += 1
-            cands = nxt
+            cands = _consistent(cands, codes[g], codes[g][secret])
     return counts, paths
 
 

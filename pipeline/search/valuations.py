@@ -21,15 +21,16 @@ i.e. alphabetical):
   therefore give identical integers whatever the summation order, which a
   float sum does not guarantee.
 
-The default for the greedy trees is the "paper" arithmetic, which reproduces the published Table 1 figures: the
-values are float64 sums as a straightforward Python implementation computes
-them -- Information = sum (t/|C|)*log(t/|C|) and ExpSizeSplit = sum t*t/|C|,
-the classes summed left to right in the order they first appear when the
-candidates are scanned in index order -- compared with plain float
-comparison (so rounding can make unequal values tie or equal ones differ),
-full ties again to the lowest guess index.  Each term is taken from a
-per-node table (`paper_terms`), which gives the same bits as computing it
-in place.
+The default for the greedy trees is the "paper" arithmetic, which reproduces the published Table 1 figures
+(all nine rows, 8019 for Information, InSet, ExpSizeSplit included): the values are the float64 sums the
+paper's own code computes (its `new_valuations.py`) -- Information = sum t*ln(t), not divided by |C|
+(|C| is fixed at a node, so the order is that of minus the entropy up to rounding), and ExpSizeSplit =
+sum (t/|C|)*t, divided first and multiplied after -- the classes summed left to right in the order they
+first appear when the candidates are scanned in index order, compared with plain float comparison (so
+rounding can make unequal values tie or equal ones differ), full ties again to the lowest guess index
+(alphabetical: the lists are sorted).  The textbook forms sum (t/|C|) log(t/|C|) and sum t*t/|C| round
+differently and give 8022 for that row.  Each term is taken from a per-node table (`paper_terms`), which
+gives the same bits as computing it in place.
 """
 
 import itertools
@@ -128,16 +129,15 @@ def arithmetic_of(name: str, max_size: int, n_codes: int) -> Arithmetic:
 
 @njit(cache=True)
 def paper_terms(m, info_term, exp_term):
-    """info_term[t] = (t/m)*log(t/m) and exp_term[t] = t*t/m in float64, for t = 1..m."""
+    """info_term[t] = t*ln(t) and exp_term[t] = (t/m)*t in float64, for t = 1..m (the paper code's terms)."""
     for t in range(1, m + 1):
-        f = t / m
-        info_term[t] = f * math.log(f)
-        exp_term[t] = (t * t) / m
+        info_term[t] = t * math.log(t)
+        exp_term[t] = (t / m) * t
 
 
 @njit(cache=True, inline="always")
 def _paper_line(line, candidates, counts, arith):
-    """(parts, largest, float sum t^2/|C|, float sum (t/|C|) log(t/|C|)), classes summed in first-appearance order."""
+    """(parts, largest, float sum (t/|C|)*t, float sum t*ln t), classes summed in first-appearance order."""
     k = tally(line, candidates, counts, arith.class_code)
     largest = 0
     exp = 0.0
@@ -230,7 +230,7 @@ def values(codes, secret_of_guess, n_codes, candidates, arithmetic="exact") -> n
 
     "exact": the int64 values of the exact arithmetic (Information as the
     fixed-point sum t ln t, ExpSizeSplit as sum t^2); "paper": the float64
-    values the paper arithmetic compares, in textbook units.  `candidates` in
+    values the paper arithmetic compares (Information as sum t ln t).  `candidates` in
     the order the paper sums them.
     """
     arith = arithmetic_of(arithmetic, len(candidates), n_codes)

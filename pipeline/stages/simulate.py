@@ -4,8 +4,11 @@ Strategies (rules in `pipeline.search.simulate`):
 - random_candidate:          random remaining candidate, every allowed word may be the secret (C filtered
                              from G); seeded
 - random_candidate_answers:  the same knowing the answer list (C filtered from S); seeded; not in the default set
-- elimination:               `opener`, then elimination guesses from all of G, C filtered from G (answer list unknown)
-- elimination_answers:       the same with C filtered from S (answer list known)
+- elimination:               `opener`, then the write-up's elimination guesses (most undecided letters, random
+                             ties) from all of G, C filtered from G (answer list unknown); seeded
+- elimination_answers:       the same with C filtered from S (answer list known); seeded
+- elimination_weighted:      `opener`, then the stronger weighted elimination guesses (deterministic), C from G
+- elimination_weighted_answers: the same with C filtered from S
 - tree:                      the best finished upper_bound tree of this game in the store (lowest total, then key);
                              skipped with a note when there is none
 
@@ -46,19 +49,23 @@ NAME, VERSION, INPUTS = "simulate", 2, ("feedback",)  # the stage contract: stag
 STRATEGIES = {
     "random_candidate": (sim.RANDOM, True, True),
     "random_candidate_answers": (sim.RANDOM, False, True),
-    "elimination": (sim.ELIMINATION, True, False),
-    "elimination_answers": (sim.ELIMINATION, False, False),
+    "elimination": (sim.ELIMINATION, True, True),
+    "elimination_answers": (sim.ELIMINATION, False, True),
+    "elimination_weighted": (sim.WEIGHTED, True, False),
+    "elimination_weighted_answers": (sim.WEIGHTED, False, False),
     "tree": (None, False, False),
 }
-DEFAULT_STRATEGIES = ["random_candidate", "elimination", "elimination_answers", "tree"]
+DEFAULT_STRATEGIES = ["random_candidate", "elimination", "elimination_answers", "elimination_weighted",
+                      "elimination_weighted_answers", "tree"]
+OPENING_RULES = (sim.ELIMINATION, sim.WEIGHTED)  # the rules `opener` replaces for the first guess
 
 
 @dataclass
 class SimulateConfig(StageConfig):
     name: str = NAME
     strategies: list[str] = field(default_factory=lambda: list(DEFAULT_STRATEGIES))
-    seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])  # for the random strategies
-    opener: str | None = "tares"  # first guess of the elimination strategies; null = the rule's own choice
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])  # for the seeded strategies
+    opener: str | None = "tares"  # first guess of both elimination rules; null = the rule's own
     max_guesses: int | None = None  # failure after this many guesses; None = game.max_guesses (may only tighten)
     block_secrets: int = 512  # secrets per Ray task
 
@@ -89,7 +96,7 @@ def validate(cfg: SimulateConfig, game) -> None:
         raise PipelineError("simulate plays normal-mode baselines; game.hard_mode=true is not supported")
     if game.answer != "wordle":
         raise PipelineError(f"simulate's baselines play Wordle colours; game.answer={game.answer} is not supported")
-    uses_opener = any(STRATEGIES[s][0] == sim.ELIMINATION for s in cfg.strategies)
+    uses_opener = any(STRATEGIES[s][0] in OPENING_RULES for s in cfg.strategies)
     if uses_opener and cfg.opener is not None and str(cfg.opener).lower() not in game.guess_index:
         raise PipelineError(f"opener {cfg.opener!r} is not an allowed guess of game {game.name} "
                             "(give stage.opener=<word>, or stage.opener=null to let the rule choose)")
@@ -130,7 +137,7 @@ def _row(strategy, seed, runs, cfg, n_secrets, stats) -> dict:
     rule, over_g, _ = STRATEGIES[strategy]
     return {"strategy": strategy, "seed": seed, "runs": runs,
             "candidates": "tree" if rule is None else ("G" if over_g else "S"),
-            "opener": cfg.opener if rule == sim.ELIMINATION else None,
+            "opener": cfg.opener if rule in OPENING_RULES else None,
             "secrets": n_secrets, **stats}
 
 

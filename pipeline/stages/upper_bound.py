@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from pipeline.artifacts.trees import write_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
-from pipeline.search.apmintotal import ApSearch, rank_openers
+from pipeline.search.apmintotal import RANKINGS, ApSearch, rank_openers
 from pipeline.search.exact import ExactSolver
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.search.tree import verify
@@ -35,6 +35,7 @@ class UpperBoundConfig(StageConfig):
     breadth: int = 10  # n in ApMinTotal(S, n)
     openers: Any = "ranked"  # ranked (top_k of the combined valuation) | all | [word, ...]
     top_k: int | None = None  # openers tried when ranked; None = breadth (the paper's behaviour)
+    ranking: str = "ExpSizeSplit"  # Best_n's key after (MostParts, InSet): ExpSizeSplit | MaxSizeSplit
     batch_size: int = 1  # openers per Ray task
     max_memo_entries: int = 2_000_000  # memoised candidate sets per task (memory bound)
     refine: int = 0  # the best `refine` openers are re-solved exactly; the best tree of all is UB
@@ -49,6 +50,8 @@ def validate(cfg: UpperBoundConfig, game) -> None:
                                      word_list)
 
     at_least(cfg, "breadth", 1)
+    if cfg.ranking not in RANKINGS:
+        raise PipelineError(f"stage.ranking must be one of {', '.join(RANKINGS)}, not {cfg.ranking!r}")
     at_least(cfg, "top_k", 1, allow_none=True)
     at_least(cfg, "batch_size", 1)
     at_least(cfg, "max_memo_entries", 1)
@@ -70,14 +73,15 @@ def chosen_openers(cfg: UpperBoundConfig, game, codes) -> list[int]:
         return list(range(len(game.guesses)))
     if cfg.openers == "ranked":
         top_k = cfg.top_k or cfg.breadth
-        return rank_openers(codes, game.secret_of_guess, game.n_codes, top_k)
+        return rank_openers(codes, game.secret_of_guess, game.n_codes, top_k, ranking=cfg.ranking)
     return [game.guess_index[str(w).lower()] for w in cfg.openers]
 
 
-def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, encoded_guesses, max_guesses):
+def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, encoded_guesses, max_guesses,
+              ranking):
     search = ApSearch(codes, secret_of_guess, n_codes, breadth, max_entries=max_entries,
                       hard_mode=encoded_guesses is not None, encoded_guesses=encoded_guesses,
-                      max_guesses=max_guesses)
+                      max_guesses=max_guesses, ranking=ranking)
     return [search.strategy(None, opener) for opener in batch]
 
 
@@ -106,7 +110,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     openers = chosen_openers(cfg, game, codes)
     batches = [openers[i:i + cfg.batch_size] for i in range(0, len(openers), cfg.batch_size)]
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
-              game.encoded_guesses() if game.hard_mode else None, game.max_guesses)
+              game.encoded_guesses() if game.hard_mode else None, game.max_guesses, cfg.ranking)
     results = [r for part in ctx.fan_out(_evaluate, batches, shared, label=NAME) for r in part]
     feasible = [r for r in results if r.feasible]
     if not feasible:
@@ -129,7 +133,8 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
         raise PipelineError("internal error: the best tree does not replay to its total")
     stats = write_tree(ctx.out.file, tree, game)
     summary = {"ub": chosen["total"], "opener": game.guesses[chosen["opener"]], "method": chosen["method"],
-               "breadth": cfg.breadth, "openers_tried": len(results), "apmintotal_best": best.total,
+               "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results),
+               "apmintotal_best": best.total,
                "exact": [{"opener": game.guesses[e["opener"]], "total": e["total"]} for e in exact],
                "expected": stats["expected"], "max_guesses": stats["max_guesses"],
                "distribution": stats["distribution"], "memo": best.stats,
