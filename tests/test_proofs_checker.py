@@ -370,6 +370,19 @@ def test_parallel_rederivation_gives_the_same_verdicts(mini_proof):
         recheck_eliminations(cert | {"ub": lowest}, game, bounds, deep, lambda m: None, workers=2)
 
 
+
+def test_parallel_class_rederivation_catches_a_raised_exact_class(mini_proof, tmp_path):
+    folder, game = mini_proof
+
+    def raise_exact(cert):  # the largest class claimed solved exactly at 20 more, the other classes 20 less
+        classes = sorted(cert["survivors"][0]["classes"], key=lambda c: -c["size"])
+        classes[0].update(method="exact", bound=classes[0]["bound"] + 20)
+        for c in classes[1:21]:
+            c["bound"] -= 1
+    with pytest.raises(CertificateError, match="exact re-derived as"):
+        verify_certificate(tampered(folder, tmp_path, raise_exact), game, workers=2)
+
+
 def test_verify_certificate_command(mini_proof, tmp_path):
     folder, _ = mini_proof
     full = subprocess.run([sys.executable, "-m", "pipeline", "verify-certificate", str(folder)],

@@ -30,7 +30,7 @@ from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_o
 from pipeline.proofs.bounds import LowerBounds, split
 from pipeline.proofs.exact import ExactSolver
 from pipeline.proofs.hard_bounds import HardLowerBounds
-from pipeline.proofs.parallel import opener_values, pooled_values
+from pipeline.proofs.parallel import class_value, opener_values, pooled_class_values, pooled_values
 from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit
 
 
@@ -149,39 +149,47 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
 
 
 def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, limit, picked, say,
-                    hard=None) -> None:
+                    hard=None, workers: int = 1) -> None:
     """Each picked (survivor, class) bound is at most the class's LB_j, hard-mode LB_j or exact MinTotal,
-    computed here; an optimal opener other than the UB tree's has every class bound equal to its exact MinTotal."""
+    computed here (exact solves and deep bounds over `workers` processes); an optimal opener other than the
+    UB tree's has every class bound equal to its exact MinTotal."""
     say(f"re-deriving {len(picked)} closure class bound(s)")
     tied = set(cert["optimal_openers"]) - {cert["ub_opener"]}  # no tree shows these reach ub: exact values must
-    members_of = {}
-    for opener, c in picked:
-        if opener not in members_of:
-            members, starts, sizes, codes = _classes(bounds, game, opener)
-            members_of[opener] = {text_of(answer_of(game), int(code), game.length): members[st:st + t]
-                                  for code, st, t in zip(codes, starts, sizes)}
-        members, claimed, method = members_of[opener][c["response"]], int(c["bound"]), str(c["method"])
-        g = game.guess_index[opener]
-        level = _bound_level(method)
-        if method.startswith("LB_") and level:
-            value, _ = bounds.lb(members, level, budget=claimed - 1)
-        elif method.startswith("hard LB_") and level and hard is not None:
-            rule = hard.start().after(hard.words[g], int(bounds.codes[g, members[0]]))
-            value, _ = hard.lb(members, rule, level, budget=claimed - 1)
-        elif method == "exact":
-            rule = exact.start_rule()
-            if rule is not None:  # the class is what is left after the opener's response
-                rule = rule.after(exact.words[g], int(bounds.codes[g, members[0]]))
-            value = exact.min_total(members, None if limit is None else limit - 1, rule,
-                                    beta=claimed + 1 if opener in tied else claimed)
-        else:
-            raise CertificateError(f"certificate rejected: survivor {opener} class {c['response']}: "
-                                   f"method {method!r} is not a bound of this game's mode")
+    members_of = {opener: _members(bounds, game, opener) for opener in {opener for opener, _ in picked}}
+    jobs = [class_job(game, hard, limit, opener, c, opener in tied, members_of[opener]) for opener, c in picked]
+    costly = [i for i, job in enumerate(jobs) if job[2] == "exact" or job[3] >= 3]
+    values = {}
+    if workers > 1 and len(costly) > 1:
+        values = dict(zip(costly, pooled_class_values(game, [jobs[i] for i in costly], workers)))
+    for i, ((opener, c), job) in enumerate(zip(picked, jobs)):
+        value = values[i] if i in values else class_value(bounds, hard, exact, job)
+        claimed, method = int(c["bound"]), str(c["method"])
         _check(value >= claimed, f"survivor {opener} class {c['response']}: {method} re-derived as {value}, "
                                  f"the certificate claims {claimed}")
         _check(opener not in tied or (method == "exact" and value == claimed),
                f"optimal opener {opener} class {c['response']}: its bound {claimed} is not its exact MinTotal "
                f"({method} re-derived as {value}), so the opener is not shown to reach ub")
+
+
+def _members(bounds, game, opener: str) -> dict:
+    """The members of each non-win class of the opener, by response text."""
+    members, starts, sizes, codes = _classes(bounds, game, opener)
+    return {text_of(answer_of(game), int(code), game.length): members[st:st + t]
+            for code, st, t in zip(codes, starts, sizes)}
+
+
+def class_job(game, hard, limit, opener: str, c: dict, tied: bool, members_of: dict) -> tuple:
+    """What re-deriving one class bound needs (see parallel.class_value); an unknown method is rejected."""
+    members, claimed, method = members_of[c["response"]], int(c["bound"]), str(c["method"])
+    g, level = game.guess_index[opener], _bound_level(method)
+    if method.startswith("LB_") and level:
+        return g, members, "LB", level, None, claimed
+    if method.startswith("hard LB_") and level and hard is not None:
+        return g, members, "hard LB", level, None, claimed
+    if method == "exact":
+        return g, members, "exact", 0, None if limit is None else limit - 1, claimed + 1 if tied else claimed
+    raise CertificateError(f"certificate rejected: survivor {opener} class {c['response']}: "
+                           f"method {method!r} is not a bound of this game's mode")
 
 
 def _bound_level(method: str) -> int:
@@ -212,7 +220,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
                              len(game.alphabet), game.hard_mode)
         hard = (HardLowerBounds(bounds, symbols(game.guesses, game.alphabet), len(game.alphabet))
                 if game.hard_mode else None)
-        recheck_classes(cert, game, bounds, solver, limit, classes, say, hard)
+        recheck_classes(cert, game, bounds, solver, limit, classes, say, hard, workers)
         recheck_eliminations(cert, game, bounds, eliminated, say, hard, workers)
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise CertificateError(f"certificate rejected: malformed entry ({type(err).__name__}: {err})") from None

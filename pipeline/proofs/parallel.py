@@ -1,7 +1,7 @@
-"""Re-deriving elimination bounds on every core: one checker process per worker, each with its own bounds.
+"""Re-deriving bounds on every core: one checker process per worker, each with its own bounds and exact solver.
 
-Deep levels (V_3 and up) are a recursion in Python over small numba kernels and use one core; the
-openers are independent, so the checker splits them into chunks over a process pool.  Workers are
+Deep levels (V_3 and up) and exact solves are a recursion in Python over small numba kernels and use one
+core; openers and closure classes are independent, so the checker spreads them over a process pool.  Workers are
 started fresh (spawn) with one numba thread each and rebuild the code matrix from the word lists
 themselves: nothing is shared with the process that asks, or with the prover.
 """
@@ -17,14 +17,38 @@ _worker: dict = {}
 
 
 def _start(game) -> None:
-    from pipeline.proofs.answer import code_matrix, symbols
+    from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols
     from pipeline.proofs.bounds import LowerBounds
+    from pipeline.proofs.exact import ExactSolver
     from pipeline.proofs.hard_bounds import HardLowerBounds
+    from pipeline.proofs.tree import answer_of
 
-    codes = code_matrix(game.guesses, game.secrets, game.alphabet)
-    bounds = LowerBounds(codes, game.guess_of_secret, game.n_codes)
-    hard = HardLowerBounds(bounds, symbols(game.guesses, game.alphabet), len(game.alphabet)) if game.hard_mode else None
-    _worker.update(bounds=bounds, hard=hard)
+    answer, words = answer_of(game), symbols(game.guesses, game.alphabet)
+    n_codes = n_codes_of(answer, game.length)
+    codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer)
+    bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
+    hard = HardLowerBounds(bounds, words, len(game.alphabet)) if game.hard_mode else None
+    exact = ExactSolver(codes, words, game.guess_of_secret, n_codes, len(game.alphabet), game.hard_mode)
+    _worker.update(bounds=bounds, hard=hard, exact=exact)
+
+
+def class_value(bounds, hard, exact, job) -> int:
+    """A closure class's bound re-derived by the method it claims: job = (opener index, members, method,
+    level, guesses left or None, budget); LB_j stop early above the budget, an exact solve at it."""
+    g, members, method, level, left, budget = job
+    if method == "LB":
+        return bounds.lb(members, level, budget=budget - 1)[0]
+    if method == "hard LB":
+        return hard.lb(members, hard.start().after(hard.words[g], int(bounds.codes[g, members[0]])), level,
+                       budget=budget - 1)[0]
+    rule = exact.start_rule()
+    if rule is not None:  # the class is what is left after the opener's response
+        rule = rule.after(exact.words[g], int(bounds.codes[g, members[0]]))
+    return exact.min_total(members, left, rule, beta=budget)
+
+
+def _class_job(job) -> int:
+    return class_value(_worker["bounds"], _worker["hard"], _worker["exact"], job)
 
 
 def opener_values(bounds, hard, level: int, rule: str, openers, budget: int) -> list[int]:
@@ -44,19 +68,34 @@ def chunks(openers: list[int], workers: int) -> list[list[int]]:
     return [list(part) for part in np.array_split(np.asarray(openers, dtype=np.int64), n) if len(part)]
 
 
-def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int) -> list[list[int]]:
-    """opener_values of each job (level, rule, openers, budget), spread over `workers` processes."""
-    parts = [chunks(openers, workers) for _, _, openers, _ in jobs]
-    split = [(level, rule, part, budget) for (level, rule, _, budget), pieces in zip(jobs, parts) for part in pieces]
+def _pool(game, workers: int, run):
+    """run(pool) with a spawn pool of `workers` checker processes, one numba thread each."""
     saved = os.environ.get("NUMBA_NUM_THREADS")
     os.environ["NUMBA_NUM_THREADS"] = "1"  # read by each worker's numba at import: one core per worker
     try:
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start,
                                  initargs=(game,)) as pool:
-            results = iter(list(pool.map(_chunk, split)))
+            return run(pool)
     finally:
         if saved is None:
             os.environ.pop("NUMBA_NUM_THREADS", None)
         else:
             os.environ["NUMBA_NUM_THREADS"] = saved
+
+
+def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int) -> list[list[int]]:
+    """opener_values of each job (level, rule, openers, budget), spread over `workers` processes."""
+    parts = [chunks(openers, workers) for _, _, openers, _ in jobs]
+    split = [(level, rule, part, budget) for (level, rule, _, budget), pieces in zip(jobs, parts) for part in pieces]
+    results = iter(_pool(game, workers, lambda pool: list(pool.map(_chunk, split))))
     return [[value for _ in pieces for value in next(results)] for pieces in parts]
+
+
+def pooled_class_values(game, jobs: list[tuple], workers: int) -> list[int]:
+    """class_value of each job, largest classes first over `workers` processes, in job order."""
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
+    values = _pool(game, workers, lambda pool: list(pool.map(_class_job, [jobs[i] for i in order])))
+    out = [0] * len(jobs)
+    for i, value in zip(order, values):
+        out[i] = value
+    return out
