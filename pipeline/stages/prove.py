@@ -5,7 +5,9 @@ response class (LB_j for growing j, then an exact solve), one Ray task per class
 The game's rules hold throughout: in hard mode a class is closed by the hard-mode bounds or a
 hard-mode exact solve from the state its opener's response leaves, and a class has
 game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises values).
-The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused."""
+The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused.
+When the funnel ran on orbit representatives (a game with symmetries), the certificate's "symmetry"
+lists the generators and, for every other opener, its representative: the checker verifies both."""
 
 import hashlib
 import json
@@ -171,4 +173,17 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
         "survivors": list(survivors.values()),
         "optimal_openers": sorted(w for w, s in survivors.items() if s["value"] == ub),
         "proven": bool(closes and others_not_better),
-    }
+    } | symmetry_claims(ctx.inputs["lower_bound"], survivors, ub)
+
+
+def symmetry_claims(lower_bound_artifact, survivors, ub) -> dict:
+    """The certificate's "symmetry" entry (generators, [{opener, representative}]) and its optimal openers
+    including those of the optimal representatives' orbits; {} for a game without symmetries."""
+    symmetry = lower_bound_artifact.read_json("summary.json").get("symmetry")
+    if not symmetry:
+        return {}
+    stand_for = sorted(symmetry["represented_by"].items())
+    optimal = {w for w, s in survivors.items() if s["value"] == ub}
+    return {"symmetry": {"generators": symmetry["generators"],
+                         "openers": [{"opener": w, "representative": r} for w, r in stand_for]},
+            "optimal_openers": sorted(optimal | {w for w, r in stand_for if r in optimal})}
