@@ -30,7 +30,7 @@ def brute_orbits(game):
                 continue
             if all(respond(image[g], image[s]) == respond(g, s) for g in game.guesses for s in game.secrets):
                 maps.append(image)
-    return {g: frozenset(m[g] for m in maps) for g in game.guesses}, len(maps)
+    return {g: frozenset(m[g] for m in maps) for g in game.guesses}, maps
 
 
 def prover_orbits(game):
@@ -49,9 +49,9 @@ def test_orbits_match_brute_force(overrides, n_maps, n_orbits):
     """Mastermind: every colour and position permutation is an automorphism; Wordle's colours on all strings
     keep symbol permutations only (moving positions moves the colours)."""
     game = builtin_game("mastermind", **overrides)
-    orbits, found_maps = brute_orbits(game)
+    orbits, maps = brute_orbits(game)
     gens, rep = prover_orbits(game)
-    assert found_maps == n_maps and len(np.unique(rep)) == n_orbits
+    assert len(maps) == n_maps and len(np.unique(rep)) == n_orbits
     for g, word in enumerate(game.guesses):
         members = {game.guesses[h] for h in np.flatnonzero(rep == rep[g])}
         assert members == orbits[word]
@@ -191,3 +191,26 @@ def test_forged_position_swap_rejected_where_colours_move(tmp_path_factory, tmp_
         {"symbols": [0, 1, 2], "positions": [1, 0, 2]}))
     with pytest.raises(CertificateError, match="not an automorphism: it changes the answer"):
         verify_certificate(forged, game)
+
+
+def test_class_solved_from_root_guesses_matches_full_search():
+    """Stabiliser orbits (Schreier generators) against brute force, and a class's MinTotal from one first guess
+    per orbit equals the full search's."""
+    from pipeline.search.exact import ExactSolver
+    from pipeline.stages.prove import symmetric_min_total
+
+    game = builtin_game("mastermind", pegs=3, colours=4)
+    codes = game_matrix(game)
+    words = game.encoded_guesses()
+    perms = symmetry.guess_permutations(words, words, codes, 4, symmetry.find_generators(words, words, codes, 4))
+    _, maps = brute_orbits(game)
+    fixing = [m for m in maps if m["112"] == "112"]
+    opener = game.guess_index["112"]
+    roots = symmetry.root_guesses(perms, opener)
+    assert {game.guesses[h] for h in roots} == {min(m[w] for m in fixing) for w in game.guesses}
+    row = codes[opener]
+    for code in np.unique(row):
+        members = np.flatnonzero(row == code).astype(np.int32)
+        full = ExactSolver(codes, game.secret_of_guess, game.n_codes).min_total(members)[0]
+        reduced = symmetric_min_total(ExactSolver(codes, game.secret_of_guess, game.n_codes), codes, members, roots)
+        assert reduced == full
