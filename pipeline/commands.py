@@ -166,9 +166,10 @@ def print_verdict(result: dict, game) -> None:
                    f"and {result['classes_rederived']} of {result['classes']} closure class bounds")
     limit = "no guess limit" if result["max_guesses"] is None else f"at most {result['max_guesses']} guesses"
     rules = f"{'hard' if result['hard_mode'] else 'normal'} mode, {limit}"
+    optimal = result["optimal_openers"]  # whole orbits in a game with symmetries (720 for Mastermind)
+    named = ", ".join(optimal[:12]) + (f", … ({len(optimal)} in all)" if len(optimal) > 12 else "")
     print(f"{'ok: certificate verified' if result['complete'] else 'partially checked (sample only)'} — "
-          f"MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) "
-          f"{', '.join(result['optimal_openers'])}; {checked}")
+          f"MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) {named}; {checked}")
 
 
 def shape_overrides(cert: dict) -> list[str]:

@@ -11,8 +11,11 @@ What a certificate claims, and how each claim is checked here:
   opener's response leaves (hard-mode certificates only), or as an exact MinTotal (exact.py) in the
   game's mode with the guesses left after the opener; |S| + the sum of its class bounds is its
   value, which reaches ub;
-- the UB opener's value is ub, `optimal_openers` are exactly the survivors whose value is ub,
-  K_S = max_g |Split(S, g)|.
+- an opener listed under "symmetry" has a representative in its orbit that is eliminated or a survivor:
+  each generator is checked to be an automorphism of the game on the code matrix computed here
+  (symmetry.py), so the opener's value is its representative's;
+- the UB opener's value is ub, `optimal_openers` are exactly the survivors whose value is ub (and the
+  openers they represent), K_S = max_g |Split(S, g)|.
 By default every elimination and every class is re-derived; `sample` re-derives only that many of
 each, and the result then says the certificate was only partially checked.  Deep eliminations are
 spread over `workers` processes (parallel.py).
@@ -31,6 +34,7 @@ from pipeline.proofs.bounds import LowerBounds, split
 from pipeline.proofs.exact import ExactSolver
 from pipeline.proofs.hard_bounds import HardLowerBounds
 from pipeline.proofs.parallel import class_value, opener_values, pooled_class_values, pooled_values
+from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry, group_elements, stabiliser
 from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit
 
 
@@ -81,9 +85,10 @@ def check_tree_claims(cert: dict, game, folder: Path, limit) -> None:
     _check(body["tree"]["guess"] == cert["ub_opener"], "the UB tree does not open with ub_opener")
 
 
-def check_accounts(cert: dict, game, bounds: LowerBounds) -> None:
-    """Every guess accounted for once; sums, values, optimal openers and K_S as claimed."""
-    named = [e["opener"] for e in cert["eliminated"]] + [s["opener"] for s in cert["survivors"]]
+def check_accounts(cert: dict, game, bounds: LowerBounds, represented: dict[str, str]) -> None:
+    """Every guess accounted for once (eliminated, survivor, or `represented` by an opener of its orbit);
+    sums, values, optimal openers and K_S as claimed."""
+    named = [e["opener"] for e in cert["eliminated"]] + [s["opener"] for s in cert["survivors"]] + list(represented)
     _check(len(named) == len(set(named)) and set(named) == set(game.guesses),
            "eliminated + survivors are not exactly the allowed guesses, each once")
     _check(int(cert["k_s"]) == bounds.k_s, f"k_s={cert['k_s']}, but max_g |Split(S, g)| = {bounds.k_s}")
@@ -104,10 +109,23 @@ def check_accounts(cert: dict, game, bounds: LowerBounds) -> None:
         _check(total >= ub, f"survivor {opener}: value {total} is below ub={ub}, so ub is not proven optimal")
         values[opener] = total
     _check(values.get(cert["ub_opener"]) == ub, "the UB opener is not a survivor whose class bounds sum to ub")
-    optimal = sorted(w for w, v in values.items() if v == ub)
+    stand_ins = set(represented.values()) - set(values) - {e["opener"] for e in cert["eliminated"]}
+    _check(not stand_ins, f"representative(s) {sorted(stand_ins)} are neither eliminated nor survivors")
+    optimal = sorted([w for w, v in values.items() if v == ub] + [w for w, r in represented.items()
+                                                                  if values.get(r) == ub])
     _check(sorted(cert["optimal_openers"]) == optimal,
            f"optimal_openers {cert['optimal_openers']} are not the survivors valued ub: {optimal}")
     _check(cert["proven"] is True, "proven is not true")
+
+
+def represented_openers(cert: dict, game, codes) -> tuple[dict[str, str], list]:
+    """({opener: representative}, verified maps) of the certificate's symmetry claim ({}, [] when none)."""
+    if "symmetry" not in cert:
+        return {}, []
+    try:
+        return check_symmetry(cert["symmetry"], game, codes)
+    except SymmetryRejected as err:
+        raise CertificateError(f"certificate rejected: symmetry: {err}") from None
 
 
 def rule_of(elimination: dict) -> str:
@@ -159,7 +177,7 @@ def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, l
     jobs = [class_job(game, hard, limit, opener, c, opener in tied, members_of[opener]) for opener, c in picked]
     costly = [i for i, job in enumerate(jobs) if job[2] == "exact" or job[3] >= 3]
     values = {}
-    if workers > 1 and len(costly) > 1:
+    if workers > 1 and len(costly) > 1 and exact.group is None:  # a symmetry group stays in this process
         values = dict(zip(costly, pooled_class_values(game, [jobs[i] for i in costly], workers)))
     for i, ((opener, c), job) in enumerate(zip(picked, jobs)):
         value = values[i] if i in values else class_value(bounds, hard, exact, job)
@@ -209,7 +227,8 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
         n_codes = n_codes_of(answer_of(game), game.length)
         codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
         bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
-        check_accounts(cert, game, bounds)
+        represented, maps = represented_openers(cert, game, codes)
+        check_accounts(cert, game, bounds, represented)
         classes = [(s["opener"], c) for s in cert["survivors"] for c in s["classes"]]
         eliminated = list(cert["eliminated"])
         if sample is not None:
@@ -217,7 +236,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
             eliminated = rng.sample(eliminated, min(sample, len(eliminated)))
             classes = rng.sample(classes, min(sample, len(classes)))
         solver = ExactSolver(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, n_codes,
-                             len(game.alphabet), game.hard_mode)
+                             len(game.alphabet), game.hard_mode, group_elements(maps))
         hard = (HardLowerBounds(bounds, symbols(game.guesses, game.alphabet), len(game.alphabet))
                 if game.hard_mode else None)
         recheck_classes(cert, game, bounds, solver, limit, classes, say, hard, workers)

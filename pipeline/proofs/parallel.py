@@ -12,6 +12,8 @@ from multiprocessing import get_context
 
 import numpy as np
 
+from pipeline.proofs.symmetry import stabiliser
+
 CHUNKS_PER_WORKER = 4  # smaller chunks even out openers of very different cost
 _worker: dict = {}
 
@@ -44,7 +46,7 @@ def class_value(bounds, hard, exact, job) -> int:
     rule = exact.start_rule()
     if rule is not None:  # the class is what is left after the opener's response
         rule = rule.after(exact.words[g], int(bounds.codes[g, members[0]]))
-    return exact.min_total(members, left, rule, beta=budget)
+    return exact.min_total(members, left, rule, beta=budget, fixing=stabiliser(exact.group, None, g))
 
 
 def _class_job(job) -> int:

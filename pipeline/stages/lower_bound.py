@@ -4,7 +4,12 @@ over Ray; an opener is eliminated as soon as V_i(g, S) > UB.
 In hard mode, levels from stage.hard_from on use the hard-mode bounds (search/hard_bounds.py: every
 minimum over guesses only over the guesses the rule allows).  They are stronger, and they are what
 eliminates the openers whose normal-mode value lies below the hard-mode optimum; each row of the funnel
-says which rule computed it (a hard bound proves nothing about normal mode)."""
+says which rule computed it (a hard bound proves nothing about normal mode).
+
+A game with symmetries (search/symmetry.py: Mastermind's colour and position permutations) has
+V*(sigma g) = V*(g), so the funnel evaluates one opener per orbit (the UB opener for its own orbit);
+the summary's "symmetry" names the generators and each other opener's representative, and each
+funnel count includes the openers the surviving representatives stand for."""
 
 import json
 from dataclasses import dataclass
@@ -18,10 +23,11 @@ from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game, opener_values
 from pipeline.search.hard_bounds import HardBoundSolver
+from pipeline.search.symmetry import find_generators, guess_permutations, orbit_representatives
 from pipeline.stages.base import StageConfig, StageContext
 
 NAME = "lower_bound"
-VERSION = 1
+VERSION = 2
 INPUTS = ("feedback", "upper_bound")
 
 
@@ -33,6 +39,7 @@ class LowerBoundConfig(StageConfig):
     batches_per_level: int = 16  # openers of a level split into this many Ray tasks (at least)
     max_batch: int = 2000  # ... and no task gets more openers than this
     hard_from: int = 2  # hard mode: levels >= hard_from use the hard-mode bounds (normal ones before)
+    symmetry: bool = True  # one opener per orbit of the game's symmetries (none for Wordle lists)
 
 
 SCHEMA = LowerBoundConfig
@@ -64,6 +71,34 @@ def read_ub(ctx: StageContext, cfg: LowerBoundConfig) -> int:
     return int(summary["ub"])
 
 
+def ub_opener(ctx: StageContext, cfg: LowerBoundConfig) -> str | None:
+    """The upper bound's opener (it represents its orbit), when the UB comes from an upper_bound artifact."""
+    return None if cfg.ub is not None else ctx.inputs["upper_bound"].read_json("summary.json").get("opener")
+
+
+def opener_orbits(game, codes, cfg: LowerBoundConfig, preferred: str | None) -> tuple[list[dict], np.ndarray]:
+    """(generators of the game's symmetries, representative guess of every guess); no generators and
+    every guess its own representative when stage.symmetry is off or the game has none."""
+    n = len(game.guesses)
+    if not cfg.symmetry or game.hard_mode:
+        return [], np.arange(n)
+    words, secrets = game.encoded_guesses(), game.encoded_secrets()
+    generators = find_generators(words, secrets, codes, len(game.alphabet))
+    if not generators:
+        return [], np.arange(n)
+    perms = guess_permutations(words, secrets, codes, len(game.alphabet), generators)
+    keep = [game.guess_index[preferred]] if preferred in game.guess_index else []
+    return generators, orbit_representatives(n, perms, keep)
+
+
+def symmetry_summary(game, generators: list[dict], rep: np.ndarray) -> dict:
+    """The summary's "symmetry" entry: generators and {opener: representative} for the other openers."""
+    if not generators:
+        return {}
+    others = {game.guesses[g]: game.guesses[r] for g, r in enumerate(rep) if r != g}
+    return {"symmetry": {"generators": generators, "represented_by": others}}
+
+
 def _batch(openers, codes, secret_of_guess, n_codes, k_s, level, budget, enc_guesses, enc_secrets, rule):
     if rule == "hard":
         solver = HardBoundSolver(codes, n_codes, k_s, enc_guesses, secret_of_guess=secret_of_guess,
@@ -87,8 +122,10 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
     game, ub = ctx.game, read_ub(ctx, cfg)
     codes = load_matrix(ctx.inputs["feedback"], game)
     k_s = k_of_game(codes, game.n_codes)
-    survivors = np.arange(len(game.guesses), dtype=np.int32)
-    rows, funnel, values = [], [{"level": 0, "survivors": len(survivors)}], np.zeros(0)
+    generators, rep = opener_orbits(game, codes, cfg, ub_opener(ctx, cfg))
+    orbit_size = np.bincount(rep, minlength=len(game.guesses))
+    survivors = np.flatnonzero(orbit_size).astype(np.int32)
+    rows, funnel, values = [], [{"level": 0, "survivors": len(game.guesses)}], np.zeros(0)
     for level in range(1, cfg.max_level + 1):
         rule = rule_of_level(cfg, game, level)
         shared = (codes, game.secret_of_guess, game.n_codes, k_s, level, ub,
@@ -100,7 +137,7 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
         rows += [{"opener": game.guesses[g], "level": level, "rule": rule, "value": int(v), "exact": bool(x),
                   "eliminated": bool(e)} for g, v, x, e in zip(survivors, values, exact, eliminated)]
         survivors, values = survivors[~eliminated], values[~eliminated]
-        funnel.append({"level": level, "rule": rule, "survivors": len(survivors)})
+        funnel.append({"level": level, "rule": rule, "survivors": int(orbit_size[survivors].sum())})
         if len(survivors) <= 1 or (values >= ub).all():
             break
     pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema([
@@ -108,7 +145,8 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
         ("eliminated", pa.bool_())])), ctx.out.file("funnel.parquet"))
     summary = {"ub": ub, "k_s": k_s, "funnel": funnel, "survivors": [game.guesses[g] for g in survivors],
                "survivor_values": [int(v) for v in values], "levels": funnel[-1]["level"],
-               "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest}
+               "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
+               **symmetry_summary(game, generators, rep)}
     if not len(survivors):
         summary["note"] = f"every opener has a lower bound above UB={ub}: the optimum is larger than this UB"
         log.warning(f"{NAME}: {summary['note']}")

@@ -5,7 +5,11 @@ response class (LB_j for growing j, then an exact solve), one Ray task per class
 The game's rules hold throughout: in hard mode a class is closed by the hard-mode bounds or a
 hard-mode exact solve from the state its opener's response leaves, and a class has
 game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises values).
-The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused."""
+The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused.
+When the funnel ran on orbit representatives (a game with symmetries), the certificate's "symmetry"
+lists the generators and, for every other opener, its representative: the checker verifies both.
+The symmetries fixing the opener also map each of its classes onto itself, so a class's exact solve
+tries one first guess per orbit of them (search/symmetry.py root_guesses)."""
 
 import hashlib
 import json
@@ -18,10 +22,11 @@ from pipeline.artifacts.trees import rule_violation
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.bounds import BoundSolver, k_of_game
-from pipeline.search.exact import ExactSolver
+from pipeline.search.exact import INF, ExactSolver
 from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
+from pipeline.search.symmetry import guess_permutations, root_guesses
 from pipeline.search.tree import from_json
 from pipeline.stages.base import StageConfig, StageContext
 
@@ -49,7 +54,7 @@ def validate(cfg: ProveConfig, game) -> None:
 
 
 def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, hard_state,
-                encoded_guesses, left=None):
+                encoded_guesses, left=None, roots=None):
     """(bound, method) for one response class: the first LB_j reaching `target`, else the exact MinTotal.
 
     With target None (an opener without a known tree) the exact MinTotal is computed directly.
@@ -57,6 +62,8 @@ def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level
     bounds from that state ("hard LB_j"), which are stronger.  Neither uses the guess limit, which only
     raises values.  The exact solve plays hard mode from `hard_state` (None = normal mode) with `left`
     guesses left (None = unlimited); a class it cannot solve in time gets a bound >= exact.IMPOSSIBLE.
+    `roots` (normal mode): first guesses enough for the exact solve, one per orbit of the symmetries
+    fixing the opener.
     """
     members = np.asarray(members, dtype=np.int32)
     hard = hard_state is not None
@@ -73,14 +80,40 @@ def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level
                 return int(value), f"hard LB_{level}" if hard else f"LB_{level}"
     exact_solver = ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
                                memo_bits=memo_bits, max_guesses=left)
+    if roots is not None and not hard:
+        return symmetric_min_total(exact_solver, codes, members, roots), "exact"
     value, _ = exact_solver.min_total(members, state=hard_state)
     return int(value), "exact"
 
 
+def symmetric_min_total(solver: ExactSolver, codes, members, roots) -> int:
+    """MinTotal(C) as the least V*(h, C) over the guesses h in `roots` (one per orbit of symmetries mapping C
+    onto itself), those splitting C into the most parts first, each solved against the best so far."""
+    if len(members) <= 2:
+        return 2 * len(members) - 1
+    block = np.sort(codes[roots][:, members], axis=1)
+    parts = 1 + (block[:, 1:] != block[:, :-1]).sum(axis=1)
+    order = np.argsort(-parts, kind="stable")
+    best = None
+    for h in roots[order[parts[order] >= 2]]:
+        value, exact = solver.guess_value(int(h), members, beta=INF if best is None else best)
+        if exact:
+            best = int(value)
+    return best
+
+
 def _class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, encoded_guesses, left):
-    members, target, hard_state = job
+    members, target, hard_state, roots = job
     return class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits,
-                       hard_state, encoded_guesses, left)
+                       hard_state, encoded_guesses, left, roots)
+
+
+def symmetry_permutations(game, codes, funnel: dict) -> list[np.ndarray]:
+    """The funnel's symmetry generators as permutations of guess indices ([] for a game without any)."""
+    generators = funnel.get("symmetry", {}).get("generators", [])
+    if not generators:
+        return []
+    return guess_permutations(game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet), generators)
 
 
 def close_opener(classes, n_secrets, ub, exact_solver) -> list[tuple[int, str]]:
@@ -165,10 +198,12 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     targets = subtree_totals(tree_body["tree"])
     k_s = k_of_game(codes, game.n_codes)
     classes = {word: opener_classes(codes, game, game.guess_index[word]) for word in funnel["survivors"]}
+    perms = symmetry_permutations(game, codes, funnel)
+    roots = root_guesses(perms, game.guess_index[ub_opener]) if not game.hard_mode else None
     shared = (codes, game.secret_of_guess, game.n_codes, k_s, cfg.max_level, cfg.memo_bits, game.encoded_guesses(),
               guesses_left(game))
     ub_classes = classes.pop(ub_opener, [])
-    jobs = [(m, targets.get(colours), state) for colours, m, state in ub_classes]
+    jobs = [(m, targets.get(colours), state, roots) for colours, m, state in ub_classes]
     ub_results = ctx.fan_out(_class_task, jobs, shared, label=f"{NAME}-classes") if jobs else []
     others = [[(m, state) for _, m, state in cls] for cls in classes.values()]
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.memo_bits, game.encoded_guesses(), guesses_left(game),
@@ -210,4 +245,17 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
         "survivors": list(survivors.values()),
         "optimal_openers": sorted(w for w, s in survivors.items() if s["value"] == ub),
         "proven": bool(closes and others_not_better),
-    }
+    } | symmetry_claims(ctx.inputs["lower_bound"], survivors, ub)
+
+
+def symmetry_claims(lower_bound_artifact, survivors, ub) -> dict:
+    """The certificate's "symmetry" entry (generators, [{opener, representative}]) and its optimal openers
+    including those of the optimal representatives' orbits; {} for a game without symmetries."""
+    symmetry = lower_bound_artifact.read_json("summary.json").get("symmetry")
+    if not symmetry:
+        return {}
+    stand_for = sorted(symmetry["represented_by"].items())
+    optimal = {w for w, s in survivors.items() if s["value"] == ub}
+    return {"symmetry": {"generators": symmetry["generators"],
+                         "openers": [{"opener": w, "representative": r} for w, r in stand_for]},
+            "optimal_openers": sorted(optimal | {w for w, r in stand_for if r in optimal})}
