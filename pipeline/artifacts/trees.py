@@ -15,14 +15,18 @@ from pipeline.runtime.store import MANIFEST, read_json_file
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 
 
-def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree") -> dict:
-    """Write <name>.json and <name>.txt; return the tree's statistics."""
+def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree", objective: str | None = None) -> dict:
+    """Write <name>.json and <name>.txt; return the tree's statistics.
+
+    `objective`: what the search that built the tree minimised (pipeline.search.objective), recorded
+    when given; trees of heuristics optimise neither and record none."""
     if not name or "/" in name or "\\" in name or name.startswith("."):
         raise ValueError(f"unsafe tree file name {name!r}: use tree_name()")
     stats = statistics(tree)
     body = {"game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
             "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses,
             **({} if game.answer == "wordle" else {"answer": game.answer}),
+            **({} if objective is None else {"objective": objective}),
             **{k: stats[k] for k in ("total", "max_guesses", "distribution")},
             "tree": to_json(tree)}
     folder_file(f"{name}.json").write_text(json.dumps(body) + "\n")

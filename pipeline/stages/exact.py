@@ -3,7 +3,12 @@
 The search plays the game's rules: hard mode when game.hard_mode, and every
 secret found within game.max_guesses (the old stage.max_guesses is gone: the
 limit is a rule of the game).  An opener with no strategy within the limit
-is reported with total null ("infeasible")."""
+is reported with total null ("infeasible").
+
+stage.objective=max_then_total (Knuth's criterion) minimises the most guesses
+first: per opener, the least guess limit d (within the game's own) under
+which a strategy exists, then the exact Total under d -- the lexicographic
+optimum (pipeline.search.objective).  Every row records its objective."""
 
 from dataclasses import dataclass, field
 
@@ -16,6 +21,7 @@ from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import rank_openers
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
+from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.search.tree import verify
 from pipeline.stages.base import StageConfig, StageContext
 
@@ -27,27 +33,40 @@ class ExactConfig(StageConfig):
     name: str = NAME
     openers: list[str] = field(default_factory=list)  # [] = the opener ranked first by MostParts,InSet,ExpSizeSplit
     memo_bits: int = 22  # exact-search memo of 2**memo_bits entries (~41 bytes each) per task
+    objective: str = "total"  # total | max_then_total (fewest guesses at worst, then the least Total)
 
 
 SCHEMA = ExactConfig
 
 
 def validate(cfg: ExactConfig, game) -> None:
-    from pipeline.validation import enough_secrets, memo_bits, word_list
+    from pipeline.validation import enough_secrets, memo_bits, one_of, word_list
 
     word_list(cfg, "openers", game)
+    one_of(cfg, "objective", OBJECTIVES)
     memo_bits(cfg)
     enough_secrets(game, NAME)
 
 
-def solve_opener(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits, max_guesses):
-    """(V*(opener, S), optimal tree nodes) under the game's rules; (None, None) if infeasible."""
+def solve_opener(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits, max_guesses,
+                 objective="total"):
+    """(V*(opener, S), optimal tree nodes) under the game's rules and the objective; (None, None) if infeasible.
+
+    max_then_total: the least limit d <= max_guesses with a strategy opening with `opener`, then V* under d."""
     solver = ExactSolver(codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits=memo_bits,
                          max_guesses=max_guesses)
-    total, _ = solver.guess_value(opener)
-    if total >= IMPOSSIBLE:
+
+    def within(left):
+        total, _ = solver.guess_value(opener, left=left)
+        return None if total >= IMPOSSIBLE else total
+
+    if objective == "total":
+        depth, total = None, within(None)
+    else:
+        depth, total = least_limit(within, codes.shape[1], n_codes, max_guesses)
+    if total is None:
         return None, None
-    return total, solver.tree(opener)
+    return total, solver.tree(opener, left=depth)
 
 
 def run(ctx: StageContext, cfg: ExactConfig) -> dict:
@@ -56,23 +75,27 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
     openers = [game.guess_index[w.lower()] for w in cfg.openers] or rank_openers(codes, game.secret_of_guess,
                                                                                     game.n_codes, 1)
     shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(), cfg.memo_bits,
-              game.max_guesses)
+              game.max_guesses, cfg.objective)
     results = ctx.fan_out(solve_opener, openers, shared, label=NAME)
-    rows = []
-    for opener, (total, nodes) in zip(openers, results):
-        if total is None:
-            rows.append({"opener": game.guesses[opener], "total": None, "expected": None, "max_guesses": None})
-            continue
-        tree = exact_tree(nodes, game, codes)
-        if verify(tree, game.guesses, game.secrets, game.answering.response) != total:
-            raise PipelineError(f"internal error: the exact tree of {game.guesses[opener]} does not replay to {total}")
-        stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]))
-        rows.append({"opener": game.guesses[opener], "total": total, "expected": stats["expected"],
-                     "max_guesses": stats["max_guesses"]})
-    schema = pa.schema([("opener", pa.string()), ("total", pa.int64()), ("expected", pa.float64()),
-                        ("max_guesses", pa.int64())])
+    rows = [_row(ctx, cfg, codes, opener, total, nodes) for opener, (total, nodes) in zip(openers, results)]
+    schema = pa.schema([("opener", pa.string()), ("objective", pa.string()), ("total", pa.int64()),
+                        ("expected", pa.float64()), ("max_guesses", pa.int64())])
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), ctx.out.file("exact.parquet"))
     notes = [f"{r['opener']}: infeasible, no strategy finds every secret within {game.max_guesses} guesses"
              for r in rows if r["total"] is None]
-    return {"results": rows, "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses,
-            **({"notes": notes} if notes else {})}
+    return {"objective": cfg.objective, "results": rows, "hard_mode": game.hard_mode,
+            "game_max_guesses": game.max_guesses, **({"notes": notes} if notes else {})}
+
+
+def _row(ctx: StageContext, cfg: ExactConfig, codes, opener, total, nodes) -> dict:
+    """exact.parquet's row of one opener, its tree replayed and written (total None: infeasible, no tree)."""
+    game = ctx.game
+    row = {"opener": game.guesses[opener], "objective": cfg.objective, "total": total, "expected": None,
+           "max_guesses": None}
+    if total is None:
+        return row
+    tree = exact_tree(nodes, game, codes)
+    if verify(tree, game.guesses, game.secrets, game.answering.response) != total:
+        raise PipelineError(f"internal error: the exact tree of {game.guesses[opener]} does not replay to {total}")
+    stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]), objective=cfg.objective)
+    return row | {"expected": stats["expected"], "max_guesses": stats["max_guesses"]}

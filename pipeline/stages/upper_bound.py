@@ -7,7 +7,15 @@ With stage.refine=k the k best openers are then solved exactly (same rules,
 alpha-beta under the best ApMinTotal total) and the best tree of all is the
 UB: a proof closes only when UB is the optimum, and ApMinTotal misses it in
 hard mode (8130 for SALET, exact 8122) and for Mastermind (5651 at breadth
-10, exact 5625)."""
+10, exact 5625).
+
+stage.objective=max_then_total (Knuth's criterion) ranks strategies by the
+most guesses any secret needs, then by Total: per opener, the least guess
+limit under which ApMinTotal finds a strategy, then ApMinTotal under it (the
+heuristic's analogue of the lexicographic optimum, pipeline.search.objective);
+refined openers get the exact lexicographic optimum.  The UB is then a Total
+of a strategy, still an upper bound on MinTotal but not a proof target: the
+proof experiments keep objective=total."""
 
 import json
 from dataclasses import dataclass
@@ -21,7 +29,8 @@ from pipeline.artifacts.trees import write_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import RANKINGS, ApSearch, rank_openers
-from pipeline.search.exact import ExactSolver
+from pipeline.search.exact import IMPOSSIBLE, INF, ExactSolver
+from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.search.tree import verify
 from pipeline.stages.base import StageConfig, StageContext
@@ -40,6 +49,7 @@ class UpperBoundConfig(StageConfig):
     max_memo_entries: int = 2_000_000  # memoised candidate sets per task (memory bound)
     refine: int = 0  # the best `refine` openers are re-solved exactly; the best tree of all is UB
     refine_memo_bits: int = 22  # exact-search memo of 2**bits entries (~41 bytes each) per refine task
+    objective: str = "total"  # total | max_then_total (fewest guesses at worst, then the least Total)
 
 
 SCHEMA = UpperBoundConfig
@@ -47,7 +57,7 @@ SCHEMA = UpperBoundConfig
 
 def validate(cfg: UpperBoundConfig, game) -> None:
     from pipeline.validation import (AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, memo_bits,
-                                     word_list)
+                                     one_of, word_list)
 
     at_least(cfg, "breadth", 1)
     if cfg.ranking not in RANKINGS:
@@ -57,6 +67,7 @@ def validate(cfg: UpperBoundConfig, game) -> None:
     at_least(cfg, "max_memo_entries", 1)
     at_least(cfg, "refine", 0)
     memo_bits(cfg, "refine_memo_bits")
+    one_of(cfg, "objective", OBJECTIVES)
     fits_memory("max_memo_entries", cfg.max_memo_entries, AP_MEMO_ENTRY_BYTES)
     enough_secrets(game, NAME)
     if isinstance(cfg.openers, str):
@@ -78,30 +89,62 @@ def chosen_openers(cfg: UpperBoundConfig, game, codes) -> list[int]:
 
 
 def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, encoded_guesses, max_guesses,
-              ranking):
+              ranking, objective="total"):
+    """[(depth, ApMinTotal result)] per opener; depth is the least feasible limit under max_then_total, else None."""
     search = ApSearch(codes, secret_of_guess, n_codes, breadth, max_entries=max_entries,
                       hard_mode=encoded_guesses is not None, encoded_guesses=encoded_guesses,
                       max_guesses=max_guesses, ranking=ranking)
-    return [search.strategy(None, opener) for opener in batch]
+    if objective == "total":
+        return [(None, search.strategy(None, opener)) for opener in batch]
+    out = []
+    for opener in batch:
+        def within(left, opener=opener):
+            result = search.strategy(None, opener, left=left)
+            return result if result.feasible else None
+
+        depth, result = least_limit(within, codes.shape[1], n_codes, max_guesses)
+        out.append((depth, result or search.strategy(None, opener)))  # infeasible: the result under the game's limit
+    return out
 
 
-def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_guesses, memo_bits, beta):
-    """(V*(opener, S), its tree nodes) when below `beta` (the best ApMinTotal total), else (None, None)."""
+def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_guesses, memo_bits, beta,
+                  best_depth=None):
+    """(depth, V*(opener, S), its tree nodes) when it beats the best ApMinTotal strategy, else (None, None, None).
+
+    best_depth None (objective total): beat Total `beta` under the game's limit.  Otherwise (max_then_total)
+    beat (best_depth, beta) lexicographically: the least limit d <= best_depth with a strategy, then V* under d
+    (below `beta` when d = best_depth)."""
     solver = ExactSolver(codes, secret_of_guess, n_codes, encoded_guesses is not None, encoded_guesses,
                          max_guesses=max_guesses, memo_bits=memo_bits)
-    total, exact = solver.guess_value(opener, beta=beta)
-    return (int(total), solver.tree(opener)) if exact else (None, None)
+
+    def within(left, budget):
+        total, exact = solver.guess_value(opener, beta=budget, left=left)
+        return int(total) if exact and total < IMPOSSIBLE else None
+
+    if best_depth is None:
+        depth, total = None, within(None, beta)
+    else:
+        depth, total = least_limit(lambda d: within(d, INF if d < best_depth else beta), codes.shape[1], n_codes,
+                                   best_depth)
+    return (None, None, None) if total is None else (depth, total, solver.tree(opener, left=depth))
 
 
-def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible, beta) -> list[dict]:
-    """Exact totals and trees of the `refine` best openers that beat `beta`: [{opener, total, tree}]."""
+def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible, best) -> list[dict]:
+    """Exact values and trees of the `refine` best openers that beat `best` (depth, total):
+    [{opener, depth, total, tree}]."""
     game = ctx.game
-    picked = [r.opener for r in sorted(feasible, key=lambda r: r.total)[:cfg.refine]]
+    picked = [r.opener for _, r in sorted(feasible, key=rank)[:cfg.refine]]
     shared = (codes, game.secret_of_guess, game.n_codes, game.encoded_guesses() if game.hard_mode else None,
-              game.max_guesses, cfg.refine_memo_bits, beta)
+              game.max_guesses, cfg.refine_memo_bits, best[1].total, best[0])
     solved = ctx.fan_out(_exact_opener, picked, shared, label=f"{NAME}-refine")
-    return [{"opener": g, "total": total, "tree": exact_tree(nodes, game, codes)}
-            for g, (total, nodes) in zip(picked, solved) if total is not None]
+    return [{"opener": g, "depth": depth, "total": total, "tree": exact_tree(nodes, game, codes)}
+            for g, (depth, total, nodes) in zip(picked, solved) if total is not None]
+
+
+def rank(entry) -> tuple:
+    """Sort key of a (depth, ApMinTotal result): Total, after the depth under max_then_total (depth not None)."""
+    depth, result = entry
+    return (depth or 0, result.total)
 
 
 def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
@@ -110,29 +153,33 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     openers = chosen_openers(cfg, game, codes)
     batches = [openers[i:i + cfg.batch_size] for i in range(0, len(openers), cfg.batch_size)]
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
-              game.encoded_guesses() if game.hard_mode else None, game.max_guesses, cfg.ranking)
-    results = [r for part in ctx.fan_out(_evaluate, batches, shared, label=NAME) for r in part]
-    feasible = [r for r in results if r.feasible]
+              game.encoded_guesses() if game.hard_mode else None, game.max_guesses, cfg.ranking, cfg.objective)
+    evaluated = [e for part in ctx.fan_out(_evaluate, batches, shared, label=NAME) for e in part]
+    results = [r for _, r in evaluated]
+    feasible = [e for e in evaluated if e[1].feasible]
     if not feasible:
         mode = "hard mode, " if game.hard_mode else ""
         raise PipelineError(f"no strategy found ({mode}ApMinTotal breadth {cfg.breadth}, {len(results)} openers) "
                             f"that finds every secret within game.max_guesses={game.max_guesses} guesses")
-    best = min(feasible, key=lambda r: r.total)  # first in opener order on ties
-    chosen = {"opener": best.opener, "total": best.total, "method": "ApMinTotal",
+    best_depth, best = min(feasible, key=rank)  # first in opener order on ties
+    chosen = {"opener": best.opener, "depth": best_depth, "total": best.total, "method": "ApMinTotal",
               "tree": best.tree(list(game.guesses), game.answering.text)}
-    exact = refined(ctx, cfg, codes, feasible, best.total) if cfg.refine else []
+    exact = refined(ctx, cfg, codes, feasible, (best_depth, best)) if cfg.refine else []
     for entry in exact:
-        if entry["total"] < chosen["total"]:
+        if (entry["depth"] or 0, entry["total"]) < (chosen["depth"] or 0, chosen["total"]):
             chosen = entry | {"method": "exact"}
     table = pa.table({"opener": [game.guesses[r.opener] for r in results],
                       "total": pa.array([r.total for r in results], type=pa.int64()),
+                      **({} if cfg.objective == "total" else
+                         {"max_guesses": pa.array([d for d, _ in evaluated], type=pa.int64())}),
                       "rank": np.arange(1, len(results) + 1)})
     pq.write_table(table, ctx.out.file("openers.parquet"))
     tree = chosen["tree"]
     if verify(tree, game.guesses, game.secrets, game.answering.response) != chosen["total"]:
         raise PipelineError("internal error: the best tree does not replay to its total")
-    stats = write_tree(ctx.out.file, tree, game)
-    summary = {"ub": chosen["total"], "opener": game.guesses[chosen["opener"]], "method": chosen["method"],
+    stats = write_tree(ctx.out.file, tree, game, objective=cfg.objective)
+    summary = {"ub": chosen["total"], "objective": cfg.objective, "opener": game.guesses[chosen["opener"]],
+               "method": chosen["method"],
                "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results),
                "apmintotal_best": best.total,
                "exact": [{"opener": game.guesses[e["opener"]], "total": e["total"]} for e in exact],
@@ -142,5 +189,5 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                "game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
                "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses}
     ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return {k: summary[k] for k in ("ub", "opener", "method", "breadth", "openers_tried", "max_guesses",
+    return {k: summary[k] for k in ("ub", "objective", "opener", "method", "breadth", "openers_tried", "max_guesses",
                                     "distribution")}
