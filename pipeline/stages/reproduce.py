@@ -26,7 +26,7 @@ RUNS = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove"
 @dataclass
 class ReproduceConfig(StageConfig):
     name: str = NAME
-    only: list[str] = field(default_factory=list)  # row groups (table1 ... openers); [] = every group
+    only: list[str] = field(default_factory=list)  # row groups (table1 ... general); [] = every group
     rows: list[str] = field(default_factory=list)  # row ids or patterns ("table3.mini_nerdle.*"); [] = all
 
 
