@@ -15,7 +15,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from pipeline.config import CONF_DIR as CONF_PATH, Config
 from pipeline.errors import PipelineError
-from pipeline.stages import STAGES, upstream_schema
+from pipeline.stages import upstream_schema
+from pipeline.stages.schemas import SCHEMAS
 
 CONF_DIR = str(CONF_PATH)  # conf/ of the checkout, or pipeline/conf of an installed copy
 EXIT_BAD_INPUT = 2
@@ -29,8 +30,8 @@ _REACHED: set = set()  # Ray addresses whose head answered in this process
 def register_schemas() -> None:
     store = ConfigStore.instance()
     store.store(name="config_schema", node=Config)
-    for module in STAGES.values():
-        store.store(group="stage", name=f"{module.NAME}_schema", node=module.SCHEMA)
+    for name, schema in SCHEMAS.items():  # schemas only: no stage module is imported to compose a config
+        store.store(group="stage", name=f"{name}_schema", node=schema)
     store.store(group="upstream", name="upstream_schema", node=upstream_schema())
 
 

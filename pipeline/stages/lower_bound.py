@@ -7,7 +7,6 @@ eliminates the openers whose normal-mode value lies below the hard-mode optimum;
 says which rule computed it (a hard bound proves nothing about normal mode)."""
 
 import json
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -18,21 +17,12 @@ from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game, opener_values
 from pipeline.search.hard_bounds import HardBoundSolver
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import LowerBoundConfig
 
 NAME = "lower_bound"
 VERSION = 1
 INPUTS = ("feedback", "upper_bound")
-
-
-@dataclass
-class LowerBoundConfig(StageConfig):
-    name: str = NAME
-    ub: int | None = None  # None = take UB from the upper_bound artifact
-    max_level: int = 8
-    batches_per_level: int = 16  # openers of a level split into this many Ray tasks (at least)
-    max_batch: int = 2000  # ... and no task gets more openers than this
-    hard_from: int = 2  # hard mode: levels >= hard_from use the hard-mode bounds (normal ones before)
 
 
 SCHEMA = LowerBoundConfig

@@ -10,7 +10,6 @@ The UB tree itself must keep both rules (upper_bound plays them); a tree that do
 import hashlib
 import json
 import shutil
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,18 +22,12 @@ from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
 from pipeline.search.tree import from_json
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import ProveConfig
 
 NAME = "prove"
 VERSION = 2
 INPUTS = ("feedback", "upper_bound", "lower_bound")
-
-
-@dataclass
-class ProveConfig(StageConfig):
-    name: str = NAME
-    max_level: int = 5  # class bounds LB_1..LB_max_level are tried before an exact solve
-    memo_bits: int = 20  # exact-search memo per task: 2**memo_bits entries (~41 bytes each)
 
 
 SCHEMA = ProveConfig
