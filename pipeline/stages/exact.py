@@ -5,8 +5,6 @@ secret found within game.max_guesses (the old stage.max_guesses is gone: the
 limit is a rule of the game).  An opener with no strategy within the limit
 is reported with total null ("infeasible")."""
 
-from dataclasses import dataclass, field
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -17,16 +15,10 @@ from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import rank_openers
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.tree import verify
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import ExactConfig
 
 NAME, VERSION, INPUTS = "exact", 2, ("feedback",)  # the stage contract: stages/base.py
-
-
-@dataclass
-class ExactConfig(StageConfig):
-    name: str = NAME
-    openers: list[str] = field(default_factory=list)  # [] = the opener ranked first by MostParts,InSet,ExpSizeSplit
-    memo_bits: int = 22  # exact-search memo of 2**memo_bits entries (~41 bytes each) per task
 
 
 SCHEMA = ExactConfig
