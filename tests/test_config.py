@@ -58,3 +58,27 @@ def test_stage_files_show_every_setting_with_its_default(stage):
     schema = STAGES[stage].SCHEMA()
     expected = {f.name: getattr(schema, f.name) for f in dataclasses.fields(schema) if f.name != "name"}
     assert shown == expected
+
+
+def test_composing_a_config_imports_no_stage_module():
+    """The command line composes and checks a config before it imports the stage it runs: the schemas live apart
+    from the stage modules (and their numba / pyarrow imports), so a bad setting is refused in a fraction of a
+    second and a stage pays only for its own imports."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys; from pipeline.cli import compose, to_config; "
+            "config = to_config(compose(['experiment=prove_wordle'])); "
+            "print(config.upstream.upper_bound.breadth, sorted(m for m in sys.modules if m.startswith("
+            "('pipeline.stages.', 'pipeline.search', 'pipeline.blindfold', 'numba', 'pyarrow', 'ray'))))")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["10", "['pipeline.stages.base',", "'pipeline.stages.schemas']"]
+
+
+@pytest.mark.parametrize("stage", list(STAGES))
+def test_each_stage_declares_the_schema_the_command_line_registers(stage):
+    from pipeline.stages.schemas import SCHEMAS
+
+    assert STAGES[stage].SCHEMA is SCHEMAS[stage]

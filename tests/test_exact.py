@@ -100,6 +100,31 @@ def test_exact_matches_brute_force(name, hard):
         assert tree_total(tree, codes, everyone, n_codes - 1) == expected
 
 
+def read_only(array):
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def test_writable_and_read_only_inputs_share_one_compiled_search():
+    """Ray hands tasks read-only arrays, other callers writable ones: numba compiles a kernel per argument
+    type, so the solver hands its kernels read-only arrays either way (one compilation of the search, about a
+    minute, not two) and finds the same values."""
+    from pipeline.search import exact_search
+
+    secrets, guesses, codes, sog, n_codes = build("eels")
+    words = encode_words(guesses, ALPHABET)
+    writable = ExactSolver(codes, sog, n_codes, hard_mode=True, encoded_guesses=words, memo_bits=8)
+    expected = [writable.guess_value(g) for g in range(len(guesses))]
+    compiled = len(exact_search.solve.signatures)
+    frozen = ExactSolver(read_only(codes), read_only(sog), n_codes, hard_mode=True,
+                         encoded_guesses=read_only(words), memo_bits=8)
+    assert [frozen.guess_value(g) for g in range(len(guesses))] == expected
+    assert len(exact_search.solve.signatures) == compiled
+    assert not frozen.codes.flags.writeable and np.shares_memory(frozen.codes, codes)
+    assert codes.flags.writeable  # the caller's array is left as it was
+
+
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_budget_cutoff_never_overstates(name):
     """Below the budget a value is exact; at or above it only a lower bound, never above the truth."""

@@ -346,7 +346,7 @@ class KnownValues:
         import pyarrow.parquet as pq
 
         name = "exact.parquet" if stage == "exact" else "openers.parquet"
-        for row in pq.read_table(folder / name).to_pylist():
+        for row in pq.ParquetFile(folder / name).read().to_pylist():  # read_table would import pyarrow.dataset
             if row.get("total") is None or row["opener"] not in guess_index:
                 continue
             kind = "exact" if stage == "exact" else "upper bound"

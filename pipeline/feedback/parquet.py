@@ -53,7 +53,8 @@ def read_matrix(path: Path) -> tuple[np.ndarray, dict]:
     """The numpy code matrix and its metadata; raises if the bytes disagree with the metadata."""
     meta = read_meta(path)
     try:
-        column = pq.read_table(path, columns=["codes"]).column("codes")
+        # ParquetFile, not read_table: read_table goes through pyarrow.dataset, whose import costs 0.3 s
+        column = pq.ParquetFile(path).read(columns=["codes"]).column("codes")
     except (OSError, pa.ArrowException) as err:
         raise PipelineError(f"{path} is corrupt ({err})") from None
     dtype, (n_rows, n_cols) = np.dtype(meta["dtype"]), meta["shape"]

@@ -18,12 +18,13 @@ from typing import Any, Callable
 RULES = ("equal", "at-or-below", "inside-95%-interval")
 PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
 GROUPS = ("table1", "table2", "table3", "table4", "closure", "hard", "blindfold6", "blindfold10", "simple",
-          "openers")
+          "openers", "general")
 PAPER = "Cunanan & Thielscher 2023"
 SOURCES = {"table1": f"{PAPER}, Table 1", "table2": f"{PAPER}, Table 2", "table3": f"{PAPER}, Table 3",
            "table4": f"{PAPER}, Table 4", "closure": f"{PAPER}, Section 5", "hard": "exhaustive solvers (exact)",
            "blindfold6": "Poirrier, blindfold note", "blindfold10": "Poirrier, blindfold note",
-           "simple": "write-up, simple strategies", "openers": "write-up, opener ranking"}
+           "simple": "write-up, simple strategies", "openers": "write-up, opener ranking",
+           "general": "Koyama & Lai 1993 (Mastermind)"}
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,12 @@ def proof_of(artifacts):
     """'<total> by <opener(s)>' when the certificate proves it, else what it says."""
     c = artifacts["prove"].read_json("certificate.json")
     return f"{c['ub']} by {','.join(c['optimal_openers'])}" if c["proven"] else f"not proven (UB {c['ub']})"
+
+
+def proven_total(artifacts):
+    """The certificate's optimum when it proves one, else None (a failing row)."""
+    c = artifacts["prove"].read_json("certificate.json")
+    return c["ub"] if c["proven"] else None
 
 
 def class_sum(opener):

@@ -6,7 +6,7 @@ the same settings is reused, never recomputed."""
 
 from pipeline.report import published as P
 from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, chosen_set, class_sum,
-                                    funnel_closed_at, funnel_survivors, proof_of, row_value, simulated, solution_of,
+                                    funnel_closed_at, funnel_survivors, proof_of, proven_total, row_value, simulated, solution_of,
                                     summary_value, unique_set)
 
 WORDLE = "wordle_original"
@@ -183,8 +183,17 @@ def openers() -> list[Experiment]:
     return [Experiment("openers", WRITEUP_GAME, "openers", checks, settings={"candidates": "guesses"})]
 
 
+def general() -> list[Experiment]:
+    """General guessing games: Mastermind's optimum, proven by the general recipe (`experiment=prove`)."""
+    check = Check("general.mastermind.total", "MinTotal, Mastermind 4 pegs x 6 colours (proven)",
+                  P.GENERAL["mastermind"], "equal", proven_total)
+    return [Experiment("general", "mastermind", "prove", (check,),
+                       upstream={"upper_bound": {"breadth": 10, "refine": 1}, "lower_bound": {"max_level": 3}})]
+
+
 BUILDERS = {"table1": table1, "table2": table2, "table3": table3, "table4": table4, "closure": closure,
-            "hard": hard, "blindfold6": blindfold6, "blindfold10": blindfold10, "simple": simple, "openers": openers}
+            "hard": hard, "blindfold6": blindfold6, "blindfold10": blindfold10, "simple": simple, "openers": openers,
+            "general": general}
 
 
 def experiments(groups=GROUPS) -> list[Experiment]:

@@ -7,6 +7,8 @@ Sources (cited per figure below):
 - [blind]  Poirrier's blindfold-Wordle note (set cover, f* = 6 and f* = 10).
 - [write]  the write-up on simple Wordle strategies (random candidate, elimination, opener ranking).
 - [exact]  exhaustive solvers that agree (Selby's solver; WordleBot's for the 3158-answer list).
+- [mm]     Koyama & Lai, "An optimal Mastermind strategy", J. Recreational Mathematics 25 (1993): the paper's
+           reference for general guessing games.
 """
 
 TABLE1_WORDLE = {  # [paper] Table 1: greedy valuation combination -> (total, opener), original Wordle
@@ -75,3 +77,5 @@ SIMPLE = {  # [write] average guesses on Wordle (approximate, the 2022 lists of 
 SIMPLE_OPENER = "tares"
 
 OPENERS_WRITEUP = {"soare": {"avg_bits": (6.2, 1), "avg_remaining": (274, 0)}}  # [write] value, decimals shown
+
+GENERAL = {"mastermind": 5625}  # [mm] MinTotal of Mastermind, 4 pegs x 6 colours (average 5625 / 1296 = 4.340)

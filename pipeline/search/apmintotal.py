@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from pipeline.search.arrays import kernel_input
 from pipeline.search.breadth_first import NODES, UNLIMITED, expand, new_nodes, node_arrays, node_set
 from pipeline.search.hard_mode import allowed_into, initial_state, is_allowed, symbol_counts, update_state
 from pipeline.search.partition import guess_class_counts, guess_of_secret, split_classes
@@ -463,16 +464,15 @@ class ApSearch:
             raise ValueError(f"max_guesses must be at least 1, got {max_guesses}")
         if hard_mode and encoded_guesses is None:
             raise ValueError("hard mode needs the encoded guesses")
-        self.codes = np.ascontiguousarray(codes)
-        self.codes_t = transposed(codes) if codes_t is None else codes_t
-        self.secret_of_guess = np.asarray(secret_of_guess, dtype=np.int32)
+        self.codes = kernel_input(codes)
+        self.codes_t = kernel_input(transposed(codes) if codes_t is None else codes_t)
+        self.secret_of_guess = kernel_input(secret_of_guess, dtype=np.int32)
         n_secrets = self.codes.shape[1]
         self.breadth = int(breadth)
         self.hard = bool(hard_mode)
         self.length = int(round(np.log(n_codes) / np.log(3)))
         self.max_guesses = UNLIMITED if max_guesses is None else int(max_guesses)
-        words = (np.ascontiguousarray(encoded_guesses, dtype=np.uint8) if self.hard
-                 else np.zeros((0, self.length), dtype=np.uint8))
+        words = kernel_input(encoded_guesses if self.hard else np.zeros((0, self.length)), dtype=np.uint8)
         self.words = words
         self.ctx = ApContext(
             self.codes, self.codes_t, self.secret_of_guess, guess_of_secret(self.secret_of_guess, n_secrets),

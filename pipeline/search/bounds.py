@@ -22,6 +22,7 @@ import heapq
 import numpy as np
 from numba import njit, prange
 
+from pipeline.search.arrays import kernel_input
 from pipeline.search.max_parts import guess_order, max_parts, parts_index
 from pipeline.search.partition import guess_counts, split_classes, split_parts
 
@@ -158,8 +159,8 @@ class BoundSolver:
 
     def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
                  memo_limit=2_000_000):
-        self.codes = codes
-        self.secret_of_guess = np.asarray(secret_of_guess, dtype=np.int32)
+        self.codes = kernel_input(codes)
+        self.secret_of_guess = kernel_input(secret_of_guess, dtype=np.int32)
         self.n_codes = int(n_codes)
         self.win = self.n_codes - 1
         self.k_s = int(k_s)
@@ -238,10 +239,10 @@ def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=U
     a lower bound that already exceeds `budget`.  Batches are independent, so
     separate processes can each take a slice of the openers.
     """
-    openers = np.asarray(openers, dtype=np.int32)
+    openers = kernel_input(openers, dtype=np.int32)
     solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
     if level <= 2:
-        return _opener_v12(codes, openers, solver.n_codes, solver.win, solver.btab, level, budget, *solver.index)
+        return _opener_v12(solver.codes, openers, solver.n_codes, solver.win, solver.btab, level, budget, *solver.index)
     everyone = np.arange(codes.shape[1], dtype=np.int32)
     values = np.empty(len(openers), dtype=np.int64)
     exact = np.empty(len(openers), dtype=bool)

@@ -22,6 +22,7 @@ The search itself is numba (exact_search.py, kernels in exact_kernels.py).  What
 
 import numpy as np
 
+from pipeline.search.arrays import kernel_input
 from pipeline.search.exact_kernels import (IMPOSSIBLE, INF, UNLIMITED, Game, Memo, make_work)
 from pipeline.search.exact_search import solve
 from pipeline.search.hard_mode import MAX_SYMBOLS, initial_state, symbol_counts, update_state
@@ -43,7 +44,7 @@ class ExactSolver:
 
     def __init__(self, codes, secret_of_guess, n_codes, hard_mode=False, encoded_guesses=None,
                  max_guesses=None, memo_bits=21, max_depth=48, seed=0):
-        self.codes = np.ascontiguousarray(codes)
+        self.codes = kernel_input(codes)
         self.codes_t = np.ascontiguousarray(codes.T)
         self.n_secrets = codes.shape[1]
         self.max_depth = max_depth
@@ -54,8 +55,8 @@ class ExactSolver:
             raise ValueError("hard mode needs the encoded guesses")
         self.guess_of_secret = guess_of_secret(secret_of_guess, self.n_secrets, require_all=False).astype(np.int32)
         self.length = int(round(np.log(n_codes) / np.log(3)))
-        self.words = (np.ascontiguousarray(encoded_guesses, dtype=np.uint8) if encoded_guesses is not None
-                      else np.zeros((0, self.length), dtype=np.uint8))
+        self.words = kernel_input(encoded_guesses if encoded_guesses is not None
+                                  else np.zeros((0, self.length)), dtype=np.uint8)
         word_counts = symbol_counts(self.words) if self.hard else np.zeros((0, MAX_SYMBOLS), dtype=np.int8)
         rng = np.random.default_rng(seed)
 

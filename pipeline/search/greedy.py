@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from pipeline.search.arrays import kernel_input
 from pipeline.search.breadth_first import NODES, UNLIMITED, expand, new_nodes, node_arrays, node_set
 from pipeline.search.hard_mode import MAX_SYMBOLS, allowed_into, symbol_counts
 from pipeline.search.partition import guess_of_secret
@@ -99,14 +100,13 @@ def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None, arithmeti
     """
     arith = arithmetic_of(arithmetic, codes.shape[1], n_codes)
     ids = combination_ids(combination)
-    if codes_t is None:
-        codes_t = transposed(codes)
-    sog = np.asarray(secret_of_guess, dtype=np.int32)
+    codes = kernel_input(codes)
+    codes_t = kernel_input(transposed(codes) if codes_t is None else codes_t)
+    sog = kernel_input(secret_of_guess, dtype=np.int32)
     gos = guess_of_secret(sog, codes_t.shape[0])
     hard = encoded_guesses is not None
     length = int(round(np.log(n_codes) / np.log(3)))
-    words = (np.ascontiguousarray(encoded_guesses, dtype=np.uint8) if hard
-             else np.zeros((0, length), dtype=np.uint8))
+    words = kernel_input(encoded_guesses if hard else np.zeros((0, length)), dtype=np.uint8)
     g, p, c, s = _greedy_nodes(codes, codes_t, sog, gos, int(n_codes), ids, arith, hard, words,
                                symbol_counts(words))
     if (g < 0).any():

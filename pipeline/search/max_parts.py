@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from pipeline.search.arrays import kernel_input
 from pipeline.search.partition import popcount
 
 BLOCK = 512  # guesses counted together: each candidate's codes for the block are one contiguous read
@@ -64,14 +65,14 @@ def _word_arrays(encoded_guesses, encoded_secrets):
     A key is the letter for a letter the guess holds once, letter + 64 for a repeated one.
     """
     if encoded_guesses is None or encoded_secrets is None:
-        return np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.uint8)
+        return np.zeros((0, 1), dtype=np.int64), kernel_input(np.zeros((0, 1)), dtype=np.uint8)
     guesses = np.asarray(encoded_guesses, dtype=np.int64)
     keys = guesses.copy()
     for i in range(guesses.shape[1]):
         for j in range(guesses.shape[1]):
             if i != j:
                 keys[:, i] = np.where(guesses[:, i] == guesses[:, j], guesses[:, i] + 64, keys[:, i])
-    return keys, np.ascontiguousarray(encoded_secrets, dtype=np.uint8)
+    return keys, kernel_input(encoded_secrets, dtype=np.uint8)
 
 
 @njit(cache=True)

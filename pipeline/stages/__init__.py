@@ -1,21 +1,42 @@
 """One module per stage: read inputs, fan out, write the artifact; plus the base and the runner.
 
 Each stage module keeps the contract declared in `pipeline.stages.base` (Stage / StageContract): NAME,
-VERSION, INPUTS (upstream stage names), SCHEMA (its config dataclass), `run(ctx, cfg) -> summary dict`, and
-optionally the hooks `validate`, `inputs`, `game_identity` and `key_material`.
+VERSION, INPUTS (upstream stage names), SCHEMA (its config dataclass, defined in `stages/schemas.py`),
+`run(ctx, cfg) -> summary dict`, and optionally the hooks `validate`, `inputs`, `game_identity` and
+`key_material`.
+
+`STAGES` maps each name to its module, imported the first time it is looked up: composing a config needs
+only the schemas, so a command pays for the imports (numba, pyarrow, HiGHS) of the stages it runs only.
 """
 
-from pipeline.stages import (blindfold, exact, feedback, heuristics, lower_bound, openers, prove, report, reproduce,
-                             simulate, upper_bound)
-from pipeline.stages.base import Stage
+import importlib
+from collections.abc import Iterator, Mapping
 
-STAGES: dict[str, Stage] = {m.NAME: m for m in (feedback, heuristics, upper_bound, lower_bound, exact, prove,
-                                                 blindfold, openers, simulate, report, reproduce)}
+from pipeline.stages.base import Stage
+from pipeline.stages.schemas import SCHEMAS
+
+
+class LazyStages(Mapping):
+    """Stage name -> stage module, in the order of SCHEMAS; a module is imported when first looked up."""
+
+    def __getitem__(self, name: str) -> Stage:
+        if name not in SCHEMAS:
+            raise KeyError(name)
+        return importlib.import_module(f"{__name__}.{name}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SCHEMAS)
+
+    def __len__(self) -> int:
+        return len(SCHEMAS)
+
+
+STAGES: Mapping[str, Stage] = LazyStages()
 
 
 def upstream_schema():
     """A dataclass with one typed field per stage: the `upstream` config group's schema."""
     from dataclasses import field, make_dataclass
 
-    return make_dataclass("UpstreamConfig", [(name, m.SCHEMA, field(default_factory=m.SCHEMA))
-                                             for name, m in STAGES.items()])
+    return make_dataclass("UpstreamConfig", [(name, schema, field(default_factory=schema))
+                                             for name, schema in SCHEMAS.items()])

@@ -2,7 +2,6 @@
 with the relaxation's bound as proof; or check a given set (`stage.check=[...]`)."""
 
 import json
-from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -13,26 +12,11 @@ from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import BlindfoldConfig
 
 NAME, VERSION, INPUTS = "blindfold", 1, ("feedback",)  # the stage contract: stages/base.py
 K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous boards
-
-
-@dataclass
-class BlindfoldConfig(StageConfig):
-    name: str = NAME
-    guesses_from: str = "allowed"  # allowed | secrets (only answer words may be played)
-    check: list[str] = field(default_factory=list)  # verify this set instead of solving
-    exclude: list[str] = field(default_factory=list)  # guesses that may not be used
-    seed_pairs: list[str] = field(default_factory=list)  # extra starting pairs, "word1,word2"
-    seed_limit: int | None = 100  # start from the seeds separated by the fewest guesses (None: all seeds)
-    warm_start: bool = True  # with guesses_from=allowed, first solve with the answer words only (an incumbent)
-    uniqueness: bool = False  # re-solve without each chosen word (one Ray task each)
-    time_limit_s: float = 900.0
-    max_rounds: int = 200
-    threads: int | None = None  # HiGHS threads; None = its default
-    model_format: str = "lp"  # lp | mps: export of the final relaxation
 
 
 SCHEMA = BlindfoldConfig

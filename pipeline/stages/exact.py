@@ -10,8 +10,6 @@ first: per opener, the least guess limit d (within the game's own) under
 which a strategy exists, then the exact Total under d -- the lexicographic
 optimum (pipeline.search.objective).  Every row records its objective."""
 
-from dataclasses import dataclass, field
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -23,17 +21,10 @@ from pipeline.search.apmintotal import rank_openers
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.search.tree import verify
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import ExactConfig
 
 NAME, VERSION, INPUTS = "exact", 2, ("feedback",)  # the stage contract: stages/base.py
-
-
-@dataclass
-class ExactConfig(StageConfig):
-    name: str = NAME
-    openers: list[str] = field(default_factory=list)  # [] = the opener ranked first by MostParts,InSet,ExpSizeSplit
-    memo_bits: int = 22  # exact-search memo of 2**memo_bits entries (~41 bytes each) per task
-    objective: str = "total"  # total | max_then_total (fewest guesses at worst, then the least Total)
 
 
 SCHEMA = ExactConfig

@@ -1,22 +1,13 @@
 """Stage feedback: the |G| x |S| code matrix as matrix.parquet, plus both word lists."""
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from pipeline.feedback.matrix import answer_matrix, row_blocks
 from pipeline.feedback.parquet import write_matrix
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import FeedbackConfig
 
 NAME, VERSION, INPUTS = "feedback", 1, ()  # the stage contract: stages/base.py
-
-
-@dataclass
-class FeedbackConfig(StageConfig):
-    name: str = NAME
-    ray_threshold_cells: int = 100_000_000  # |G|*|S| up to this is small work: in-process unless Ray is open
-    block_rows: int = 2048  # guesses per task
-    row_group_rows: int = 1024  # Parquet rows per row group
 
 
 def game_identity(game) -> dict:

@@ -5,8 +5,6 @@ rule allows, and a tree that needs more than game.max_guesses guesses for
 some secret is not a strategy of the game: its row says feasible=false and
 total null (tree_total keeps the sum for reference)."""
 
-from dataclasses import dataclass, field
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -16,17 +14,10 @@ from pipeline.runtime.log import log
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import statistics
 from pipeline.search.valuations import ARITHMETICS, all_combinations, parse_combination
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import HeuristicsConfig
 
 NAME, VERSION, INPUTS = "heuristics", 2, ("feedback",)  # the stage contract: stages/base.py
-
-
-@dataclass
-class HeuristicsConfig(StageConfig):
-    name: str = NAME
-    combinations: list[str] = field(default_factory=list)  # e.g. ["MostParts,InSet,ExpSizeSplit"]; [] = all 325
-    batch_size: int = 20  # combinations per Ray task
-    arithmetic: str = "paper"  # "paper": float64 as the paper (its Table 1); "exact": exact ties
 
 
 SCHEMA = HeuristicsConfig

@@ -12,7 +12,6 @@ the summary's "symmetry" names the generators and each other opener's representa
 funnel count includes the openers the surviving representatives stand for."""
 
 import json
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -24,22 +23,12 @@ from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game, opener_values
 from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.symmetry import find_generators, guess_permutations, orbit_representatives
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import LowerBoundConfig
 
 NAME = "lower_bound"
 VERSION = 2
 INPUTS = ("feedback", "upper_bound")
-
-
-@dataclass
-class LowerBoundConfig(StageConfig):
-    name: str = NAME
-    ub: int | None = None  # None = take UB from the upper_bound artifact
-    max_level: int = 8
-    batches_per_level: int = 16  # openers of a level split into this many Ray tasks (at least)
-    max_batch: int = 2000  # ... and no task gets more openers than this
-    hard_from: int = 2  # hard mode: levels >= hard_from use the hard-mode bounds (normal ones before)
-    symmetry: bool = True  # one opener per orbit of the game's symmetries (none for Wordle lists)
 
 
 SCHEMA = LowerBoundConfig

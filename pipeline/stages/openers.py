@@ -11,25 +11,16 @@ with the feedback kernel.  This is the variant the write-up's figures (SOARE abo
 6.2 bits, about 274 words left) correspond to.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.simulate import opener_measures, opener_stats
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import OpenersConfig
 
 NAME, VERSION, INPUTS = "openers", 1, ("feedback",)  # the stage contract: stages/base.py
-
-
-@dataclass
-class OpenersConfig(StageConfig):
-    name: str = NAME
-    candidates: str = "answers"  # answers: remaining counted among S; guesses: among all of G
-    block_rows: int = 2048  # guesses per Ray task
-    plot_top: int = 30  # openers shown in openers.png
 
 
 SCHEMA = OpenersConfig

@@ -14,7 +14,6 @@ tries one first guess per orbit of them (search/symmetry.py root_guesses)."""
 import hashlib
 import json
 import shutil
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,18 +27,12 @@ from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
 from pipeline.search.symmetry import guess_permutations, root_guesses
 from pipeline.search.tree import from_json
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import ProveConfig
 
 NAME = "prove"
 VERSION = 2
 INPUTS = ("feedback", "upper_bound", "lower_bound")
-
-
-@dataclass
-class ProveConfig(StageConfig):
-    name: str = NAME
-    max_level: int = 5  # class bounds LB_1..LB_max_level are tried before an exact solve
-    memo_bits: int = 20  # exact-search memo per task: 2**memo_bits entries (~41 bytes each)
 
 
 SCHEMA = ProveConfig

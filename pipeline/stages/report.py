@@ -2,22 +2,16 @@
 Missing artifacts are listed with the command that makes them, never faked."""
 
 import json
-from dataclasses import dataclass
 
 import pyarrow.parquet as pq
 
 from pipeline.artifacts.find import artifacts_for
 from pipeline.report import published
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import ReportConfig
 
 NAME, VERSION, INPUTS = "report", 1, ()  # the stage contract: stages/base.py
 REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold")
-
-
-@dataclass
-class ReportConfig(StageConfig):
-    name: str = NAME
-    plots: bool = True
 
 
 SCHEMA = ReportConfig

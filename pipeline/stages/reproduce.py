@@ -11,23 +11,16 @@ import dataclasses
 import fnmatch
 import json
 import time
-from dataclasses import dataclass, field
 
 from pipeline.errors import PipelineError
 from pipeline.report.checks import FAIL, GROUPS, NOT_RUN, PASS, Experiment, judged, markdown, unjudged
 from pipeline.report.plan import experiments
 from pipeline.runtime.log import log
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import ReproduceConfig
 
 NAME, VERSION, INPUTS = "reproduce", 1, ()  # the stage contract: stages/base.py
 RUNS = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold", "simulate", "openers")
-
-
-@dataclass
-class ReproduceConfig(StageConfig):
-    name: str = NAME
-    only: list[str] = field(default_factory=list)  # row groups (table1 ... openers); [] = every group
-    rows: list[str] = field(default_factory=list)  # row ids or patterns ("table3.mini_nerdle.*"); [] = all
 
 
 SCHEMA = ReproduceConfig

@@ -28,10 +28,12 @@ DEPENDENCIES = ("ray", "numpy", "pyarrow", "hydra-core", "omegaconf", "numba", "
 
 def source_files(module) -> list[Path]:
     """The source a stage's result depends on: the maths packages, tree files, the settings checks, the stage's
-    own module and the stage base and runner (everything in stages/ except the other stages), and for the
-    stages that compare with published figures the report package (correcting a figure reruns no proof)."""
+    own module and the stage base and runner (everything in stages/ except the other stages and the schemas,
+    whose values are in the key already), and for the stages that compare with published figures the report
+    package (correcting a figure reruns no proof)."""
     own = Path(module.__file__).resolve()
-    other_stages = {Path(m.__file__).resolve() for m in STAGES.values()} - {own}
+    other_stages = {(PACKAGE_DIR / "stages" / f"{name}.py").resolve() for name in STAGES} - {own}
+    other_stages.add((PACKAGE_DIR / "stages" / "schemas.py").resolve())
     packages = RESULT_PACKAGES + (("report",) if module.NAME in READS_PUBLISHED else ())
     files = [p for package in packages for p in (PACKAGE_DIR / package).rglob("*.py")]
     files += [PACKAGE_DIR / name for name in RESULT_MODULES]

@@ -30,8 +30,6 @@ UNLIMITED_CAP guesses).
 per_secret.parquet: strategy, seed, secret, guesses (0 = failure), path (comma-separated guesses).
 """
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -41,7 +39,8 @@ from pipeline.artifacts.trees import load_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search import simulate as sim
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import SimulateConfig
 
 NAME, VERSION, INPUTS = "simulate", 2, ("feedback",)  # the stage contract: stages/base.py
 
@@ -55,19 +54,7 @@ STRATEGIES = {
     "elimination_weighted_answers": (sim.WEIGHTED, False, False),
     "tree": (None, False, False),
 }
-DEFAULT_STRATEGIES = ["random_candidate", "elimination", "elimination_answers", "elimination_weighted",
-                      "elimination_weighted_answers", "tree"]
 OPENING_RULES = (sim.ELIMINATION, sim.WEIGHTED)  # the rules `opener` replaces for the first guess
-
-
-@dataclass
-class SimulateConfig(StageConfig):
-    name: str = NAME
-    strategies: list[str] = field(default_factory=lambda: list(DEFAULT_STRATEGIES))
-    seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])  # for the seeded strategies
-    opener: str | None = "tares"  # first guess of both elimination rules; null = the rule's own
-    max_guesses: int | None = None  # failure after this many guesses; None = game.max_guesses (may only tighten)
-    block_secrets: int = 512  # secrets per Ray task
 
 
 SCHEMA = SimulateConfig

@@ -18,8 +18,6 @@ of a strategy, still an upper bound on MinTotal but not a proof target: the
 proof experiments keep objective=total."""
 
 import json
-from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -33,23 +31,10 @@ from pipeline.search.exact import IMPOSSIBLE, INF, ExactSolver
 from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.search.tree import verify
-from pipeline.stages.base import StageConfig, StageContext
+from pipeline.stages.base import StageContext
+from pipeline.stages.schemas import UpperBoundConfig
 
 NAME, VERSION, INPUTS = "upper_bound", 1, ("feedback",)  # the stage contract: stages/base.py
-
-
-@dataclass
-class UpperBoundConfig(StageConfig):
-    name: str = NAME
-    breadth: int = 10  # n in ApMinTotal(S, n)
-    openers: Any = "ranked"  # ranked (top_k of the combined valuation) | all | [word, ...]
-    top_k: int | None = None  # openers tried when ranked; None = breadth (the paper's behaviour)
-    ranking: str = "ExpSizeSplit"  # Best_n's key after (MostParts, InSet): ExpSizeSplit | MaxSizeSplit
-    batch_size: int = 1  # openers per Ray task
-    max_memo_entries: int = 2_000_000  # memoised candidate sets per task (memory bound)
-    refine: int = 0  # the best `refine` openers are re-solved exactly; the best tree of all is UB
-    refine_memo_bits: int = 22  # exact-search memo of 2**bits entries (~41 bytes each) per refine task
-    objective: str = "total"  # total | max_then_total (fewest guesses at worst, then the least Total)
 
 
 SCHEMA = UpperBoundConfig
