@@ -46,6 +46,12 @@ def validate(cfg: ProveConfig, game) -> None:
     enough_secrets(game, NAME)
 
 
+def class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bits, left) -> ExactSolver:
+    """The exact solver for an opener's classes: the game's mode, `left` guesses left (None = unlimited)."""
+    return ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
+                       memo_bits=memo_bits, max_guesses=left)
+
+
 def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, hard_state,
                 encoded_guesses, left=None, roots=None):
     """(bound, method) for one response class: the first LB_j reaching `target`, else the exact MinTotal.
@@ -71,8 +77,7 @@ def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level
             value, _ = bound_of(level)
             if value >= target:
                 return int(value), f"hard LB_{level}" if hard else f"LB_{level}"
-    exact_solver = ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
-                               memo_bits=memo_bits, max_guesses=left)
+    exact_solver = class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bits, left)
     if roots is not None and not hard:
         return symmetric_min_total(exact_solver, codes, members, roots), "exact"
     value, _ = exact_solver.min_total(members, state=hard_state)
@@ -130,8 +135,7 @@ def close_opener(classes, n_secrets, ub, exact_solver) -> list[tuple[int, str]]:
 
 
 def _opener_task(classes, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, left, hard, n_secrets, ub):
-    exact_solver = ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
-                               memo_bits=memo_bits, max_guesses=left)
+    exact_solver = class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bits, left)
     return close_opener(classes, n_secrets, ub, exact_solver)
 
 
