@@ -111,8 +111,17 @@ def check_plan(name: str, stage_cfg, config: Config, game, seen: set[str]) -> No
         message = str(err).replace("stage.", f"{where}.")
         raise PipelineError(f"{message} (in {name}, run as an input)") from None
     for dep in stage.inputs(stage_cfg):
+        same_objective(where, stage_cfg, dep, upstream_config(dep, config))
         if dep not in seen:
             check_plan(dep, upstream_config(dep, config), config, game, seen)
+
+
+def same_objective(where: str, stage_cfg, dep: str, dep_cfg) -> None:
+    """A stage with an objective reads only results computed for that objective."""
+    ours, theirs = getattr(stage_cfg, "objective", None), getattr(dep_cfg, "objective", None)
+    if ours is not None and theirs is not None and ours != theirs:
+        raise PipelineError(f"{where}.objective={ours} but upstream.{dep}.objective={theirs}: a stage reads "
+                            "only results computed for its own objective")
 
 
 def check_run(config: Config):

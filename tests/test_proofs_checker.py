@@ -216,6 +216,7 @@ def test_real_mini_nerdle_certificate_verified_in_full(mini_proof):
     result = verify_certificate(folder, game)
     assert result["complete"] and result["ub"] == 544 and result["optimal_openers"] == ["4*7=28"]
     assert result["openers_rederived"] == 205 and result["classes_rederived"] == result["classes"] == 74
+    assert json.loads((folder / "certificate.json").read_text())["objective"] == "total"
 
 
 def test_checker_runs_with_the_prover_unimportable(mini_proof):
@@ -298,6 +299,7 @@ def _tie_eliminated(cert):  # an eliminated opener claimed optimal: true lower b
     (lambda c: c.__setitem__("ub_tree_sha256", "0" * 64), "tree.json digest"),
     (lambda c: c.__setitem__("k_s", 74), "k_s=74"),
     (lambda c: c.__setitem__("proven", False), "proven is not true"),
+    (lambda c: c.__setitem__("objective", "max_then_total"), "claims objective 'max_then_total'"),
     (lambda c: c["eliminated"][0].__setitem__("rule", "hard"), "rule 'hard' is not a bound of this game's mode"),
     (lambda c: c["survivors"][0]["classes"][0].__setitem__("method", "hard LB_2"),
      "'hard LB_2' is not a bound of this game's mode"),

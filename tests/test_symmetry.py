@@ -120,6 +120,24 @@ def _prove(tmp_path_factory, *overrides):
     return run_stage(cfg.stage, cfg, game, ArtifactStore(root)).path, game
 
 
+def test_upper_bound_tries_one_opener_per_orbit(tmp_path_factory, ray_session):
+    """ApMinTotal of a symmetric opener equals its orbit mate's, so `all` with symmetry tries one per orbit
+    and finds the same UB as trying every opener."""
+    import pyarrow.parquet as pq
+
+    overrides = ("stage=upper_bound", "game.pegs=3", "game.colours=4", "stage.openers=all")
+    reduced, game = _prove(tmp_path_factory, *overrides)
+    full, _ = _prove(tmp_path_factory, *overrides, "stage.symmetry=false")
+    total = {path: dict(zip(*pq.read_table(path / "openers.parquet").select(["opener", "total"]).to_pydict().values()))
+             for path in (reduced, full)}
+    _, rep = prover_orbits(game)
+    assert len(total[reduced]) == len(np.unique(rep)) == 3 and len(total[full]) == len(game.guesses)
+    for word, value in total[full].items():
+        assert total[reduced][game.guesses[rep[game.guess_index[word]]]] == value
+    summaries = [json.loads((path / "summary.json").read_text()) for path in (reduced, full)]
+    assert summaries[0]["ub"] == summaries[1]["ub"] == min(total[full].values())
+
+
 @pytest.fixture(scope="module")
 def mastermind_proof(tmp_path_factory, ray_session):
     return _prove(tmp_path_factory, "game.pegs=3", "game.colours=3")

@@ -57,7 +57,9 @@ def load_certificate(folder: Path) -> dict:
 
 
 def rules_of(cert: dict, game) -> int | None:
-    """The guess limit the certificate is for; it and its mode must be the game's."""
+    """The guess limit the certificate is for; it and its mode must be the game's, its objective Total."""
+    _check(cert.get("objective", "total") == "total",
+           f"it claims objective {cert.get('objective')!r}; a proof here is of the Total objective only")
     _check(cert.get("answer", "wordle") == answer_of(game),
            f"it is for answers {cert.get('answer', 'wordle')}, the game answers {answer_of(game)}")
     _check(bool(cert["hard_mode"]) == bool(game.hard_mode),

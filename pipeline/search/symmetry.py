@@ -95,6 +95,26 @@ def orbit_representatives(n_guesses: int, permutations: list[np.ndarray], prefer
     return rep
 
 
+def opener_representatives(guesses, secrets, codes, n_symbols: int, preferred=()) -> tuple[list[dict], np.ndarray]:
+    """(generators of the game's symmetries, the representative of every guess's orbit); no generators and
+    every guess its own representative for a game without symmetries."""
+    generators = find_generators(guesses, secrets, codes, n_symbols)
+    if not generators:
+        return [], np.arange(len(guesses))
+    perms = guess_permutations(guesses, secrets, codes, n_symbols, generators)
+    return generators, orbit_representatives(len(guesses), perms, preferred)
+
+
+def first_of_each_orbit(ordered, rep: np.ndarray) -> list[int]:
+    """The guesses of `ordered` whose orbit no earlier one shares, in order."""
+    seen, kept = set(), []
+    for g in ordered:
+        if int(rep[g]) not in seen:
+            seen.add(int(rep[g]))
+            kept.append(g)
+    return kept
+
+
 def stabiliser_generators(permutations: list[np.ndarray], g: int) -> list[np.ndarray]:
     """Generators of the subgroup fixing guess g (Schreier's lemma): with u[x] a group element taking g to x
     (found along the orbit of g), each u[s x]^-1 s u[x] fixes g, and together they generate the stabiliser."""

@@ -22,7 +22,7 @@ from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game, opener_values
 from pipeline.search.hard_bounds import HardBoundSolver
-from pipeline.search.symmetry import find_generators, guess_permutations, orbit_representatives
+from pipeline.search.symmetry import opener_representatives
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import LowerBoundConfig
 
@@ -68,16 +68,10 @@ def ub_opener(ctx: StageContext, cfg: LowerBoundConfig) -> str | None:
 def opener_orbits(game, codes, cfg: LowerBoundConfig, preferred: str | None) -> tuple[list[dict], np.ndarray]:
     """(generators of the game's symmetries, representative guess of every guess); no generators and
     every guess its own representative when stage.symmetry is off or the game has none."""
-    n = len(game.guesses)
     if not cfg.symmetry or game.hard_mode:
-        return [], np.arange(n)
-    words, secrets = game.encoded_guesses(), game.encoded_secrets()
-    generators = find_generators(words, secrets, codes, len(game.alphabet))
-    if not generators:
-        return [], np.arange(n)
-    perms = guess_permutations(words, secrets, codes, len(game.alphabet), generators)
+        return [], np.arange(len(game.guesses))
     keep = [game.guess_index[preferred]] if preferred in game.guess_index else []
-    return generators, orbit_representatives(n, perms, keep)
+    return opener_representatives(game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet), keep)
 
 
 def symmetry_summary(game, generators: list[dict], rep: np.ndarray) -> dict:

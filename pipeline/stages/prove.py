@@ -31,7 +31,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ProveConfig
 
 NAME = "prove"
-VERSION = 2
+VERSION = 3
 INPUTS = ("feedback", "upper_bound", "lower_bound")
 
 
@@ -39,8 +39,13 @@ SCHEMA = ProveConfig
 
 
 def validate(cfg: ProveConfig, game) -> None:
-    from pipeline.validation import at_least, enough_secrets, memo_bits
+    from pipeline.search.objective import OBJECTIVES
+    from pipeline.validation import at_least, enough_secrets, memo_bits, one_of
 
+    one_of(cfg, "objective", OBJECTIVES)
+    if cfg.objective != "total":
+        raise PipelineError(f"stage.objective={cfg.objective}: a proof closes the Total objective only (its lower "
+                            "bounds bound Totals); stage=exact and stage=upper_bound compute max_then_total values")
     at_least(cfg, "max_level", 1)
     memo_bits(cfg)
     enough_secrets(game, NAME)
@@ -182,6 +187,9 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     codes = load_matrix(ctx.inputs["feedback"], game)
     ub_summary, funnel = _read_json(ctx.inputs["upper_bound"], "summary.json"), _read_json(ctx.inputs["lower_bound"], "summary.json")
     ub, ub_opener = ub_summary["ub"], ub_summary["opener"]
+    if ub_summary.get("objective", "total") != cfg.objective:
+        raise PipelineError(f"the upper bound optimises {ub_summary['objective']}, the proof {cfg.objective}: "
+                            f"rerun with upstream.upper_bound.objective={cfg.objective}")
     if not funnel["survivors"]:
         raise PipelineError(f"no opener survived the funnel at UB={funnel['ub']}: that UB is below the optimum, "
                             "nothing to prove")
@@ -215,7 +223,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
         entry["sum"] = sum(c["bound"] for c in entry["classes"])
         entry["value"] = len(game.secrets) + entry["sum"]
     shutil.copy(tree_file, ctx.out.file("tree.json"))
-    certificate = build_certificate(ctx, ub, ub_opener, tree_file, survivors, k_s)
+    certificate = {"objective": cfg.objective} | build_certificate(ctx, ub, ub_opener, tree_file, survivors, k_s)
     ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
     return {k: certificate[k] for k in ("proven", "ub", "optimal_openers")}
 

@@ -53,6 +53,7 @@ class UpperBoundConfig(StageConfig):
     refine: int = 0  # the best `refine` openers are re-solved exactly; the best tree of all is UB
     refine_memo_bits: int = 22  # exact-search memo of 2**bits entries (~41 bytes each) per refine task
     objective: str = "total"  # total | max_then_total (fewest guesses at worst, then the least Total)
+    symmetry: bool = True  # ranked/all: one opener per orbit of the game's symmetries (none for Wordle lists)
 
 
 @schema
@@ -82,6 +83,7 @@ class ProveConfig(StageConfig):
     name: str = "prove"
     max_level: int = 5  # class bounds LB_1..LB_max_level are tried before an exact solve
     memo_bits: int = 20  # exact-search memo per task: 2**memo_bits entries (~41 bytes each)
+    objective: str = "total"  # the only objective a proof closes (max_then_total is refused); recorded in the certificate
 
 
 @schema

@@ -15,7 +15,11 @@ limit under which ApMinTotal finds a strategy, then ApMinTotal under it (the
 heuristic's analogue of the lexicographic optimum, pipeline.search.objective);
 refined openers get the exact lexicographic optimum.  The UB is then a Total
 of a strategy, still an upper bound on MinTotal but not a proof target: the
-proof experiments keep objective=total."""
+proof experiments keep objective=total.
+
+In a game with symmetries (Mastermind's colour and position permutations, search/symmetry.py) symmetric
+openers have the same values, so `ranked` and `all` try one opener per orbit (stage.symmetry=false tries
+them all); Wordle's lists have none."""
 
 import json
 
@@ -29,12 +33,13 @@ from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import RANKINGS, ApSearch, rank_openers
 from pipeline.search.exact import IMPOSSIBLE, INF, ExactSolver
 from pipeline.search.objective import OBJECTIVES, least_limit
+from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.search.tree import verify
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import UpperBoundConfig
 
-NAME, VERSION, INPUTS = "upper_bound", 1, ("feedback",)  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "upper_bound", 2, ("feedback",)  # the stage contract: stages/base.py
 
 
 SCHEMA = UpperBoundConfig
@@ -65,12 +70,25 @@ def validate(cfg: UpperBoundConfig, game) -> None:
 
 
 def chosen_openers(cfg: UpperBoundConfig, game, codes) -> list[int]:
+    """The openers to try: a given list as it is; `all` and `ranked` keep one opener per orbit of the game's
+    symmetries (stage.symmetry), since symmetric openers have the same values."""
+    if cfg.openers not in ("all", "ranked"):
+        return [game.guess_index[str(w).lower()] for w in cfg.openers]
+    n = len(game.guesses)
+    rep = opener_orbits(cfg, game, codes)
     if cfg.openers == "all":
-        return list(range(len(game.guesses)))
-    if cfg.openers == "ranked":
-        top_k = cfg.top_k or cfg.breadth
-        return rank_openers(codes, game.secret_of_guess, game.n_codes, top_k, ranking=cfg.ranking)
-    return [game.guess_index[str(w).lower()] for w in cfg.openers]
+        return first_of_each_orbit(range(n), rep)
+    top_k = cfg.top_k or cfg.breadth
+    symmetric = not np.array_equal(rep, np.arange(n))
+    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, n if symmetric else top_k, ranking=cfg.ranking)
+    return first_of_each_orbit(ranked, rep)[:top_k]
+
+
+def opener_orbits(cfg: UpperBoundConfig, game, codes) -> np.ndarray:
+    """The representative of every opener's orbit; every opener its own when stage.symmetry is off."""
+    if not cfg.symmetry or game.hard_mode:
+        return np.arange(len(game.guesses))
+    return opener_representatives(game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet))[1]
 
 
 def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, encoded_guesses, max_guesses,
