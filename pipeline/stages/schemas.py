@@ -135,6 +135,7 @@ class SimulateConfig(StageConfig):
 class ReportConfig(StageConfig):
     name: str = "report"
     plots: bool = True
+    tree_depth: int = 2  # levels of the best tree drawn in tree.svg (Figure 2)
 
 
 @schema
