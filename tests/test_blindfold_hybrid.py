@@ -5,6 +5,7 @@ import itertools
 import json
 from functools import lru_cache
 
+import numpy as np
 import pytest
 
 from pipeline.blindfold.hybrid import most_secrets
@@ -131,3 +132,29 @@ def test_impossible_counts_refused_before_any_input(run_pipeline, outputs):
     with pytest.raises(PipelineError, match="can solve at most 243 secrets; game wordle_original has 2315"):
         run_pipeline("game=wordle_original", "stage=blindfold", "stage.mode=hybrid", "stage.fixed=1", "stage.depth=1")
     assert not (outputs / "feedback").exists()
+
+
+@pytest.mark.parametrize("members", [5, 64, 65, 90])
+def test_splits_are_the_distinct_useful_splits(members):
+    """Both ways of listing splits (by canonical labels up to 64 members, by a set beyond) give the splits a
+    plain loop finds: the winner, and the other members grouped by response."""
+    from pipeline.blindfold.hybrid import _splits
+
+    rng = np.random.default_rng(members)
+    win = 9
+    sub = rng.integers(0, 4, size=(40, members))
+    sub[rng.integers(0, 40, size=10), rng.integers(0, members, size=10)] = win
+    sub[sub == win] = 0
+    for r in range(0, 40, 4):  # a guess is at most one member: one win per row
+        sub[r, r % members] = win
+    expected = set()
+    for row in sub.tolist():
+        winner = row.index(win) if win in row else -1
+        parts = {}
+        for j, code in enumerate(row):
+            if j != winner:
+                parts.setdefault(code, []).append(j)
+        if winner >= 0 or len(parts) > 1:
+            expected.add((winner, tuple(sorted(tuple(p) for p in parts.values()))))
+    found = _splits(sub, win)
+    assert len(found) == len(set(found)) and set(found) == expected

@@ -54,22 +54,30 @@ def _merge(root_found: bool, children: list[Dist]) -> Dist:
     return (int(root_found), *below)
 
 
+def _canonical(sub: np.ndarray, win: int) -> np.ndarray:
+    """Each row of `sub` (guesses x class members) as its split: member j labelled by the first member with the
+    same response, and the member the guess wins labelled -1; equal rows split the class alike."""
+    first = np.argmax(sub[:, :, None] == sub[:, None, :], axis=2)
+    return np.where(sub == win, -1, first)
+
+
 def _splits(sub: np.ndarray, win: int) -> list[tuple[int, tuple[tuple[int, ...], ...]]]:
     """The distinct splits of a class by the rows of `sub` (guesses x class members): (winner position or -1,
-    non-winning parts as tuples of member positions), splits that make progress only, in row order."""
+    non-winning parts as tuples of member positions), splits that make progress only."""
+    rows, marker = np.unique(sub, axis=0), win
+    if sub.shape[1] <= 64:  # beyond, the members x members comparison grows large: dedupe below only
+        rows, marker = np.unique(_canonical(rows, win), axis=0), -1
     seen, out = set(), []
-    c = sub.shape[1]
-    for row in sub:
-        winner = int(np.argmax(row == win)) if (row == win).any() else -1
+    for row in rows.tolist():
+        winner = row.index(marker) if marker in row else -1
         parts: dict[int, list[int]] = {}
-        for j in range(c):
+        for j, label in enumerate(row):
             if j != winner:
-                parts.setdefault(int(row[j]), []).append(j)
-        shape = (winner, tuple(sorted(tuple(p) for p in parts.values())))
-        if shape in seen or (winner < 0 and len(parts) == 1):
-            continue
-        seen.add(shape)
-        out.append(shape)
+                parts.setdefault(label, []).append(j)
+        split = (winner, tuple(sorted(tuple(p) for p in parts.values())))
+        if (winner >= 0 or len(parts) > 1) and split not in seen:
+            seen.add(split)
+            out.append(split)
     return out
 
 
@@ -90,12 +98,12 @@ def class_tree(codes: np.ndarray, members: tuple[int, ...], depth: int, win: int
 def _best_split(codes, members, depth, win, memo) -> Dist | None:
     sub = codes[:, list(members)]
     if depth == 2:  # every non-winning part must be one secret: a guess telling all apart, a member if possible
-        apart = np.array([len(np.unique(row)) == len(members) for row in sub])
+        apart = (np.diff(np.sort(sub, axis=1), axis=1) != 0).all(axis=1)
         if not apart.any():
             return None
         wins = (sub[apart] == win).any(axis=1).any()
         return (1, len(members) - 1) if wins else (0, len(members))
-    splits = _splits(np.unique(sub, axis=0), win)  # identical rows split alike
+    splits = _splits(sub, win)
     splits.sort(key=lambda s: sum(2 * len(p) - 1 for p in s[1]))  # the bound first: good splits early
     best = None
     for winner, parts in splits:
