@@ -18,11 +18,8 @@ GUESSES = sorted(SECRETS + EXTRA)
 
 
 @pytest.fixture
-def word_game(tmp_path):
-    (tmp_path / "secrets.txt").write_text("\n".join(SECRETS) + "\n")
-    (tmp_path / "guesses.txt").write_text("\n".join(GUESSES) + "\n")
-    return ["game=words", f"game.secrets.path={tmp_path / 'secrets.txt'}",
-            f"game.guesses.path={tmp_path / 'guesses.txt'}", "stage=blindfold", "stage.mode=hybrid"]
+def word_game(word_list_game):
+    return [*word_list_game(SECRETS, GUESSES), "stage=blindfold", "stage.mode=hybrid"]
 
 
 @lru_cache(maxsize=None)

@@ -65,10 +65,8 @@ def test_svg_escapes_symbols_and_refuses_depth_zero():
 
 
 @pytest.fixture
-def word_game(tmp_path):
-    path = tmp_path / "words.txt"
-    path.write_text("\n".join(WORDS) + "\n")
-    return ["game=words", f"game.secrets.path={path}"]
+def word_game(word_list_game):
+    return word_list_game(WORDS)
 
 
 def test_upper_bound_writes_the_svg_beside_tree_json(run_pipeline, word_game):
