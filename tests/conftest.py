@@ -66,6 +66,22 @@ class SmallWordle:
         return load_game(self.config)
 
 
+@pytest.fixture
+def word_list_game(tmp_path):
+    """word_list_game(secrets, guesses=None) -> overrides of game=words on those lists, written to tmp_path
+    (guesses: the secrets when not given)."""
+
+    def make(secrets, guesses=None):
+        (tmp_path / "secrets.txt").write_text("\n".join(secrets) + "\n")
+        overrides = ["game=words", f"game.secrets.path={tmp_path / 'secrets.txt'}"]
+        if guesses is not None:
+            (tmp_path / "guesses.txt").write_text("\n".join(guesses) + "\n")
+            overrides.append(f"game.guesses.path={tmp_path / 'guesses.txt'}")
+        return overrides
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def small_wordle(tmp_path_factory):
     """Secrets: every 14th original answer plus RAISE (167 words); guesses: those plus every 16th allowed

@@ -13,10 +13,8 @@ WORDS = ["batch", "catch", "hatch", "latch", "match", "patch", "watch", "crane",
 
 
 @pytest.fixture
-def word_game(tmp_path):
-    path = tmp_path / "words.txt"
-    path.write_text("\n".join(WORDS) + "\n")
-    return ["game=words", f"game.secrets.path={path}"]
+def word_game(word_list_game):
+    return word_list_game(WORDS)
 
 
 def separating_sets(words, size):

@@ -33,5 +33,5 @@ def test_breadth_sweep_and_report(outputs):
         tree = from_json(json.loads((folder_ub / "tree.json").read_text())["tree"])
         assert verify(tree, game.guesses, game.secrets) == 544  # the report's total is the tree's replayed total
     assert "- lower_bound: `python -m pipeline stage=lower_bound game=mini_nerdle`" in text  # missing, not faked
-    assert (folder / "distribution.png").stat().st_size > 1000 and (folder / "openers.png").is_file()
+    assert (folder / "tree_distribution.png").stat().st_size > 1000 and (folder / "opener_totals.png").is_file()
     assert not (folder / "funnel.png").exists()

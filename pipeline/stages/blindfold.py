@@ -1,5 +1,6 @@
 """Stage blindfold: the fewest fixed guesses that identify every secret (set cover, HiGHS, lazy pairs),
-with the relaxation's bound as proof; or check a given set (`stage.check=[...]`)."""
+with the relaxation's bound as proof; or check a given set (`stage.check=[...]`); or (`stage.mode=hybrid`)
+`stage.fixed` fixed guesses followed by adaptive trees of at most `stage.depth` guesses per class."""
 
 import json
 
@@ -40,6 +41,7 @@ def validate(cfg: BlindfoldConfig, game) -> None:
     if game.answer != "wordle":
         raise PipelineError(f"blindfold counts Wordle colour pairs; game.answer={game.answer} is not supported")
     one_of(cfg, "guesses_from", ("allowed", "secrets"))
+    one_of(cfg, "mode", ("cover", "hybrid"))
     at_least(cfg, "seed_limit", 1, allow_none=True)
     at_least(cfg, "max_rounds", 1)
     at_least(cfg, "threads", 1, allow_none=True)
@@ -54,6 +56,31 @@ def validate(cfg: BlindfoldConfig, game) -> None:
         words = pair.split(",")
         if len(words) != 2 or any(w.lower() not in game.secret_index for w in words):
             raise PipelineError(f"stage.seed_pairs: {pair!r} must be two secrets joined by a comma")
+    if cfg.mode == "hybrid":
+        validate_hybrid(cfg, game)
+
+
+def validate_hybrid(cfg: BlindfoldConfig, game) -> None:
+    """Refuse hybrid settings that are malformed, that mix in cover-only settings, or that no choice of fixed
+    guesses can meet (counting: too many secrets for k fixed responses and trees of the given depth)."""
+    from pipeline.blindfold.hybrid import most_secrets
+    from pipeline.validation import at_least
+
+    for name, low in (("fixed", 1), ("depth", 1), ("beam", 1), ("exhaustive_sets", 0)):
+        at_least(cfg, name, low)
+    if cfg.check or cfg.uniqueness:
+        raise PipelineError("stage.check and stage.uniqueness belong to stage.mode=cover; give stage.mode=hybrid "
+                            "without them")
+    usable = len(columns(cfg, game)) - len({w.lower() for w in cfg.exclude})
+    if cfg.fixed > usable:
+        raise PipelineError(f"stage.fixed={cfg.fixed} asks for more fixed guesses than the {usable} allowed")
+    if game.max_guesses is not None and cfg.fixed + cfg.depth > game.max_guesses:
+        raise PipelineError(f"stage.fixed={cfg.fixed} plus stage.depth={cfg.depth} guesses exceed "
+                            f"game.max_guesses={game.max_guesses} (lower them, or set game.max_guesses=null)")
+    reach = most_secrets(game.n_codes, cfg.fixed, cfg.depth)
+    if reach < len(game.secrets):
+        raise PipelineError(f"stage.fixed={cfg.fixed} with stage.depth={cfg.depth} can solve at most {reach} secrets; "
+                            f"game {game.name} has {len(game.secrets)} (raise stage.fixed or stage.depth)")
 
 
 def columns(cfg: BlindfoldConfig, game) -> np.ndarray:
@@ -97,6 +124,8 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
     codes = load_matrix(ctx.inputs["feedback"], game)
     if cfg.check:
         return run_check(ctx, cfg, codes)
+    if cfg.mode == "hybrid":
+        return run_hybrid(ctx, cfg, codes)
     cols, seeds = columns(cfg, game), starting_pairs(cfg, game)
     excluded = _words(game, cfg.exclude, "stage.exclude")
     result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, **solver_options(cfg, game),
@@ -126,3 +155,29 @@ def uniqueness(ctx: StageContext, cfg: BlindfoldConfig, codes, cols, seeds, resu
             for g, r in zip(result.chosen, again)}
     unique = all(r["lower_bound"] > result.f_star for r in rows.values())
     return {"unique": unique, "without": rows}
+
+
+def run_hybrid(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
+    """stage.mode=hybrid: the best `fixed` guesses whose classes are all solved within `depth` further guesses."""
+    from pipeline.blindfold.hybrid import enumerates, solve_hybrid
+
+    game = ctx.game
+    excluded = set(_words(game, cfg.exclude, "stage.exclude"))
+    cols = [int(g) for g in columns(cfg, game) if int(g) not in excluded]
+    result = solve_hybrid(codes, cols, cfg.fixed, cfg.depth, game.answering.win, game.n_codes, cfg.beam,
+                          cfg.exhaustive_sets)
+    if result is None:
+        why = ("every set was tried" if enumerates(len(cols), cfg.fixed, cfg.exhaustive_sets)
+               else f"none among the {cfg.beam} best candidate sets: raise stage.beam")
+        raise PipelineError(f"stage.mode=hybrid: no {cfg.fixed} fixed guesses leave every class solvable within "
+                            f"stage.depth={cfg.depth} further guesses ({why})")
+    summary = {"mode": "hybrid", "fixed": [game.guesses[g] for g in result.fixed], "depth": cfg.depth,
+               "worst_case": result.worst_case, "mean": round(result.total / len(game.secrets), 4),
+               "total": result.total, "distribution": result.distribution, "classes": sum(result.class_sizes.values()),
+               "largest_class": max(result.class_sizes, default=0), "class_sizes": result.class_sizes,
+               "search": "exhaustive" if result.exhaustive else "beam", "optimal": result.exhaustive,
+               "sets_evaluated": result.sets_evaluated, "feasible_sets": result.feasible_sets,
+               "guesses_from": cfg.guesses_from, "excluded": sorted(game.guesses[g] for g in excluded)}
+    ctx.out.file("solution.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return {k: summary[k] for k in ("fixed", "depth", "worst_case", "mean", "classes", "search")}
+

@@ -11,7 +11,8 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ReportConfig
 
 NAME, VERSION, INPUTS = "report", 1, ()  # the stage contract: stages/base.py
-REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold")
+REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold", "simulate",
+            "openers")
 
 
 SCHEMA = ReportConfig
@@ -117,20 +118,63 @@ def prove_section(found, game) -> str:
 
 
 def blindfold_section(found, game) -> str:
-    rows = []
+    cover, hybrid = [], []
     for m in found:
         s = json.loads((m["path"] / "solution.json").read_text())
-        rows.append([s.get("guesses_from"), s.get("f_star"), s.get("lower_bound"), s.get("proven_optimal"),
-                     " ".join(s.get("guesses", [])), m["run_seconds"]])
-    return "## Blindfold\n\n" + _table(["guesses from", "f*", "lower bound", "proven", "guesses", "wall s"], rows)
+        if s.get("mode") == "hybrid":
+            hybrid.append([" ".join(s["fixed"]), s["depth"], s["worst_case"], s["mean"], s["classes"],
+                           s["largest_class"], s["search"], s["guesses_from"], m["run_seconds"]])
+        elif "check" in s:
+            cover.append([s.get("guesses_from", "given"), None, None, None, " ".join(s["check"])
+                          + f" (separates all: {s['separates_all']})", m["run_seconds"]])
+        else:
+            cover.append([s.get("guesses_from"), s.get("f_star"), s.get("lower_bound"), s.get("proven_optimal"),
+                          " ".join(s.get("guesses", [])), m["run_seconds"]])
+    out = "## Blindfold\n\n"
+    if cover:
+        out += _table(["guesses from", "f*", "lower bound", "proven", "guesses", "wall s"], cover)
+    if hybrid:
+        out += ("\nHybrid: fixed guesses played without looking, then an adaptive tree of at most `depth` "
+                "guesses per class.\n\n" + _table(["fixed guesses", "depth", "worst case", "mean", "classes",
+                                                   "largest class", "search", "guesses from", "wall s"], hybrid))
+    return out
+
+
+def simulate_section(found, game) -> str:
+    from pipeline.report.plots import shown_rows
+
+    out = "## Simulated play\n\n"
+    for m in found:
+        rows = [[r["strategy"], r["runs"], r["opener"], None if r["mean"] is None else round(r["mean"], 4),
+                 None if r["mean"] is None else f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]", r["max"], r["failures"]]
+                for r in shown_rows(m["path"])]
+        out += _table(["strategy", "runs", "opener", "mean", "95 % interval", "max", "lost"], rows) + \
+            f"\n({m['run_seconds']} s)\n\n"
+    return out
+
+
+def openers_section(found, game) -> str:
+    out = "## Opener ranking by information\n\n"
+    for m in found:
+        table = pq.read_table(m["path"] / "openers.parquet").slice(0, 10).to_pylist()
+        over = m.get("summary", {}).get("candidates", "answers")
+        rows = [[r["opener"], round(r["avg_bits"], 4), round(r["avg_remaining"], 2), r["parts"], r["largest"]]
+                for r in table]
+        out += f"Candidates counted among the {over}:\n\n" + _table(
+            ["opener", "bits", "left", "parts", "largest"], rows) + f"\n({m['run_seconds']} s)\n\n"
+    return out
 
 
 # stage -> its section of report.md, from that stage's manifests (at least one)
 SECTIONS = {"heuristics": heuristics_section, "upper_bound": upper_bound_section, "lower_bound": lower_bound_section,
-            "exact": exact_section, "prove": prove_section, "blindfold": blindfold_section}
+            "exact": exact_section, "prove": prove_section, "blindfold": blindfold_section,
+            "simulate": simulate_section, "openers": openers_section}
 
 
 def run(ctx: StageContext, cfg: ReportConfig) -> dict:
+    from pipeline.validation import at_least
+
+    at_least(cfg, "tree_depth", 1)  # the report has no inputs: checked here, before anything is written
     game = ctx.game
     found = gathered(ctx.store, game)
     text = f"# Report: {game.name}\n\n|S| = {len(game.secrets)}, |G| = {len(game.guesses)}, hard mode: {game.hard_mode}\n\n"
@@ -141,6 +185,7 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
             text += verdict_section([r for r in rows if r["stage"] == stage], "Published figures (stage=reproduce):")
     shown = {s for s in SECTIONS if found[s]}
     text += verdict_section([r for r in rows if r["stage"] not in shown], "## Published figures (stage=reproduce)")
+    text += tree_picture(ctx, cfg, game)
     missing = [s for s in REPORTED if not found[s]]
     if missing:
         text += "## Missing artifacts\n\n" + "".join(
@@ -153,13 +198,33 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
 
 
 def make_plots(ctx: StageContext, found) -> list[str]:
-    from pipeline.report.plots import distribution_plot, funnel_plot, openers_plot
+    from pipeline.report import plots as P
 
     made = []
     if found["lower_bound"]:
-        made.append(funnel_plot(ctx.out.file("funnel.png"), found["lower_bound"][-1]["path"]))
+        made.append(P.funnel_plot(ctx.out.file(P.FUNNEL), found["lower_bound"][-1]["path"]))
     if found["upper_bound"]:
         best = min(found["upper_bound"], key=lambda m: json.loads((m["path"] / "summary.json").read_text())["ub"])
-        made.append(distribution_plot(ctx.out.file("distribution.png"), best["path"]))
-        made.append(openers_plot(ctx.out.file("openers.png"), found["upper_bound"]))
-    return made
+        made.append(P.distribution_plot(ctx.out.file(P.DISTRIBUTION), best["path"]))
+        made.append(P.openers_plot(ctx.out.file(P.OPENER_TOTALS), found["upper_bound"]))
+    if found["simulate"]:
+        made.append(P.simulated_plot(ctx.out.file(P.SIMULATED), found["simulate"][-1]["path"]))
+    if found["openers"]:
+        made.append(P.information_plot(ctx.out.file(P.OPENER_INFORMATION), found["openers"][-1]["path"]))
+    return [name for name in made if name]
+
+
+def tree_picture(ctx: StageContext, cfg: ReportConfig, game) -> str:
+    """The best upper_bound tree's top `cfg.tree_depth` levels as tree.svg (Figure 2); "" if there is none."""
+    from pipeline.artifacts.find import best_tree
+    from pipeline.artifacts.trees import load_tree
+    from pipeline.artifacts.tree_svg import tree_svg
+
+    found = best_tree(ctx.store, game)
+    if found is None:
+        return ""
+    tree = load_tree(found.path, game).tree
+    title = f"{game.name}: {tree.guess}, total {found.total} ({found.label}, levels 1-{cfg.tree_depth})"
+    ctx.out.file("tree.svg").write_text(tree_svg(tree, cfg.tree_depth, title))
+    return (f"## Strategy tree (Figure 2)\n\nThe best tree ({found.label}, total {found.total}), levels 1 to "
+            f"{cfg.tree_depth}: [tree.svg](tree.svg)\n\n![tree](tree.svg)\n\n")

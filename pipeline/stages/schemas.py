@@ -101,6 +101,11 @@ class BlindfoldConfig(StageConfig):
     max_rounds: int = 200
     threads: int | None = None  # HiGHS threads; None = its default
     model_format: str = "lp"  # lp | mps: export of the final relaxation
+    mode: str = "cover"  # cover: fewest fixed guesses; hybrid: `fixed` guesses, then trees of <= `depth` guesses
+    fixed: int = 2  # hybrid: fixed guesses played without looking
+    depth: int = 3  # hybrid: further guesses each class's adaptive tree may use
+    beam: int = 20  # hybrid: candidate sets kept per step when the k-sets are too many to enumerate
+    exhaustive_sets: int = 10000  # hybrid: enumerate every k-set when there are at most this many
 
 
 @schema
@@ -132,6 +137,7 @@ class SimulateConfig(StageConfig):
 class ReportConfig(StageConfig):
     name: str = "report"
     plots: bool = True
+    tree_depth: int = 2  # levels of the best tree drawn in tree.svg (Figure 2)
 
 
 @schema
