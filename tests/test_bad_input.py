@@ -104,7 +104,7 @@ STAGE_CASES = [
     (["stage=prove", *MINI, "stage.memo_bits=40"], "stage.memo_bits must be an integer between 10 and 30, got 40"),
     (["stage=prove", *MINI, "stage.max_level=0"], "stage.max_level must be at least 1"),
     (["stage=prove", *MINI, "upstream.lower_bound.batches_per_level=0"],
-     "upstream.lower_bound.batches_per_level must be at least 1, got 0 (in lower_bound, run as an"),
+     "upstream.lower_bound.batches_per_level must be at least 1 (or null), got 0 (in lower_bound, run as an"),
     (["stage=prove", *MINI, "upstream.upper_bound.openers=[]"], "upstream.upper_bound.openers is empty"),
     (["stage=exact", *MINI, "stage.memo_bits=40"], "stage.memo_bits must be an integer between 10 and 30"),
     (["stage=exact", *MINI, "stage.memo_bits=5"], "stage.memo_bits must be an integer between 10 and 30"),

@@ -47,11 +47,12 @@ def save_shard(shard_dir: Path | None, index: int, result: object) -> None:
     (shard_dir / f"{index:06d}.done").touch()
 
 
-def check_fan_out(max_in_flight: int, max_retries: int, num_cpus: float) -> None:
-    """Settings that would make a Ray fan-out wait forever (nothing in flight) or fail inside Ray."""
+def check_fan_out(max_in_flight: int | None, max_retries: int, num_cpus: float) -> None:
+    """Settings that would make a Ray fan-out wait forever (nothing in flight) or fail inside Ray;
+    max_in_flight None means sized to the cluster."""
     from pipeline.errors import PipelineError
 
-    if not isinstance(max_in_flight, int) or max_in_flight < 1:
+    if max_in_flight is not None and (not isinstance(max_in_flight, int) or max_in_flight < 1):
         raise PipelineError(f"ray.max_in_flight must be at least 1, got {max_in_flight!r}")
     if not isinstance(max_retries, int) or max_retries < 0:
         raise PipelineError(f"ray.max_retries must be at least 0, got {max_retries!r}")
@@ -59,19 +60,24 @@ def check_fan_out(max_in_flight: int, max_retries: int, num_cpus: float) -> None
         raise PipelineError(f"a task must ask for a positive number of CPUs, not {num_cpus!r}")
 
 
-def check_fits(num_cpus: float) -> None:
-    """A task asking for more CPUs than the largest node has would stay pending forever."""
+def check_fits(num_cpus: float, memory: int | None = None) -> None:
+    """A task asking for more CPUs (or memory) than the largest node has would stay pending forever."""
     import ray
 
     from pipeline.errors import PipelineError
 
-    largest = max((n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")), default=0)
+    alive = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
+    largest = max((r.get("CPU", 0) for r in alive), default=0)
     if largest and num_cpus > largest:
         raise PipelineError(f"a task needs {num_cpus:g} CPUs but the largest Ray node has {largest:g}; "
                             "give ray.num_cpus more cores or use a bigger node")
+    most_memory = max((r.get("memory", 0) for r in alive), default=0)
+    if memory and most_memory and memory > most_memory:
+        raise PipelineError(f"a task declares {memory / 2**20:.0f} MB but the largest Ray node offers "
+                            f"{most_memory / 2**20:.0f} MB to tasks; lower ray.task_memory_mb or use bigger nodes")
 
 
-def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str, max_in_flight: int = 16,
+def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str, max_in_flight: int | None = None,
             max_retries: int = 3, shard_dir: Path | None = None, progress: bool = True,
             num_cpus: float = 1, stats: FanOutStats | None = None) -> list:
     """[fn(item, *shared) for item in items] as tasks on the Ray session the caller opened, in item order."""
