@@ -2,11 +2,15 @@
 on disk so a killed driver resumes where it stopped. The executors themselves are in `executors.py`."""
 
 import os
-import pickle
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pipeline.runtime import codec
+from pipeline.runtime.log import log
+
+SHARD_SUFFIX = ".shard.npz"
 
 
 @dataclass
@@ -25,26 +29,33 @@ class FanOutStats:
 
 
 def load_done(shard_dir: Path | None, n: int) -> dict[int, object]:
-    """Results of the items an earlier run finished, by item index."""
+    """Results of the items an earlier run finished, by item index.  A shard that does not decode
+    (damaged, or not written by this codec) is left out with a warning: its task simply runs again.
+    Pickled shards of older versions are never read."""
     done = {}
     if shard_dir is None or not shard_dir.is_dir():
         return done
-    for marker in shard_dir.glob("*.done"):
-        i = int(marker.stem)
-        if i < n:
-            done[i] = pickle.loads((shard_dir / f"{i:06d}.pkl").read_bytes())
+    for path in sorted(shard_dir.glob(f"*{SHARD_SUFFIX}")):
+        stem = path.name[:-len(SHARD_SUFFIX)]
+        if not stem.isdigit() or int(stem) >= n:
+            continue
+        try:
+            done[int(stem)] = codec.loads(path.read_bytes())
+        except (codec.CodecError, OSError) as err:
+            log.warning(f"shard {path} is not readable ({err}); its task runs again")
     return done
 
 
 def save_shard(shard_dir: Path | None, index: int, result: object) -> None:
-    """Keep one finished result; the done-marker is written last, so a half-written shard is never read."""
+    """Keep one finished result (runtime/codec.py's format); written to a temporary name and renamed,
+    so a half-written shard is never read."""
     if shard_dir is None:
         return
+    data = codec.dumps(result)  # refuses what the format cannot store, before anything is written
     shard_dir.mkdir(parents=True, exist_ok=True)
     tmp = shard_dir / f"{index:06d}.{uuid.uuid4().hex[:8]}.tmp"
-    tmp.write_bytes(pickle.dumps(result))
-    os.replace(tmp, shard_dir / f"{index:06d}.pkl")
-    (shard_dir / f"{index:06d}.done").touch()
+    tmp.write_bytes(data)
+    os.replace(tmp, shard_dir / f"{index:06d}{SHARD_SUFFIX}")
 
 
 def check_fan_out(max_in_flight: int | None, max_retries: int, num_cpus: float) -> None:
