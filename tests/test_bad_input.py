@@ -263,6 +263,7 @@ def run_cli(*args, outputs, timeout=120):
 @pytest.mark.parametrize("setting,message", [
     ("ray.num_cpus=0", "ray.num_cpus must be at least 1, got 0"),
     ("ray.max_in_flight=0", "ray.max_in_flight must be at least 1, got 0"),
+    ("ray.task_memory_mb=0", "ray.task_memory_mb must be at least 1, got 0"),
     ("ray.address=127.0.0.1:1", "cannot reach a Ray head at 127.0.0.1:1"),
 ])
 def test_settings_that_used_to_hang_fail_at_once(setting, message, tmp_path):
