@@ -8,7 +8,9 @@ the core freed first), plus a measured per-task overhead.  Rounds of the V_i fun
 the runtime would batch them on N cores (`policy.batch_count`, `policy.split_sizes`), assuming that
 each recorded batch's time is shared evenly by its openers; other rounds keep their recorded tasks.
 
-Validation: the recorded tasks replayed on the recorded cores with the recorded in-flight limit
+Task costs are the CPU seconds each task recorded (what it takes on a core of its own, however loaded
+the recording machine was); the driver's serial time is taken as measured (an overestimate on a loaded
+machine).  Validation: the recorded tasks replayed on the recorded cores with the recorded in-flight limit
 ("replay_as_run") against the measured wall ("measured"), and the policy's own batching on those cores.
 Prints one JSON object.  Run (after the proof, e.g. `make run`):
     .venv/bin/python benchmarks/scaling.py [--outputs DIR] [--overhead-ms X] [--game wordle_original]
@@ -60,9 +62,15 @@ def latest_manifests(outputs: Path, game) -> dict:
     return found
 
 
+def task_costs(round_: dict) -> list[float]:
+    """Each task's CPU seconds (what it takes on a core of its own, whatever the load was when recorded);
+    its wall seconds for rounds recorded before CPU time was."""
+    return round_.get("cpu_seconds", round_["durations"])
+
+
 def rebatched(round_: dict, cores: int, max_batch: int | None) -> list[float]:
-    """A funnel round's batch durations as the policy batches its openers on `cores` cores."""
-    unit_costs = [d / u for d, u in zip(round_["durations"], round_["units"]) for _ in range(u)]
+    """A funnel round's batch costs as the policy batches its openers on `cores` cores."""
+    unit_costs = [d / u for d, u in zip(task_costs(round_), round_["units"]) for _ in range(u)]
     sizes = policy.split_sizes(len(unit_costs), policy.batch_count(len(unit_costs), cores, max_batch=max_batch))
     out, start = [], 0
     for size in sizes:
@@ -76,7 +84,7 @@ def round_wall(round_: dict, cores: int | None, overhead: float, max_batch: int 
     if cores is None:  # validation: the recorded tasks, cores and in-flight limit
         slots = policy.task_slots(round_["cluster_cpus"], round_["task_cpus"])
         return policy.makespan(round_["durations"], slots, round_["max_in_flight"], overhead=overhead)
-    durations = round_["durations"]
+    durations = task_costs(round_)
     if round_["label"].startswith("lower_bound-V") and sum(round_["units"]) > len(durations):
         durations = rebatched(round_, cores, max_batch)
     slots = policy.task_slots(cores, round_["task_cpus"] if round_["executor"] == "ray" else 1)
@@ -84,7 +92,7 @@ def round_wall(round_: dict, cores: int | None, overhead: float, max_batch: int 
 
 
 def project(manifests: dict, overhead: float, cores: int | None) -> dict:
-    """Projected wall per stage and in all (serial driver time + every round replayed)."""
+    """Projected wall per stage and in all (serial driver time, as measured, + every round replayed)."""
     walls = {}
     for stage, m in manifests.items():
         rounds = m.get("fan_out", {}).get("rounds", [])

@@ -22,8 +22,8 @@ from pipeline.runtime.fanout import FanOutStats, load_done, save_shard
 from pipeline.runtime.policy import in_flight_limit
 from pipeline.runtime.progress import Progress
 
-# (item index, result, node that ran it, seconds inside fn)
-Finished = tuple[int, object, str, float]
+# (item index, result, node that ran it, (wall seconds, CPU seconds) inside fn)
+Finished = tuple[int, object, str, tuple[float, float]]
 
 
 class Executor:
@@ -42,22 +42,23 @@ class Executor:
         pending = [i for i in range(len(items)) if i not in results]
         round_stats = {"label": label, "executor": self.name, "tasks": len(pending), "task_seconds": 0.0,
                        "longest_task": 0.0, "started_at": time.time()}  # epoch: matches memory samples to rounds
-        durations = {}  # item index -> seconds inside fn (this run's tasks), for scheduling replays
+        durations = {}  # item index -> (wall, CPU) seconds inside fn (this run's tasks), for scheduling replays
         started = time.perf_counter()
         with Progress(label, len(items), enabled=progress, resumed=len(results)) as bar:
-            for i, result, node, seconds in self._run(fn, items, pending, shared, label):
+            for i, result, node, (seconds, cpu) in self._run(fn, items, pending, shared, label):
                 results[i] = result
                 stats.nodes.add(node)
                 stats.task_seconds += seconds
                 round_stats["task_seconds"] += seconds
                 round_stats["longest_task"] = max(round_stats["longest_task"], seconds)
-                durations[i] = seconds
+                durations[i] = (seconds, cpu)
                 save_shard(shard_dir, i, result)
                 bar.advance()
         round_stats["wall_seconds"] = time.perf_counter() - started
         round_stats |= self._policy_stats()
         round_stats = {k: round(v, 4) if isinstance(v, float) else v for k, v in round_stats.items()}
-        round_stats["durations"] = [round(durations[i], 4) for i in sorted(durations)]
+        round_stats["durations"] = [round(durations[i][0], 4) for i in sorted(durations)]
+        round_stats["cpu_seconds"] = [round(durations[i][1], 4) for i in sorted(durations)]  # load-independent
         round_stats["units"] = [_units(items[i]) for i in sorted(durations)]
         stats.rounds.append(round_stats)
         return [results[i] for i in range(len(items))]
@@ -72,7 +73,7 @@ class Executor:
 
 
 def _units(item) -> int:
-    """Units of work in one item: its length for a batch (array, list, tuple of items), else 1."""
+    """Units of work in one item: its length for a batch (an array or list of items), else 1."""
     return len(item) if isinstance(item, (np.ndarray, list)) else 1
 
 
@@ -102,9 +103,8 @@ class InProcessExecutor(Executor):
             numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, self.num_threads)))
         try:
             for i in pending:
-                started = time.perf_counter()
-                result = fn(items[i], *shared)
-                yield i, result, node, time.perf_counter() - started
+                result, seconds = _timed(fn, items[i], shared)
+                yield i, result, node, seconds
         finally:
             numba.set_num_threads(threads)
 
@@ -116,6 +116,14 @@ class InProcessExecutor(Executor):
         return {"cluster_cpus": float(threads), "task_cpus": float(threads), "max_in_flight": 1}
 
 
+def _timed(fn, item, shared) -> tuple[object, tuple[float, float]]:
+    """fn(item, *shared) and the (wall, CPU) seconds it took: CPU time is what the task would take on a
+    core of its own, however loaded the machine was (scheduling replays use it)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    result = fn(item, *shared)
+    return result, (time.perf_counter() - started, time.process_time() - cpu)
+
+
 def _run_task(fn, item, *shared):
     """Body of a Ray task: fn on one item with the cores Ray assigned to it, timed."""
     import numba
@@ -124,9 +132,8 @@ def _run_task(fn, item, *shared):
     # a task gets the cores Ray assigned to it, no more: numba kernels inside must not oversubscribe the node
     cpus = int(ray.get_runtime_context().get_assigned_resources().get("CPU", 1))
     numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, cpus)))
-    started = time.perf_counter()
-    result = fn(item, *shared)
-    return result, ray.get_runtime_context().get_node_id(), time.perf_counter() - started
+    result, seconds = _timed(fn, item, shared)
+    return result, ray.get_runtime_context().get_node_id(), seconds
 
 
 class RayExecutor(Executor):
@@ -168,8 +175,7 @@ class RayExecutor(Executor):
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:
                 i = in_flight.pop(ref)
-                result, node, seconds = ray.get(ref)
-                yield i, result, node, seconds
+                yield i, *ray.get(ref)
 
     def _policy_stats(self) -> dict:
         return {"cluster_cpus": self.cluster_cpus, "task_cpus": self.num_cpus, "max_in_flight": self.in_flight}
