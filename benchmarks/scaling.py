@@ -6,7 +6,8 @@ For each stage (feedback, upper_bound, lower_bound, prove) of the newest matchin
 `policy.makespan` (tasks submitted in item order, `policy.in_flight_limit` of them at a time, each on
 the core freed first), plus a measured per-task overhead.  Rounds of the V_i funnel are re-batched as
 the runtime would batch them on N cores (`policy.batch_count`, `policy.split_sizes`), assuming that
-each recorded batch's time is shared evenly by its openers; other rounds keep their recorded tasks.
+every task pays a fixed set-up (the cheapest V_1 task) and the rest of a recorded batch's cost is shared
+evenly by its openers; other rounds keep their recorded tasks.
 
 Task costs are the CPU seconds each task recorded (what it takes on a core of its own, however loaded
 the recording machine was); the driver's serial time is taken as measured (an overestimate on a loaded
@@ -68,25 +69,33 @@ def task_costs(round_: dict) -> list[float]:
     return round_.get("cpu_seconds", round_["durations"])
 
 
-def rebatched(round_: dict, cores: int, max_batch: int | None) -> list[float]:
-    """A funnel round's batch costs as the policy batches its openers on `cores` cores."""
-    unit_costs = [d / u for d, u in zip(task_costs(round_), round_["units"]) for _ in range(u)]
+def fixed_cost(manifest: dict) -> float:
+    """Per-task set-up of a funnel batch (its bound solver's tables, built once per task), estimated as the
+    cheapest V_1 task: V_1 costs next to nothing per opener, so its tasks are almost all set-up."""
+    v1 = [r for r in manifest["fan_out"]["rounds"] if r["label"].endswith("-V1")]
+    return min(task_costs(v1[0])) if v1 and v1[0]["durations"] else 0.0
+
+
+def rebatched(round_: dict, cores: int, max_batch: int | None, fixed: float) -> list[float]:
+    """A funnel round's batch costs as the policy batches its openers on `cores` cores: every task pays
+    the set-up `fixed` once, and each recorded batch's remaining cost is shared evenly by its openers."""
+    unit_costs = [max(0.0, c - fixed) / u for c, u in zip(task_costs(round_), round_["units"]) for _ in range(u)]
     sizes = policy.split_sizes(len(unit_costs), policy.batch_count(len(unit_costs), cores, max_batch=max_batch))
     out, start = [], 0
     for size in sizes:
-        out.append(sum(unit_costs[start:start + size]))
+        out.append(fixed + sum(unit_costs[start:start + size]))
         start += size
     return out
 
 
-def round_wall(round_: dict, cores: int | None, overhead: float, max_batch: int | None) -> float:
+def round_wall(round_: dict, cores: int | None, overhead: float, max_batch: int | None, fixed: float) -> float:
     """Projected wall of one fan-out round: as run (cores None) or under the policy on `cores` cores."""
     if cores is None:  # validation: the recorded tasks, cores and in-flight limit
         slots = policy.task_slots(round_["cluster_cpus"], round_["task_cpus"])
         return policy.makespan(round_["durations"], slots, round_["max_in_flight"], overhead=overhead)
     durations = task_costs(round_)
     if round_["label"].startswith("lower_bound-V") and sum(round_["units"]) > len(durations):
-        durations = rebatched(round_, cores, max_batch)
+        durations = rebatched(round_, cores, max_batch, fixed)
     slots = policy.task_slots(cores, round_["task_cpus"] if round_["executor"] == "ray" else 1)
     return policy.makespan(durations, slots, policy.in_flight_limit(cores), overhead=overhead)
 
@@ -97,8 +106,8 @@ def project(manifests: dict, overhead: float, cores: int | None) -> dict:
     for stage, m in manifests.items():
         rounds = m.get("fan_out", {}).get("rounds", [])
         serial = max(0.0, m["run_seconds"] - sum(r["wall_seconds"] for r in rounds))
-        max_batch = m["config"].get("max_batch")
-        walls[stage] = serial + sum(round_wall(r, cores, overhead, max_batch) for r in rounds)
+        max_batch, fixed = m["config"].get("max_batch"), fixed_cost(m) if stage == "lower_bound" else 0.0
+        walls[stage] = serial + sum(round_wall(r, cores, overhead, max_batch, fixed) for r in rounds)
     walls["total"] = sum(walls.values())
     return {k: round(v, 1) for k, v in walls.items()}
 
