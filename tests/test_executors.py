@@ -347,3 +347,27 @@ def test_a_big_shared_array_is_put_once_for_every_round(ray_tasks, monkeypatch):
 def test_a_task_declaring_more_memory_than_any_node_is_refused_at_once(ray_tasks):
     with pytest.raises(PipelineError, match="lower ray.task_memory_mb"):
         RayExecutor(memory=1 << 50).map(weighted, ITEMS, (WEIGHTS, 100), label="toy", progress=False)
+
+
+def load_scaling():
+    import importlib.util
+
+    from pipeline.config import PROJECT_ROOT
+
+    spec = importlib.util.spec_from_file_location("scaling", PROJECT_ROOT / "benchmarks" / "scaling.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scaling_replays_a_recorded_round_as_run_and_rebatched():
+    scaling = load_scaling()
+    # a funnel level recorded as 2 batches of 3 openers on 2 CPUs; set-up 1 s per task
+    round_ = {"label": "lower_bound-V5", "executor": "ray", "cluster_cpus": 2.0, "task_cpus": 1.0, "max_in_flight": 4,
+              "durations": [8.0, 5.0], "cpu_seconds": [7.0, 4.0], "units": [3, 3]}
+    assert scaling.round_wall(round_, None, 0.0, 2000, 1.0) == 8.0  # as run: wall seconds, two cores
+    # on 64 cores: 6 batches of one opener, each 1 s set-up + 2 s (first three) or 1 s (last three)
+    assert scaling.rebatched(round_, 64, 2000, 1.0) == [3.0, 3.0, 3.0, 2.0, 2.0, 2.0]
+    assert scaling.round_wall(round_, 64, 0.0, 2000, 1.0) == 3.0
+    # on 1 core: 4 batches (sizes 2, 2, 1, 1) one after another: 4 set-ups + 9 s of openers
+    assert scaling.round_wall(round_, 1, 0.0, 2000, 1.0) == 13.0
