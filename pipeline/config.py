@@ -48,7 +48,8 @@ class RayConfig:
     num_cpus: int | None = None  # embedded only; None = all cores
     object_store_memory: int | None = None
     max_retries: int = 3
-    max_in_flight: int = 16
+    max_in_flight: int | None = None  # tasks submitted at a time; None = twice the cluster's task slots
+    task_memory_mb: int | None = 512  # memory each Ray task declares (memo tables, per-task copies); None = none
     executor: str = "auto"  # auto: small work in this process, the rest on Ray | local: in-process | ray
 
     def __post_init__(self):

@@ -104,7 +104,7 @@ STAGE_CASES = [
     (["stage=prove", *MINI, "stage.memo_bits=40"], "stage.memo_bits must be an integer between 10 and 30, got 40"),
     (["stage=prove", *MINI, "stage.max_level=0"], "stage.max_level must be at least 1"),
     (["stage=prove", *MINI, "upstream.lower_bound.batches_per_level=0"],
-     "upstream.lower_bound.batches_per_level must be at least 1, got 0 (in lower_bound, run as an"),
+     "upstream.lower_bound.batches_per_level must be at least 1 (or null), got 0 (in lower_bound, run as an"),
     (["stage=prove", *MINI, "upstream.upper_bound.openers=[]"], "upstream.upper_bound.openers is empty"),
     (["stage=prove", *MINI, "stage.objective=max_then_total"],
      "stage.objective=max_then_total: a proof closes the Total objective only"),
@@ -268,6 +268,7 @@ def run_cli(*args, outputs, timeout=120):
 @pytest.mark.parametrize("setting,message", [
     ("ray.num_cpus=0", "ray.num_cpus must be at least 1, got 0"),
     ("ray.max_in_flight=0", "ray.max_in_flight must be at least 1, got 0"),
+    ("ray.task_memory_mb=0", "ray.task_memory_mb must be at least 1, got 0"),
     ("ray.address=127.0.0.1:1", "cannot reach a Ray head at 127.0.0.1:1"),
 ])
 def test_settings_that_used_to_hang_fail_at_once(setting, message, tmp_path):

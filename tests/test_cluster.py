@@ -141,7 +141,7 @@ def test_killed_driver_resumes_finished_shards(reference, tmp_path):
     driver = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     shards = tmp_path / "lower_bound"
-    wait_for(lambda: len(list(shards.glob(".shards-*/lower_bound-V1/*.done"))) >= 3, what="three finished shards")
+    wait_for(lambda: len(list(shards.glob(".shards-*/lower_bound-V1/*.shard.npz"))) >= 3, what="three finished shards")
     os.killpg(driver.pid, signal.SIGKILL)
     driver.wait()
     assert not list(shards.glob("[!.]*/manifest.json"))  # nothing published

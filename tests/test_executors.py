@@ -1,6 +1,7 @@
 """Executors: in-process and Ray give the same results and bookkeeping, resume from shards, and `auto`
 keeps small work (one task, or work called small while Ray is closed) out of Ray."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 
 from pipeline.config import RayConfig
 from pipeline.errors import PipelineError
-from pipeline.runtime import executors
+from pipeline.runtime import codec, executors, policy
 from pipeline.runtime.executors import InProcessExecutor, RayExecutor, choose_executor
 from pipeline.runtime.fanout import FanOutStats, load_done, save_shard
 
@@ -173,3 +174,200 @@ def test_a_one_opener_exact_run_never_starts_ray(tmp_path):
         fan_out = json.loads(manifest.read_text())["fan_out"]
         assert fan_out["executors"] == ["local"] and [r["executor"] for r in fan_out["rounds"]] == ["local"]
     assert Path(folder) == manifest.parent
+
+
+# ---- shards: a typed codec, never pickle ----------------------------------------------------------------------
+
+
+def same_value(a, b) -> bool:
+    """Deep equality that also checks types and dtypes (a tuple is not a list, int64 is not int32)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+    if isinstance(a, np.generic):
+        return a.dtype == b.dtype and a == b
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_value(a[k], b[k]) for k in a)
+    if dataclasses.is_dataclass(a):
+        return all(same_value(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    return a == b or (a != a and b != b)  # NaN equals NaN here
+
+
+def rich_result():
+    from pipeline.search.apmintotal import ApResult
+
+    tree = (12, {3: (7, {}), 80: (1, {5: (2, {})})})  # an exact solver's tree: int keys
+    ap = ApResult(breadth=10, total=7920, opener=5, node_guess=np.arange(4, dtype=np.int32),
+                  node_parent=np.array([-1, 0, 0, 1]), node_code=np.zeros(4, np.uint8),
+                  node_size=np.array([9, 4, 4, 1], np.int64), stats={"memo": 5126, "seconds": 8.5})
+    return [None, True, 7, -2**70, 2.5, float("inf"), float("nan"), "salet", (np.int64(7920), "exact"), tree,
+            {(1, 2): "tuple key", 3: None}, np.array(3.5, dtype=np.float32), np.array(["ab", "c"]),
+            np.zeros((0, 3), dtype=np.uint16), np.arange(6, dtype=np.int8).reshape(2, 3)[:, ::2], ap,
+            {"valuation": "Information", "total": None, "feasible": False}, np.bool_(True)]
+
+
+def test_shards_keep_every_result_type_exactly(tmp_path):
+    value = rich_result()
+    save_shard(tmp_path, 3, value)
+    assert [p.name for p in tmp_path.iterdir()] == ["000003.shard.npz"]  # no temp file, no pickle
+    back = load_done(tmp_path, 10)
+    assert list(back) == [3]
+    assert same_value(back[3], value)
+    assert not same_value(back[3][8], [np.int64(7920), "exact"])  # the reference does see a list for a tuple
+
+
+@pytest.mark.parametrize("value, message", [
+    ({1, 2}, "result: a shard cannot store a builtins.set"),
+    ([1, np.array([object()], dtype=object)], r"result\[1\]: a shard stores no object arrays"),
+    ({"f": len}, r"result\['f'\]: a shard cannot store"),
+    (np.zeros(2, dtype=[("a", "i4")]), "a shard stores no"),
+])
+def test_shards_refuse_what_the_codec_does_not_store(tmp_path, value, message):
+    with pytest.raises(codec.CodecError, match=message):
+        save_shard(tmp_path, 0, value)
+    assert not tmp_path.exists() or not list(tmp_path.iterdir())  # nothing half-written
+
+
+@dataclasses.dataclass
+class Outsider:
+    x: int
+
+
+def test_a_dataclass_outside_the_package_is_refused(tmp_path):
+    with pytest.raises(codec.CodecError, match="only this package's dataclasses"):
+        save_shard(tmp_path, 0, Outsider(1))
+
+
+class Planted:
+    """What an attacker would plant: unpickling it runs code (touches a file)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.marker),))
+
+
+def test_planted_shards_never_run_code_and_their_tasks_rerun(tmp_path, caplog):
+    import io
+    import pickle
+
+    marker = tmp_path / "ran"
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    payload = pickle.dumps(Planted(marker))
+    (shards / "000000.pkl").write_bytes(payload)  # the old format, with its done-marker: ignored
+    (shards / "000000.done").touch()
+    (shards / "000001.shard.npz").write_bytes(payload)  # a pickle under the new name
+    buffer = io.BytesIO()
+    np.savez(buffer, doc=np.frombuffer(b'{"format": 1, "value": {"array": 0}}', np.uint8),
+             a0=np.array([Planted(marker)], dtype=object))  # an npz holding a pickled object array
+    (shards / "000002.shard.npz").write_bytes(buffer.getvalue())
+    doc = b'{"format": 1, "value": {"dataclass": ["subprocess:Popen", {"args": "true"}]}}'
+    buffer = io.BytesIO()
+    np.savez(buffer, doc=np.frombuffer(doc, np.uint8))
+    (shards / "000003.shard.npz").write_bytes(buffer.getvalue())
+    save_shard(shards, 4, ("kept", 4))
+    assert load_done(shards, 8) == {4: ("kept", 4)}
+    assert not marker.exists()
+    assert sum("is not readable" in r.getMessage() for r in caplog.records) == 3
+    got = InProcessExecutor().map(weighted, ITEMS, (WEIGHTS, 100), label="toy", shard_dir=shards, progress=False)
+    assert got[4] == ("kept", 4) and not marker.exists()
+    assert_same_results(got[:4] + got[5:], ITEMS[:4] + ITEMS[5:])
+
+
+# ---- the scheduling policy: sized to the cluster, replayable -----------------------------------------------------
+
+
+@pytest.mark.parametrize("durations, cores, in_flight, order, want", [
+    ([3, 3, 2, 2, 2], 2, 4, None, 7),  # A: 3,2,2  B: 3,2
+    ([3, 3, 2, 2, 2], 2, 1, None, 12),  # one in flight: one after another
+    ([3, 3, 2, 2, 2], 8, 16, None, 3),  # more cores than tasks: the longest task
+    ([1, 1, 1, 1, 4], 2, 4, None, 6),  # the long task submitted last ends late ...
+    ([1, 1, 1, 1, 4], 2, 4, policy.largest_first([1, 1, 1, 1, 4]), 4),  # ... first, it overlaps the rest
+    ([], 4, 8, None, 0),
+])
+def test_makespan_of_the_policy_matches_hand_schedules(durations, cores, in_flight, order, want):
+    assert policy.makespan(durations, cores, in_flight, order) == want
+
+
+def test_the_policy_sizes_work_to_the_cluster():
+    assert [policy.in_flight_limit(c) for c in (1, 2, 64, 512)] == [2, 4, 128, 1024]
+    assert policy.in_flight_limit(64, task_cpus=4) == 32 and policy.in_flight_limit(64, override=16) == 16
+    assert policy.in_flight_limit(0) == 2  # a head with --num-cpus=0 and no workers yet still submits
+    assert [policy.batch_count(12972, c) for c in (2, 64, 512)] == [8, 256, 2048]
+    assert policy.batch_count(138, 512) == 138  # never more batches than openers
+    assert policy.batch_count(12972, 2, max_batch=1000) == 13 and policy.batch_count(50, 2, override=3) == 3
+    assert policy.split_sizes(10, 4) == [3, 3, 2, 2]  # larger batches first
+
+
+@pytest.mark.parametrize("n, cpus, override, max_batch", [(10, 1, None, 2000), (12972, 2, None, 2000),
+                                                           (138, 64, None, 2000), (100, 2, 7, 2000), (9000, 1, 2, 1000)])
+def test_lower_bound_batches_cover_every_opener_once_in_order(n, cpus, override, max_batch):
+    from pipeline.stages.lower_bound import batches
+    from pipeline.stages.schemas import LowerBoundConfig
+
+    openers = np.arange(100, 100 + n, dtype=np.int32)
+    parts = batches(openers, LowerBoundConfig(batches_per_level=override, max_batch=max_batch), cpus)
+    assert np.array_equal(np.concatenate(parts), openers)
+    sizes = [len(p) for p in parts]
+    want = override if override else 4 * cpus
+    assert len(parts) == min(n, max(want, -(-n // max_batch)))
+    assert max(sizes) <= max_batch and max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
+
+
+def test_ray_rounds_record_the_policy_and_every_task_duration(ray_tasks):
+    stats = FanOutStats()
+    RayExecutor().map(weighted, ITEMS, (WEIGHTS, 100), label="toy", progress=False, stats=stats)
+    (round_,) = stats.rounds
+    assert (round_["cluster_cpus"], round_["task_cpus"], round_["max_in_flight"]) == (2, 1, 4)  # 2 x 2 CPUs
+    assert len(round_["durations"]) == len(ITEMS) and round_["units"] == [1] * len(ITEMS)
+    assert max(round_["durations"]) == pytest.approx(round_["longest_task"], abs=1e-4)
+
+
+def big_sum(item, big):
+    return int(big[item])
+
+
+def test_a_big_shared_array_is_put_once_for_every_round(ray_tasks, monkeypatch):
+    import ray
+
+    big = np.arange(1 << 18, dtype=np.int64)  # 2 MB: above PUT_ONCE_BYTES
+    puts = []
+    real_put = ray.put
+    monkeypatch.setattr(ray, "put", lambda value: puts.append(type(value).__name__) or real_put(value))
+    for level in range(3):  # three funnel levels sharing one matrix
+        assert RayExecutor().map(big_sum, [1, 2], (big,), label=f"V{level}", progress=False) == [1, 2]
+    assert puts == ["ndarray"]
+
+
+def test_a_task_declaring_more_memory_than_any_node_is_refused_at_once(ray_tasks):
+    with pytest.raises(PipelineError, match="lower ray.task_memory_mb"):
+        RayExecutor(memory=1 << 50).map(weighted, ITEMS, (WEIGHTS, 100), label="toy", progress=False)
+
+
+def load_scaling():
+    import importlib.util
+
+    from pipeline.config import PROJECT_ROOT
+
+    spec = importlib.util.spec_from_file_location("scaling", PROJECT_ROOT / "benchmarks" / "scaling.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scaling_replays_a_recorded_round_as_run_and_rebatched():
+    scaling = load_scaling()
+    # a funnel level recorded as 2 batches of 3 openers on 2 CPUs; set-up 1 s per task
+    round_ = {"label": "lower_bound-V5", "executor": "ray", "cluster_cpus": 2.0, "task_cpus": 1.0, "max_in_flight": 4,
+              "durations": [8.0, 5.0], "cpu_seconds": [7.0, 4.0], "units": [3, 3]}
+    assert scaling.round_wall(round_, None, 0.0, 2000, 1.0) == 8.0  # as run: wall seconds, two cores
+    # on 64 cores: 6 batches of one opener, each 1 s set-up + 2 s (first three) or 1 s (last three)
+    assert scaling.rebatched(round_, 64, 2000, 1.0) == [3.0, 3.0, 3.0, 2.0, 2.0, 2.0]
+    assert scaling.round_wall(round_, 64, 0.0, 2000, 1.0) == 3.0
+    # on 1 core: 4 batches (sizes 2, 2, 1, 1) one after another: 4 set-ups + 9 s of openers
+    assert scaling.round_wall(round_, 1, 0.0, 2000, 1.0) == 13.0

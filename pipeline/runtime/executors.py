@@ -11,6 +11,7 @@ open, runs in this process and never pays Ray's start-up.
 import socket
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -18,10 +19,11 @@ import numpy as np
 
 from pipeline.config import RayConfig
 from pipeline.runtime.fanout import FanOutStats, load_done, save_shard
+from pipeline.runtime.policy import in_flight_limit
 from pipeline.runtime.progress import Progress
 
-# (item index, result, node that ran it, seconds inside fn)
-Finished = tuple[int, object, str, float]
+# (item index, result, node that ran it, (wall seconds, CPU seconds) inside fn)
+Finished = tuple[int, object, str, tuple[float, float]]
 
 
 class Executor:
@@ -40,23 +42,39 @@ class Executor:
         pending = [i for i in range(len(items)) if i not in results]
         round_stats = {"label": label, "executor": self.name, "tasks": len(pending), "task_seconds": 0.0,
                        "longest_task": 0.0, "started_at": time.time()}  # epoch: matches memory samples to rounds
+        durations = {}  # item index -> (wall, CPU) seconds inside fn (this run's tasks), for scheduling replays
         started = time.perf_counter()
         with Progress(label, len(items), enabled=progress, resumed=len(results)) as bar:
-            for i, result, node, seconds in self._run(fn, items, pending, shared, label):
+            for i, result, node, (seconds, cpu) in self._run(fn, items, pending, shared, label):
                 results[i] = result
                 stats.nodes.add(node)
                 stats.task_seconds += seconds
                 round_stats["task_seconds"] += seconds
                 round_stats["longest_task"] = max(round_stats["longest_task"], seconds)
+                durations[i] = (seconds, cpu)
                 save_shard(shard_dir, i, result)
                 bar.advance()
         round_stats["wall_seconds"] = time.perf_counter() - started
-        stats.rounds.append({k: round(v, 4) if isinstance(v, float) else v for k, v in round_stats.items()})
+        round_stats |= self._policy_stats()
+        round_stats = {k: round(v, 4) if isinstance(v, float) else v for k, v in round_stats.items()}
+        round_stats["durations"] = [round(durations[i][0], 4) for i in sorted(durations)]
+        round_stats["cpu_seconds"] = [round(durations[i][1], 4) for i in sorted(durations)]  # load-independent
+        round_stats["units"] = [_units(items[i]) for i in sorted(durations)]
+        stats.rounds.append(round_stats)
         return [results[i] for i in range(len(items))]
 
     def _run(self, fn: Callable, items: Sequence, pending: list[int], shared: Sequence,
              label: str) -> Iterator[Finished]:
         raise NotImplementedError
+
+    def _policy_stats(self) -> dict:
+        """How the last round was scheduled (cores, in-flight limit), for the manifest and replays."""
+        return {}
+
+
+def _units(item) -> int:
+    """Units of work in one item: its length for a batch (an array or list of items), else 1."""
+    return len(item) if isinstance(item, (np.ndarray, list)) else 1
 
 
 def _read_only(value):
@@ -85,11 +103,25 @@ class InProcessExecutor(Executor):
             numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, self.num_threads)))
         try:
             for i in pending:
-                started = time.perf_counter()
-                result = fn(items[i], *shared)
-                yield i, result, node, time.perf_counter() - started
+                result, seconds = _timed(fn, items[i], shared)
+                yield i, result, node, seconds
         finally:
             numba.set_num_threads(threads)
+
+    def _policy_stats(self) -> dict:
+        """One task at a time, each with the process's numba threads."""
+        import numba
+
+        threads = self.num_threads or numba.config.NUMBA_NUM_THREADS
+        return {"cluster_cpus": float(threads), "task_cpus": float(threads), "max_in_flight": 1}
+
+
+def _timed(fn, item, shared) -> tuple[object, tuple[float, float]]:
+    """fn(item, *shared) and the (wall, CPU) seconds it took: CPU time is what the task would take on a
+    core of its own, however loaded the machine was (scheduling replays use it)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    result = fn(item, *shared)
+    return result, (time.perf_counter() - started, time.process_time() - cpu)
 
 
 def _run_task(fn, item, *shared):
@@ -100,46 +132,87 @@ def _run_task(fn, item, *shared):
     # a task gets the cores Ray assigned to it, no more: numba kernels inside must not oversubscribe the node
     cpus = int(ray.get_runtime_context().get_assigned_resources().get("CPU", 1))
     numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, cpus)))
-    started = time.perf_counter()
-    result = fn(item, *shared)
-    return result, ray.get_runtime_context().get_node_id(), time.perf_counter() - started
+    result, seconds = _timed(fn, item, shared)
+    return result, ray.get_runtime_context().get_node_id(), seconds
 
 
 class RayExecutor(Executor):
-    """Ray tasks: shared values put once, at most `max_in_flight` tasks at a time, crashed workers retried.
+    """Ray tasks: shared values put once, a bounded number in flight, crashed workers retried.
 
-    With a `RayConfig`, the session is started or joined first (`ensure_ray`); without one, the caller
-    has opened it."""
+    `max_in_flight=None` sizes the in-flight limit to the cluster (`policy.in_flight_limit`: twice the
+    task slots of `ray.cluster_resources()`); `memory` (bytes, or None) is declared to Ray per task, so a
+    node never starts more tasks than it has memory for.  With a `RayConfig`, the session is started or
+    joined first (`ensure_ray`); without one, the caller has opened it."""
 
     name = "ray"
 
-    def __init__(self, cfg: RayConfig | None = None, *, max_in_flight: int = 16, max_retries: int = 3,
-                 num_cpus: float = 1):
-        self.cfg, self.max_in_flight, self.max_retries, self.num_cpus = cfg, max_in_flight, max_retries, num_cpus
+    def __init__(self, cfg: RayConfig | None = None, *, max_in_flight: int | None = None, max_retries: int = 3,
+                 num_cpus: float = 1, memory: int | None = None):
+        self.cfg, self.max_in_flight, self.max_retries = cfg, max_in_flight, max_retries
+        self.num_cpus, self.memory = num_cpus, memory
+        self.cluster_cpus, self.in_flight = 0.0, 0
 
     def _run(self, fn, items, pending, shared, label):
         import ray
 
-        from pipeline.runtime.ray_session import ensure_ray
-
         from pipeline.runtime.fanout import check_fan_out, check_fits
+        from pipeline.runtime.ray_session import ensure_ray
 
         check_fan_out(self.max_in_flight, self.max_retries, self.num_cpus)  # before Ray: no hang, no C++ dump
         if self.cfg is not None:
             ensure_ray(self.cfg)
-        check_fits(self.num_cpus)
-        shared_refs = [ray.put(value) for value in shared]
-        task = ray.remote(max_retries=self.max_retries, num_cpus=self.num_cpus)(_run_task).options(name=label)
-        pending, in_flight = list(pending), {}
+        check_fits(self.num_cpus, self.memory)
+        self.cluster_cpus = float(ray.cluster_resources().get("CPU", 0))
+        self.in_flight = in_flight_limit(self.cluster_cpus, self.num_cpus, self.max_in_flight)
+        shared_refs = [_put_once(value) for value in shared]
+        task = _remote_task().options(max_retries=self.max_retries, num_cpus=self.num_cpus,
+                                      memory=self.memory or None, name=label)
+        pending, in_flight = deque(pending), {}
         while pending or in_flight:
-            while pending and len(in_flight) < self.max_in_flight:
-                i = pending.pop(0)
+            while pending and len(in_flight) < self.in_flight:
+                i = pending.popleft()
                 in_flight[task.remote(fn, items[i], *shared_refs)] = i
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:
                 i = in_flight.pop(ref)
-                result, node, seconds = ray.get(ref)
-                yield i, result, node, seconds
+                yield i, *ray.get(ref)
+
+    def _policy_stats(self) -> dict:
+        return {"cluster_cpus": self.cluster_cpus, "task_cpus": self.num_cpus, "max_in_flight": self.in_flight}
+
+
+_REMOTE = None  # the one Ray remote function all fan-outs use (options vary per fan-out)
+_PUT: dict[int, tuple] = {}  # id(array) -> (weak reference, object ref, Ray job): shared arrays put once
+PUT_ONCE_BYTES = 1 << 20  # arrays at least this big are put once per Ray session and reused by later rounds
+
+
+def _remote_task():
+    """`_run_task` as a Ray remote function, defined once per process."""
+    global _REMOTE
+    if _REMOTE is None:
+        import ray
+
+        _REMOTE = ray.remote(_run_task)
+    return _REMOTE
+
+
+def _put_once(value):
+    """An object ref for a shared value; a big array already put in this Ray session (a stage's matrix,
+    shared by every funnel level) is not copied into the object store again."""
+    import weakref
+
+    import ray
+
+    if not isinstance(value, np.ndarray) or value.nbytes < PUT_ONCE_BYTES:
+        return ray.put(value)
+    job = ray.get_runtime_context().get_job_id()
+    known = _PUT.get(id(value))
+    if known is not None and known[0]() is value and known[2] == job:
+        return known[1]
+    key = id(value)
+    ref = ray.put(value)
+    _PUT[key] = (weakref.ref(value, lambda _: _PUT.pop(key, None)), ref, job)
+    return ref
 
 
 def ray_running() -> bool:
@@ -153,8 +226,9 @@ def choose_executor(cfg: RayConfig, n_items: int, small: bool = False, num_cpus:
 
     A cluster address always means Ray. `auto` runs in this process when there is a single task, or when
     the caller says the work is small (cheaper than starting Ray) and no Ray session is open yet."""
+    memory = cfg.task_memory_mb * 2**20 if cfg.task_memory_mb else None
     ray_executor = RayExecutor(cfg, max_in_flight=cfg.max_in_flight, max_retries=cfg.max_retries,
-                               num_cpus=num_cpus)
+                               num_cpus=num_cpus, memory=memory)
     if cfg.executor == "ray" or cfg.address != "local":
         return ray_executor
     if cfg.executor == "local" or n_items <= 1 or (small and not ray_running()):

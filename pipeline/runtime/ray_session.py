@@ -30,6 +30,7 @@ def check_ray_values(cfg: RayConfig) -> None:
     _at_least("num_cpus", cfg.num_cpus, 1)
     _at_least("max_in_flight", cfg.max_in_flight, 1)
     _at_least("max_retries", cfg.max_retries, 0)
+    _at_least("task_memory_mb", cfg.task_memory_mb, 1)
     _at_least("object_store_memory", cfg.object_store_memory, MIN_OBJECT_STORE_BYTES)
     address = str(cfg.address or "").strip()
     if not address:
@@ -124,6 +125,20 @@ def ensure_ray(cfg: RayConfig) -> None:
         raise PipelineError(f"cannot start or join Ray at ray.address={cfg.address}: {first}") from None
     _owned = True
     atexit.register(close_ray)  # once per process: the jobs of a sweep share the session
+
+
+def cluster_cpus(cfg: RayConfig) -> int:
+    """CPUs the fan-outs of this run will use: the open Ray session's, else the embedded Ray's
+    (ray.num_cpus, or every core), else those of the cluster at ray.address (joined to find out)."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    if cfg.address == "local" and not (ray is not None and ray.is_initialized()):
+        return cfg.num_cpus or os.cpu_count() or 1
+    ensure_ray(cfg)
+    import ray
+
+    return max(1, int(ray.cluster_resources().get("CPU", 0)))
 
 
 def close_ray() -> None:

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
+from pipeline.runtime.ray_session import cluster_cpus
 from pipeline.search.bounds import k_of_game, opener_values
 from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.symmetry import opener_representatives
@@ -42,7 +43,7 @@ def validate(cfg: LowerBoundConfig, game) -> None:
     from pipeline.validation import at_least, enough_secrets
 
     at_least(cfg, "max_level", 1)
-    at_least(cfg, "batches_per_level", 1)
+    at_least(cfg, "batches_per_level", 1, allow_none=True)
     at_least(cfg, "max_batch", 1)
     at_least(cfg, "hard_from", 1)
     at_least(cfg, "ub", 1, allow_none=True)
@@ -96,9 +97,14 @@ def rule_of_level(cfg: LowerBoundConfig, game, level: int) -> str:
     return "hard" if game.hard_mode and level >= cfg.hard_from else "normal"
 
 
-def batches(openers: np.ndarray, cfg: LowerBoundConfig) -> list[np.ndarray]:
-    size = max(1, min(cfg.max_batch, -(-len(openers) // cfg.batches_per_level)))
-    return [openers[i:i + size] for i in range(0, len(openers), size)]
+def batches(openers: np.ndarray, cfg: LowerBoundConfig, cluster_cpus: int) -> list[np.ndarray]:
+    """A level's openers as consecutive batches: stage.batches_per_level of them, or (null) a few per
+    cluster CPU, none above stage.max_batch openers; larger batches first (the runtime's policy)."""
+    from pipeline.runtime.policy import batch_count, split_sizes
+
+    count = batch_count(len(openers), cluster_cpus, cfg.batches_per_level, max_batch=cfg.max_batch)
+    ends = np.cumsum(split_sizes(len(openers), count))
+    return [openers[end - size:end] for end, size in zip(ends, split_sizes(len(openers), count))]
 
 
 def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
@@ -113,7 +119,7 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
         rule = rule_of_level(cfg, game, level)
         shared = (codes, game.secret_of_guess, game.n_codes, k_s, level, ub,
                   game.encoded_guesses(), game.encoded_secrets(), rule)
-        parts = ctx.fan_out(_batch, batches(survivors, cfg), shared, label=f"{NAME}-V{level}")
+        parts = ctx.fan_out(_batch, batches(survivors, cfg, cluster_cpus(ctx.ray)), shared, label=f"{NAME}-V{level}")
         values = np.concatenate([p[0] for p in parts])
         exact = np.concatenate([p[1] for p in parts])
         eliminated = values > ub

@@ -62,7 +62,7 @@ class LowerBoundConfig(StageConfig):
     name: str = "lower_bound"
     ub: int | None = None  # None = take UB from the upper_bound artifact
     max_level: int = 8
-    batches_per_level: int = 16  # openers of a level split into this many Ray tasks (at least)
+    batches_per_level: int | None = None  # openers of a level split into this many tasks; None = 4 per cluster CPU
     max_batch: int = 2000  # ... and no task gets more openers than this
     hard_from: int = 2  # hard mode: levels >= hard_from use the hard-mode bounds (normal ones before)
     symmetry: bool = True  # one opener per orbit of the game's symmetries (none for Wordle lists)
