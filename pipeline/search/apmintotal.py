@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from pipeline.search.arrays import kernel_input
+from pipeline.search.arrays import kernel_input, zeroed
 from pipeline.search.breadth_first import NODES, UNLIMITED, expand, new_nodes, node_arrays, node_set
 from pipeline.search.hard_mode import allowed_into, initial_state, is_allowed, symbol_counts, update_state
 from pipeline.search.partition import guess_class_counts, guess_of_secret, split_classes
@@ -482,12 +482,9 @@ class ApSearch:
         )
         max_pool = 16 * max_entries if max_pool is None else max_pool
         slots = 1 << max(4, int(2 * max_entries - 1).bit_length())
-        self.memo = ApMemo(
-            np.zeros(slots, dtype=np.int64), np.zeros(slots, dtype=np.int64),
-            np.zeros(slots, dtype=np.int32), np.zeros(slots, dtype=np.int64),
-            np.zeros(slots, dtype=np.bool_), np.zeros(slots, dtype=np.int64),
-            np.empty(max_pool, dtype=np.int64),
-        )
+        self.memo = ApMemo(zeroed(slots, np.int64), zeroed(slots, np.int64), zeroed(slots, np.int32),
+                           zeroed(slots, np.int64), zeroed(slots, np.bool_), zeroed(slots, np.int64),
+                           zeroed(max_pool, np.int64))
         self.info = np.zeros(7, dtype=np.int64)
         self.info[MAX_ENTRIES] = max_entries
         self.info[MAX_POOL] = max_pool
