@@ -19,7 +19,7 @@ from numba import njit
 
 from pipeline.search.arrays import zeroed
 from pipeline.search.hard_mode import MAX_SYMBOLS
-from pipeline.search.partition import class_counts, split_classes
+from pipeline.search.partition import ROW_SCAN_MIN, class_counts, split_classes
 
 INF = 1 << 40
 IMPOSSIBLE = INF  # the value of a set that cannot be solved within the guesses left
@@ -339,10 +339,14 @@ def perfect_candidate(game, w, lo, n, greens, req, m):
 
 @njit(cache=True)
 def perfect_in_list(game, w, lst, length, lo, n):
-    """The first guess of lst[:length] splitting the set into singletons, or -1 (early exit per guess)."""
+    """The first guess of lst[:length] splitting the set into singletons, or -1 (early exit per guess).
+
+    Small sets read the transposed matrix: their few rows of it stay in cache while every guess is tried."""
+    small = n < ROW_SCAN_MIN
     for t in range(length):
         g = lst[t]
-        if splits_perfectly(game.codes[g], w.pool, lo, n, w.stamp):
+        line = game.codes_t[:, g] if small else game.codes[g]
+        if splits_perfectly(line, w.pool, lo, n, w.stamp):
             return g
     return -1
 
