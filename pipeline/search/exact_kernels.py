@@ -259,26 +259,6 @@ def filter_list(game, w, d):
     return u
 
 
-@njit(cache=True)
-def child_state_into(greens, at_least, word, code, out_greens, out_at_least, revealed):
-    """The hard-mode state after playing `word` and seeing `code`, written into out_greens / out_at_least (no
-    allocation in the search loop; `revealed`, MAX_SYMBOLS zeros, is left zeroed)."""
-    out_greens[:] = greens
-    out_at_least[:] = at_least
-    for i in range(word.shape[0]):
-        colour = code % 3
-        code //= 3
-        if colour == 2:
-            out_greens[i] = word[i]
-        if colour > 0:
-            revealed[word[i]] += 1
-    for i in range(word.shape[0]):
-        x = word[i]
-        if revealed[x] > out_at_least[x]:
-            out_at_least[x] = revealed[x]
-        revealed[x] = 0
-
-
 # ---- ordering ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)

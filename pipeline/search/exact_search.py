@@ -17,9 +17,10 @@ from numba import njit
 from pipeline.search.exact_kernels import (
     BEST, BEST_GUESS, BETA, EXACT, FLOOR, FREE, GUESS, HASHED, I, IDX, IMPOSSIBLE, INF, K, KCAP, KEY_MASK, KMAX,
     KEY_SHIFT, LEFT, LIST_LEN, LO, LOWER, M, N, NODE_LB, PHASE, Q, SORTED, STAT_EVALS, STAT_HITS, STAT_NODES,
-    STAT_SCANS, TOTAL, ULEN, CAND_CHECK, child_state_hash, child_state_into, fill_bound_row, filter_list, load_rule,
+    STAT_SCANS, TOTAL, ULEN, CAND_CHECK, child_state_hash, fill_bound_row, filter_list, load_rule,
     memo_find, memo_grown, memo_store, node_key, perfect_candidate, perfect_in_list, scan, select_smallest, set_hash,
     split_guess, state_hash)
+from pipeline.search.hard_mode import update_state_into
 
 ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
 BATCH = 16  # guesses ordered first by partial selection; the rest are sorted once the best total is known
@@ -283,8 +284,8 @@ def next_class(game, w, d):
     f[c, LIST_LEN], f[c, KCAP], f[c, HASHED], f[c, PHASE] = f[d, ULEN], f[d, KMAX], 1, ENTER
     w.fh[c, 0], w.fh[c, 1] = w.chash[d, slot, 0], w.chash[d, slot, 1]
     if game.hard:
-        child_state_into(w.greens[d], w.at_least[d], game.words[g], w.ccode[d, slot], w.greens[c], w.at_least[c],
-                         w.revealed)
+        update_state_into(w.greens[d], w.at_least[d], game.words[g], w.ccode[d, slot], w.greens[c], w.at_least[c],
+                          w.revealed)
         w.fh[c, 2] = state_hash(game, w.greens[c], w.at_least[c])
     f[d, PHASE] = AFTER_CHILD
     return True
