@@ -138,3 +138,53 @@ def test_deep_search_grows_its_stack():
     result = apmintotal(codes, sog, n_codes, breadth=3)
     assert result.total == len(secrets) * (len(secrets) + 1) // 2
     assert verify(result.tree(guesses, 4), guesses, secrets) == result.total
+
+
+def reference_apmintotal(guesses, secrets, breadth, hard):
+    """(ApMinTotal(S, n), its first guess) from the definition: Best_n by (MostParts, InSet, ExpSizeSplit, index),
+    the first ranked guess reaching the minimum; in hard mode only guesses the scalar rule allows are ranked."""
+    from test_hard_mode_chain import hard_ok
+
+    win = "2" * len(secrets[0])
+
+    @functools.lru_cache(maxsize=None)
+    def ap(cand, rows):
+        if len(cand) <= 2:
+            return 2 * len(cand) - 1, cand[0]
+        ranked = []
+        for index, g in enumerate(guesses):
+            if hard and not hard_ok(g, rows):
+                continue
+            parts = {}
+            for s in cand:
+                parts.setdefault(feedback(g, s), []).append(s)
+            if len(parts) >= 2:
+                key = (-len(parts), g not in cand, sum(len(p) ** 2 for p in parts.values()), index)
+                ranked.append((key, g, parts))
+        best = None
+        for _, g, parts in sorted(ranked)[:breadth]:
+            total = len(cand) + sum(ap(tuple(p), tuple(sorted(rows + ((g, c),))) if hard else ())[0]
+                                    for c, p in parts.items() if c != win)
+            if best is None or total < best[0]:
+                best = (total, g)
+        return best
+
+    return ap(tuple(secrets), ())
+
+
+HARD_BINDS = (["swith", "bunts", "noily", "dumas", "ikans", "bored"],  # hard mode changes its value
+              ["eight", "hatch", "might", "night", "right", "watch", "wight"], "abcdefghijklmnopqrstuvwxyz")
+
+
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("game", HAND_MADE + [HARD_BINDS] + [random_game(seed) for seed in range(12)])
+def test_narrow_breadth_matches_the_definition(game, hard):
+    """Small breadths, where the ranking and the guess lists carried down the search decide the value."""
+    from pipeline.feedback.kernel import encode_words
+
+    guesses, secrets, codes, sog, n_codes = make_game(*game)
+    encoded = encode_words(guesses, game[2])
+    for breadth in (1, 2, 3):
+        result = ApSearch(codes, sog, n_codes, breadth, hard_mode=hard, encoded_guesses=encoded).strategy()
+        total, opener = reference_apmintotal(guesses, secrets, breadth, hard)
+        assert (result.total, guesses[result.opener]) == (total, opener)

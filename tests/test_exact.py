@@ -340,3 +340,34 @@ def test_salet_is_7920_on_original_wordle():
     assert solver.guess_value(salet) == (7920, True)
     tree = solver.tree(salet)
     assert tree_total(tree, codes, np.arange(len(secrets)), 242) == 7920
+
+
+def test_memo_grows_and_keeps_its_entries():
+    """A memo over half full doubles (up to its limit) and every stored value and flag is found again."""
+    from pipeline.search.exact_kernels import EXACT, LOWER, Memo, memo_find, memo_grown, memo_store
+
+    memo = Memo(np.zeros((16, 2), np.uint64), np.zeros(16, np.int8), np.zeros((16, 3), np.int64),
+                np.array([0, 1024], dtype=np.int64))
+    h2 = np.random.default_rng(3).integers(1, 2**62, size=400, dtype=np.uint64)
+    for i in range(400):  # h1 = 4i: at most two keys per 4-slot bucket while the memo is at most half full
+        memo = memo_grown(memo)
+        memo_store(memo, np.uint64(4 * i), h2[i], 5, 100 + i, EXACT if i % 2 else LOWER, i)
+    assert memo.flags.shape[0] == 1024 and memo.fill[0] == 400
+    for i in range(400):
+        slot = memo_find(memo, np.uint64(4 * i), h2[i])
+        assert slot >= 0 and memo.vals[slot, 0] == 100 + i and memo.vals[slot, 1] == i
+        assert memo.flags[slot] == (EXACT if i % 2 else LOWER)
+    assert np.shares_memory(memo_grown(memo).flags, memo.flags)  # at its limit: the same table
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_select_smallest_puts_the_b_smallest_first(seed):
+    from pipeline.search.exact_kernels import select_smallest
+
+    rng = np.random.default_rng(seed)
+    for size in (1, 2, 3, 17, 40, 1000):
+        values = rng.permutation(np.arange(size, dtype=np.int64) * 7 + 3)
+        for b in {1, min(size, 16), size}:
+            a = values.copy()
+            select_smallest(a, b)
+            assert sorted(a[:b]) == sorted(values)[:b] and sorted(a) == sorted(values)

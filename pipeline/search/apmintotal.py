@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from pipeline.search.arrays import kernel_input
+from pipeline.search.arrays import kernel_input, zeroed
 from pipeline.search.breadth_first import NODES, UNLIMITED, expand, new_nodes, node_arrays, node_set
 from pipeline.search.hard_mode import allowed_into, initial_state, is_allowed, symbol_counts, update_state
 from pipeline.search.partition import guess_class_counts, guess_of_secret, split_classes
@@ -64,11 +64,12 @@ ENTRIES, POOL_USED, SCANS, HITS, DROPPED, MAX_ENTRIES, MAX_POOL = range(7)
 
 ApContext = namedtuple("ApContext", ["codes", "codes_t", "secret_of_guess", "guess_of_secret", "counts", "in_c",
                                      "breadth", "win", "hard", "words", "word_counts", "allowed", "zeros",
-                                     "by_largest"])
+                                     "by_largest", "lists"])
 ApContext.__doc__ = """What every search kernel reads: the (G, S) code matrix and its transpose, secret_of_guess and
 its inverse, scratch (zeroed counts over the codes, a mask over the secrets), the breadth n, the win code, hard mode
 with the encoded guesses, their symbol counts and a mask over the guesses, a zero table over set sizes, and whether
-Best_n's third key is MaxSizeSplit (else ExpSizeSplit)."""
+Best_n's third key is MaxSizeSplit (else ExpSizeSplit), and room for the guess list of each depth of the search
+(`lists`: row d + 1 holds the useful guesses of the node at depth d; the search grows a copy when it goes deeper)."""
 
 ApMemo = namedtuple("ApMemo", ["hash", "offset", "length", "value", "exact", "guess", "pool"])
 ApMemo.__doc__ = """The memo: an open-addressing table of slots (key hash, offset and length of the key in `pool`,
@@ -76,8 +77,9 @@ value, whether the value is exact or only a lower bound, the guess behind an exa
 
 
 @njit(cache=True)
-def best_n(ctx, cand, top_g, top_key, allowed):
-    """Best_n(C) into top_g/top_key (n = their length), best first; returns how many were found.
+def best_n(ctx, cand, top_g, top_key, allowed, guesses, useful):
+    """Best_n(C) over the guesses listed (in index order) into top_g/top_key (n = their length), best first;
+    returns how many were found and how many useful guesses it copied to `useful` (in the same order).
 
     key = ((|C| - parts) * 2 + (1 - [g in C])) * (|C|^2 + 1) + sum t^2 orders by
     (MostParts, InSet, ExpSizeSplit) -- with the largest part t in place of
@@ -85,22 +87,28 @@ def best_n(ctx, cand, top_g, top_key, allowed):
     keep guess-index order.
     Only useful guesses (at least two parts) are ranked, and only those
     `allowed` marks (an empty `allowed` allows every guess: normal mode).
+    A guess that does not split C splits none of its subsets, and a guess
+    hard mode forbids stays forbidden below, so `useful` is all a class of C
+    needs to scan.
     """
     codes, in_c = ctx.codes, ctx.in_c
     breadth = top_g.shape[0]
     m = cand.shape[0]
     n = 0
+    u = 0
     scale = m * m + 1
     every = allowed.shape[0] == 0
     for c in cand:
         in_c[c] = True
-    for g in range(codes.shape[0]):
+    for g in guesses:
         if not every and not allowed[g]:
             continue
         parts, largest, sum_sq, _, _ = guess_class_counts(codes, ctx.codes_t, g, cand, ctx.counts, ctx.zeros,
                                                           ctx.win)
         if parts < 2:
             continue
+        useful[u] = g
+        u += 1
         s = ctx.secret_of_guess[g]
         inset = 1 if (s >= 0 and in_c[s]) else 0
         key = ((m - parts) * 2 + 1 - inset) * scale + (largest if ctx.by_largest else sum_sq)
@@ -117,7 +125,37 @@ def best_n(ctx, cand, top_g, top_key, allowed):
             n += 1
     for c in cand:
         in_c[c] = False
-    return n
+    return n, u
+
+
+@njit(cache=True)
+def _perfect_candidate(ctx, cand, greens, at_least):
+    """The lowest-index candidate guess (allowed in hard mode) splitting C into singletons, or -1.
+
+    It is first in Best_n (most parts, in C, smallest sizes; ties by index) and its total 2|C| - 1 is the
+    least possible, so the ranking scan is not needed."""
+    if cand.shape[0] > ctx.counts.shape[0]:
+        return -1
+    best = -1
+    for c in cand:
+        g = ctx.guess_of_secret[c]
+        if g < 0 or (best >= 0 and g > best):
+            continue
+        if ctx.hard and not is_allowed(ctx.words[g], ctx.word_counts[g], greens, at_least):
+            continue
+        line = ctx.codes_t[:, g]
+        perfect = True
+        for x in cand:
+            r = line[x]
+            if ctx.counts[r] != 0:
+                perfect = False
+                break
+            ctx.counts[r] = 1
+        for x in cand:
+            ctx.counts[line[x]] = 0
+        if perfect:
+            best = g
+    return best
 
 
 @njit(cache=True)
@@ -169,8 +207,8 @@ def _store(cand, h, slot, value, exact, guess, memo, info):
 
 # fields of a search frame (one row of `frames` per depth)
 (OFF, LEN, BETA, BEST, BEST_G, RANK, N_RANKED, TOTAL, CLASS, N_BIG, HASH, SLOT, SEG, END,
- LEFT, KEY, KLEN) = range(17)
-N_FIELDS = 17
+ LEFT, KEY, KLEN, ULEN) = range(18)
+N_FIELDS = 18
 ENTER, NEXT_GUESS, NEXT_CLASS, RETURN = range(4)
 KEY_SPACE = 80  # room for a node key's state tokens: at most length + MAX_SYMBOLS + 1 (length <= 11)
 
@@ -224,8 +262,9 @@ def _write_key(cand, out, base, hard, greens, at_least, left):
 
 
 @njit(cache=True)
-def _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key):
-    """ENTER for a set of >= 3 candidates with guesses to spare: memo look-up, else rank Best_n(C).
+def _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key, lists):
+    """ENTER for a set of >= 3 candidates with guesses to spare: memo look-up, a perfectly splitting candidate,
+    else rank Best_n(C) over the node's list lists[d] (its useful guesses go to lists[d + 1]).
 
     Returns (arena, hit, value, guess); on a miss the frame is ready for NEXT_GUESS.
     """
@@ -245,12 +284,16 @@ def _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key):
     if slot >= 0 and (memo.exact[slot] or memo.value[slot] >= f[BETA]):
         info[HITS] += 1
         return arena, True, memo.value[slot], (memo.guess[slot] if memo.exact[slot] else np.int64(-1))
+    g = _perfect_candidate(ctx, cand, greens[d], at_least[d])
+    if g >= 0:
+        _store(key, f[HASH], f[SLOT], 2 * m - 1, True, g, memo, info)
+        return arena, True, np.int64(2 * m - 1), np.int64(g)
     info[SCANS] += 1
+    allowed = ctx.allowed[:0]
     if ctx.hard:
-        allowed_into(ctx.words, ctx.word_counts, greens[d], at_least[d], ctx.allowed)
-        f[N_RANKED] = best_n(ctx, cand, top_g[d], top_key[d], ctx.allowed)
-    else:
-        f[N_RANKED] = best_n(ctx, cand, top_g[d], top_key[d], ctx.allowed[:0])
+        allowed = ctx.allowed
+        allowed_into(ctx.words, ctx.word_counts, greens[d], at_least[d], allowed)
+    f[N_RANKED], f[ULEN] = best_n(ctx, cand, top_g[d], top_key[d], allowed, lists[d, :f[ULEN]], lists[d + 1])
     f[RANK], f[BEST], f[BEST_G] = 0, f[BETA], -1
     return arena, False, np.int64(0), np.int64(-1)
 
@@ -309,6 +352,7 @@ def _push_class(arena, frames, d, ctx, top_g, greens, at_least):
     child[BETA] = f[BEST] - f[TOTAL] + 2 * (hi - lo) - 1
     child[SEG] = f[END]
     child[LEFT] = f[LEFT] - 1 if f[LEFT] < UNLIMITED else UNLIMITED
+    child[ULEN] = f[ULEN]
     if ctx.hard:
         greens[d + 1], at_least[d + 1] = update_state(greens[d], at_least[d], ctx.words[top_g[d, f[RANK]]],
                                                       arena[seg + 2 * m + 1 + j])
@@ -336,9 +380,12 @@ def solve(root, beta, ctx, memo, info, greens0, at_least0, left0):
     greens = np.empty((16, greens0.shape[0]), dtype=np.int8)
     at_least = np.empty((16, at_least0.shape[0]), dtype=np.int8)
     greens[0], at_least[0] = greens0, at_least0
+    lists = ctx.lists
+    n_guesses = ctx.codes.shape[0]
+    lists[0, :n_guesses] = np.arange(n_guesses)
     d = 0
     frames[0, OFF], frames[0, LEN], frames[0, BETA] = 0, root.shape[0], beta
-    frames[0, SEG], frames[0, LEFT] = root.shape[0], left0
+    frames[0, SEG], frames[0, LEFT], frames[0, ULEN] = root.shape[0], left0, n_guesses
     ret_v, ret_g = np.int64(0), np.int64(-1)
     mode = ENTER
     while True:
@@ -347,7 +394,8 @@ def solve(root, beta, ctx, memo, info, greens0, at_least0, left0):
             mode = RETURN
             ret_v, ret_g = _closed_form(arena, f, ctx)
             if ret_v < 0:
-                arena, hit, ret_v, ret_g = _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key)
+                arena, hit, ret_v, ret_g = _open(arena, f, d, ctx, memo, info, greens, at_least, top_g, top_key,
+                                                 lists)
                 mode = RETURN if hit else NEXT_GUESS
         if mode == NEXT_GUESS:
             if _split_next(arena, f, d, ctx, top_g, top_key):
@@ -361,6 +409,8 @@ def solve(root, beta, ctx, memo, info, greens0, at_least0, left0):
                 if d + 1 == frames.shape[0]:
                     frames, top_g, top_key = _grow_rows(frames), _grow_rows(top_g), _grow_rows(top_key)
                     greens, at_least = _grow_rows(greens), _grow_rows(at_least)
+                if d + 2 >= lists.shape[0]:
+                    lists = _grow_rows(lists)
                 _push_class(arena, frames, d, ctx, top_g, greens, at_least)
                 d += 1
                 mode = ENTER
@@ -479,15 +529,13 @@ class ApSearch:
             np.zeros(int(n_codes), dtype=np.int32), np.zeros(n_secrets, dtype=np.bool_), self.breadth,
             int(n_codes) - 1, self.hard, words, symbol_counts(words), np.zeros(self.codes.shape[0], dtype=np.bool_),
             np.zeros(n_secrets + 1, dtype=np.int64), ranking == "MaxSizeSplit",
+            np.empty((16, self.codes.shape[0]), dtype=np.int32),
         )
         max_pool = 16 * max_entries if max_pool is None else max_pool
         slots = 1 << max(4, int(2 * max_entries - 1).bit_length())
-        self.memo = ApMemo(
-            np.zeros(slots, dtype=np.int64), np.zeros(slots, dtype=np.int64),
-            np.zeros(slots, dtype=np.int32), np.zeros(slots, dtype=np.int64),
-            np.zeros(slots, dtype=np.bool_), np.zeros(slots, dtype=np.int64),
-            np.empty(max_pool, dtype=np.int64),
-        )
+        self.memo = ApMemo(zeroed(slots, np.int64), zeroed(slots, np.int64), zeroed(slots, np.int32),
+                           zeroed(slots, np.int64), zeroed(slots, np.bool_), zeroed(slots, np.int64),
+                           zeroed(max_pool, np.int64))
         self.info = np.zeros(7, dtype=np.int64)
         self.info[MAX_ENTRIES] = max_entries
         self.info[MAX_POOL] = max_pool
@@ -515,7 +563,9 @@ class ApSearch:
         """Best_n(C) at the start of a game: the guesses ApMinTotal tries, best first."""
         top_g = np.empty(self.breadth, dtype=np.int64)
         top_key = np.empty(self.breadth, dtype=np.int64)
-        n = best_n(self.ctx, self._all(candidates), top_g, top_key, np.zeros(0, dtype=np.bool_))
+        guesses = np.arange(self.codes.shape[0], dtype=np.int32)
+        n, _ = best_n(self.ctx, self._all(candidates), top_g, top_key, np.zeros(0, dtype=np.bool_), guesses,
+                      np.empty_like(guesses))
         return top_g[:n]
 
     def strategy(self, candidates=None, opener=-1, state=None, left=None) -> ApResult:

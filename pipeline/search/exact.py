@@ -23,7 +23,7 @@ The search itself is numba (exact_search.py, kernels in exact_kernels.py).  What
 import numpy as np
 
 from pipeline.search.arrays import kernel_input
-from pipeline.search.exact_kernels import (IMPOSSIBLE, INF, UNLIMITED, Game, Memo, make_work)
+from pipeline.search.exact_kernels import IMPOSSIBLE, INF, UNLIMITED, Game, make_work, new_memo
 from pipeline.search.exact_search import solve
 from pipeline.search.hard_mode import MAX_SYMBOLS, initial_state, symbol_counts, update_state
 from pipeline.search.partition import guess_of_secret
@@ -38,8 +38,8 @@ class ExactSolver:
     secrets (-1 if not a secret; every secret must be a guess).  Hard mode
     needs the encoded guesses (`encode_words`).  `max_guesses` limits every
     secret to be found within that many guesses (sets that cannot be get
-    IMPOSSIBLE).  The memo holds 2**memo_bits entries (about 41 bytes each)
-    and survives between calls; `reset()` empties it.
+    IMPOSSIBLE).  The memo holds up to 2**memo_bits entries (about 41 bytes each;
+    it starts small and grows as it fills) and survives between calls; `reset()` empties it.
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, hard_mode=False, encoded_guesses=None,
@@ -66,17 +66,15 @@ class ExactSolver:
         self.game = Game(self.codes, self.codes_t, self.win, self.guess_of_secret, self.words, word_counts,
                          self.hard, draw(self.n_secrets), draw(self.n_secrets), draw(self.length, MAX_SYMBOLS + 1),
                          draw(MAX_SYMBOLS, self.length + 1), draw(max_depth + 1))
-        size = 1 << memo_bits
-        self.memo = Memo(np.zeros((size, 2), dtype=np.uint64), np.zeros(size, dtype=np.int8),
-                         np.zeros((size, 3), dtype=np.int64))
-        self.memo_keys, self.memo_flags, self.memo_vals = self.memo
+        self.memo_bits = memo_bits
+        self.memo = new_memo(memo_bits)
         self.work = make_work(codes.shape[0], self.n_secrets, int(n_codes), self.length, max_depth, codes.dtype)
         self.work.ulist[0] = np.arange(codes.shape[0], dtype=np.int32)  # the lists stay in index order
         self.stats = self.work.stats[:3]  # nodes searched, memo hits, guesses evaluated
 
     def reset(self):
         """Empty the memo and zero the counters."""
-        self.memo_flags[:] = 0
+        self.memo = new_memo(self.memo_bits)
         self.work.stats[:] = 0
 
     def counters(self) -> dict:
@@ -95,7 +93,7 @@ class ExactSolver:
         greens, at_least = state if state is not None else initial_state(self.length)
         self.work.greens[0], self.work.at_least[0] = greens, at_least
         left = self.max_guesses if left is None else left
-        value, guess = solve(self.game, self.memo, self.work, n, beta, forced, left, self.codes.shape[0])
+        value, guess, self.memo = solve(self.game, self.memo, self.work, n, beta, forced, left, self.codes.shape[0])
         return int(value), int(guess)
 
     def _all(self, candidates):

@@ -17,8 +17,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from pipeline.search.arrays import zeroed
 from pipeline.search.hard_mode import MAX_SYMBOLS
-from pipeline.search.partition import class_counts, split_classes
+from pipeline.search.partition import ROW_SCAN_MIN, class_counts, split_classes
 
 INF = 1 << 40
 IMPOSSIBLE = INF  # the value of a set that cannot be solved within the guesses left
@@ -37,37 +38,63 @@ N_FIELDS = 23
 
 Game = namedtuple("Game", ["codes", "codes_t", "win", "guess_of_secret", "words", "word_counts", "hard",
                            "z1", "z2", "zg", "zm", "zl"])
-Memo = namedtuple("Memo", ["keys", "flags", "vals"])
+Memo = namedtuple("Memo", ["keys", "flags", "vals", "fill"])  # fill: [entries stored, most slots allowed]
+MEMO_START_BITS = 14  # a memo starts this small and doubles while it is over half full, up to its limit
 Work = namedtuple("Work", ["f", "fh", "pool", "ulist", "cguess", "clower", "ckey", "starts", "ccode",
                            "cbound", "cexact", "chash", "corder", "btab", "greens", "at_least", "counts",
                            "stamp", "dense", "scratch", "req", "revealed", "stats"])
 
 
 def make_work(n_guesses, n_secrets, n_codes, length, max_depth, code_dtype):
-    """Allocate the search stack and scratch space for one solver."""
+    """Allocate the search stack and scratch space for one solver (the large arrays on ordinary pages)."""
     d1 = max_depth + 1
     return Work(
         f=np.zeros((max_depth, N_FIELDS), dtype=np.int64), fh=np.zeros((max_depth, 3), dtype=np.uint64),
-        pool=np.empty(n_secrets * d1 + 1, dtype=np.int32), ulist=np.empty((d1, n_guesses), dtype=np.int32),
-        cguess=np.empty((max_depth, n_guesses), dtype=np.int32),
-        clower=np.empty((max_depth, n_guesses), dtype=np.int64),
-        ckey=np.empty((max_depth, n_guesses), dtype=np.int64),
+        pool=zeroed(n_secrets * d1 + 1, np.int32), ulist=zeroed((d1, n_guesses), np.int32),
+        cguess=zeroed((max_depth, n_guesses), np.int32),
+        clower=zeroed((max_depth, n_guesses), np.int64),
+        ckey=zeroed((max_depth, n_guesses), np.int64),
         starts=np.empty((max_depth, n_codes + 1), dtype=np.int64),
         ccode=np.empty((max_depth, n_codes), dtype=np.int64),
         cbound=np.empty((max_depth, n_codes), dtype=np.int64),
         cexact=np.empty((max_depth, n_codes), dtype=np.bool_),
         chash=np.empty((max_depth, n_codes, 2), dtype=np.uint64),
         corder=np.empty((max_depth, n_codes), dtype=np.int64),
-        btab=np.empty((d1, n_secrets + 1), dtype=np.int64),
+        btab=zeroed((d1, n_secrets + 1), np.int64),
         greens=np.empty((max_depth, length), dtype=np.int8),
         at_least=np.empty((max_depth, MAX_SYMBOLS), dtype=np.int8),
         counts=np.zeros(n_codes, dtype=np.int64), stamp=np.zeros(n_codes + 1, dtype=np.int64),
-        dense=np.empty((SMALL_SET, n_guesses), dtype=code_dtype),
+        dense=zeroed((SMALL_SET, n_guesses), code_dtype),
         scratch=np.zeros((4, n_guesses), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
         revealed=np.zeros(MAX_SYMBOLS, dtype=np.int64), stats=np.zeros(4, dtype=np.int64))
 
 
 # ---- hashing and the memo -------------------------------------------------------------------------------
+
+def new_memo(max_bits):
+    """An empty memo of at most 2**max_bits slots.  It starts small and grows as it fills: a search touches
+    only the memory its entries need (fresh pages are costly on a VM that hands freed memory back to its
+    host: about 16 ms per MB, 2.6 s for a fully touched 2**22-slot table)."""
+    size = 1 << min(max_bits, MEMO_START_BITS)
+    fill = np.array([0, 1 << max_bits], dtype=np.int64)
+    return Memo(zeroed((size, 2), np.uint64), zeroed(size, np.int8), zeroed((size, 3), np.int64), fill)
+
+
+@njit(cache=True)
+def memo_grown(memo):
+    """The memo itself, or (when over half full and below its limit) a copy of twice its size."""
+    size = memo.flags.shape[0]
+    if 2 * memo.fill[0] <= size or size >= memo.fill[1]:
+        return memo
+    big = Memo(np.zeros((2 * size, 2), dtype=np.uint64), np.zeros(2 * size, dtype=np.int8),
+               np.zeros((2 * size, 3), dtype=np.int64), memo.fill)
+    memo.fill[0] = 0
+    for slot in range(size):
+        if memo.flags[slot] != EMPTY:
+            memo_store(big, memo.keys[slot, 0], memo.keys[slot, 1], memo.vals[slot, 2], memo.vals[slot, 0],
+                       memo.flags[slot], memo.vals[slot, 1])
+    return big
+
 
 @njit(cache=True)
 def set_hash(game, pool, lo, n):
@@ -155,6 +182,8 @@ def memo_store(memo, h1, h2, n, value, flag, guess):
                 break
             if memo.vals[s, 2] < memo.vals[slot, 2]:
                 slot = s
+        if memo.flags[slot] == EMPTY:
+            memo.fill[0] += 1
     memo.keys[slot, 0] = h1
     memo.keys[slot, 1] = h2
     memo.flags[slot] = flag
@@ -230,6 +259,36 @@ def filter_list(game, w, d):
     return u
 
 
+# ---- ordering ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def select_smallest(a, b):
+    """Reorder the distinct values of `a` in place so that a[:b] holds the b smallest (in any order).
+
+    Quickselect with a median-of-three pivot; unlike np.partition it allocates nothing."""
+    k = b - 1
+    lo, hi = 0, a.shape[0] - 1
+    while lo < hi:
+        x, y, z = a[lo], a[(lo + hi) // 2], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return
+
+
 # ---- perfect splits ---------------------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -260,10 +319,14 @@ def perfect_candidate(game, w, lo, n, greens, req, m):
 
 @njit(cache=True)
 def perfect_in_list(game, w, lst, length, lo, n):
-    """The first guess of lst[:length] splitting the set into singletons, or -1 (early exit per guess)."""
+    """The first guess of lst[:length] splitting the set into singletons, or -1 (early exit per guess).
+
+    Small sets read the transposed matrix: their few rows of it stay in cache while every guess is tried."""
+    small = n < ROW_SCAN_MIN
     for t in range(length):
         g = lst[t]
-        if splits_perfectly(game.codes[g], w.pool, lo, n, w.stamp):
+        line = game.codes_t[:, g] if small else game.codes[g]
+        if splits_perfectly(line, w.pool, lo, n, w.stamp):
             return g
     return -1
 

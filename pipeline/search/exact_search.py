@@ -17,10 +17,10 @@ from numba import njit
 from pipeline.search.exact_kernels import (
     BEST, BEST_GUESS, BETA, EXACT, FLOOR, FREE, GUESS, HASHED, I, IDX, IMPOSSIBLE, INF, K, KCAP, KEY_MASK, KMAX,
     KEY_SHIFT, LEFT, LIST_LEN, LO, LOWER, M, N, NODE_LB, PHASE, Q, SORTED, STAT_EVALS, STAT_HITS, STAT_NODES,
-    STAT_SCANS, TOTAL, ULEN, CAND_CHECK, child_state_hash, fill_bound_row, filter_list, load_rule, memo_find,
-    memo_store, node_key, perfect_candidate, perfect_in_list, scan, set_hash, split_guess,
-    state_hash)
-from pipeline.search.hard_mode import update_state
+    STAT_SCANS, TOTAL, ULEN, CAND_CHECK, child_state_hash, fill_bound_row, filter_list, load_rule,
+    memo_find, memo_grown, memo_store, node_key, perfect_candidate, perfect_in_list, scan, select_smallest, set_hash,
+    split_guess, state_hash)
+from pipeline.search.hard_mode import update_state_into
 
 ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
 BATCH = 16  # guesses ordered first by partial selection; the rest are sorted once the best total is known
@@ -135,7 +135,7 @@ def _order_more(game, memo, w, d):
     if f[d, SORTED] == 0:
         b = min(BATCH, m)
         if m > b:
-            keys[:m] = np.partition(keys[:m], b - 1)
+            select_smallest(keys[:m], b)
         keys[:b].sort()
         for r in range(b):
             t = keys[r] & KEY_MASK
@@ -284,9 +284,9 @@ def next_class(game, w, d):
     f[c, LIST_LEN], f[c, KCAP], f[c, HASHED], f[c, PHASE] = f[d, ULEN], f[d, KMAX], 1, ENTER
     w.fh[c, 0], w.fh[c, 1] = w.chash[d, slot, 0], w.chash[d, slot, 1]
     if game.hard:
-        greens, at_least = update_state(w.greens[d], w.at_least[d], game.words[g], w.ccode[d, slot])
-        w.greens[c], w.at_least[c] = greens, at_least
-        w.fh[c, 2] = state_hash(game, greens, at_least)
+        update_state_into(w.greens[d], w.at_least[d], game.words[g], w.ccode[d, slot], w.greens[c], w.at_least[c],
+                          w.revealed)
+        w.fh[c, 2] = state_hash(game, w.greens[c], w.at_least[c])
     f[d, PHASE] = AFTER_CHILD
     return True
 
@@ -327,7 +327,8 @@ def _root(game, w, n, beta, forced, left, n_guesses):
 
 @njit(cache=True)
 def solve(game, memo, w, n, beta, forced, left, n_guesses):
-    """(MinTotal(pool[:n]) if it is < beta, else some lower bound >= beta; the best first guess or -1).
+    """(MinTotal(pool[:n]) if it is < beta, else some lower bound >= beta; the best first guess or -1; the memo,
+    which may have grown into new arrays).
 
     With forced >= 0, V*(forced, C) instead.  `left` is the number of guesses allowed.
     """
@@ -338,13 +339,14 @@ def solve(game, memo, w, n, beta, forced, left, n_guesses):
         phase = w.f[d, PHASE]
         if phase == ENTER or phase == NEXT_GUESS:
             if phase == ENTER:
+                memo = memo_grown(memo)
                 returned = enter(game, memo, w, d)
             else:
                 returned = next_guess(game, memo, w, d, d > 0 or forced < 0)
             if returned < 0:
                 continue
             if d == 0:
-                return returned, w.f[0, BEST_GUESS]
+                return returned, w.f[0, BEST_GUESS], memo
             d -= 1
         elif phase == NEXT_CLASS:
             if next_class(game, w, d):

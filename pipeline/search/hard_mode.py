@@ -25,21 +25,30 @@ def initial_state(length: int) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True)
 def update_state(greens, at_least, word, code):
     """State after playing `word` (symbol indices) and seeing response `code` (digit i weight 3**i)."""
-    new_greens = greens.copy()
-    new_at_least = at_least.copy()
-    revealed = np.zeros(MAX_SYMBOLS, dtype=np.int8)
+    new_greens = np.empty_like(greens)
+    new_at_least = np.empty_like(at_least)
+    update_state_into(greens, at_least, word, code, new_greens, new_at_least, np.zeros(MAX_SYMBOLS, dtype=np.int8))
+    return new_greens, new_at_least
+
+
+@njit(cache=True)
+def update_state_into(greens, at_least, word, code, out_greens, out_at_least, revealed):
+    """`update_state` written into out_greens / out_at_least, for search loops that must not allocate;
+    `revealed` (MAX_SYMBOLS zeros) is scratch and is left zeroed."""
+    out_greens[:] = greens
+    out_at_least[:] = at_least
     for i in range(word.shape[0]):
         colour = code % 3
         code //= 3
         if colour == 2:
-            new_greens[i] = word[i]
+            out_greens[i] = word[i]
         if colour > 0:
             revealed[word[i]] += 1
     for i in range(word.shape[0]):
         x = word[i]
-        if revealed[x] > new_at_least[x]:
-            new_at_least[x] = revealed[x]
-    return new_greens, new_at_least
+        if revealed[x] > out_at_least[x]:
+            out_at_least[x] = revealed[x]
+        revealed[x] = 0
 
 
 @njit(cache=True)
