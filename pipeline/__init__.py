@@ -1,3 +1,34 @@
 """pipeline: find and prove optimal strategies for Wordle-like guessing games."""
 
+import hashlib
+import os
+import sys
+from pathlib import Path
+
 __version__ = "0.1.0"
+
+
+def _source_digest() -> str:
+    """A digest of every module of the package, as it is on disk now."""
+    digest = hashlib.sha256()
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _numba_cache_per_source() -> None:
+    """Keep numba's on-disk cache in a folder named by the package's source digest.  Numba revalidates a
+    cached kernel against its own file only, so after an edit (or a `git pull`) to a kernel it calls from
+    another file, the stale machine code would run; a new digest means a fresh cache instead.  The folder
+    lies under $NUMBA_CACHE_DIR if set (the Docker image sets it), else under ~/.cache/pipeline/numba."""
+    digest = _source_digest()
+    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    root = Path(os.environ.get("NUMBA_CACHE_DIR") or Path(cache_home) / "pipeline" / "numba")
+    folder = root if root.name == digest else root / digest
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)  # inherited by Ray's workers, which land on the same folder
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_DIR = str(folder)
+
+
+_numba_cache_per_source()
