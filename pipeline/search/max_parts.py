@@ -80,9 +80,18 @@ def max_parts(codes_t, parts, keys, secrets, candidates, n_codes):
     """max_g |Split(C, g)|, stopping once it reaches |C| - 1 (Bound is flat from there).
 
     The arguments before `candidates` are a PartsIndex; codes are < n_codes.
+    """
+    return most_parts_above(codes_t, parts, keys, secrets, candidates, n_codes, 1, candidates.shape[0] - 1)
+
+
+@njit(cache=True)
+def most_parts_above(codes_t, parts, keys, secrets, candidates, n_codes, floor, stop):
+    """max(floor, max_g |Split(C, g)|), exact below `stop`; a result >= stop only says the maximum is >= stop.
+
     Guesses are taken in blocks in the index's order (descending parts on S);
     a guess is counted only if none of the module's upper bounds puts it at or
-    below the best count so far.
+    below the best count so far (which starts at `floor`: a high floor prunes
+    more).  With stop = |C| the result is always exact (no guess makes more).
     """
     n = candidates.shape[0]
     n_guesses = codes_t.shape[1]
@@ -99,9 +108,9 @@ def max_parts(codes_t, parts, keys, secrets, candidates, n_codes):
     words = (n_codes + 63) // 64
     bits = np.zeros(BLOCK * words, dtype=np.uint64)
     selected = np.empty(BLOCK, dtype=np.int32)
-    best = 1
+    best = floor
     start = 0
-    while start < n_guesses and best < n - 1 and parts[start] > best:
+    while start < n_guesses and best < stop and parts[start] > best:
         end = start + 1
         while end < min(n_guesses, start + (FIRST_BLOCK if start == 0 else BLOCK)) and parts[end] > best:
             end += 1
