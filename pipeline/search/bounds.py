@@ -240,7 +240,7 @@ class BoundSolver:
             return None
         winners = self.win_guess[candidates]
         floor = most_parts_of(self.codes, winners[winners >= 0], candidates, self.n_codes) + 1
-        if floor <= n:
+        if floor < n:  # any other guess makes at most |C| parts
             floor = most_parts_above(*self.index, candidates, self.n_codes, floor, n)
         return 3 * n - floor if floor >= 2 else None  # no guess splits C: the general scan decides
 

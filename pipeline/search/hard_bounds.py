@@ -18,7 +18,7 @@ below the hard-mode optimum.
 import numpy as np
 from numba import njit
 
-from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum
+from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum, winning_guess
 from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
 from pipeline.search.partition import guess_class_counts
 
@@ -81,6 +81,34 @@ def max_parts_among(codes_t, cands, guesses, n_codes, enough):
     return best
 
 
+@njit(cache=True)
+def most_split_among(codes_t, cands, guesses, n_codes, win, floor, most):
+    """max(floor, max over `guesses` of |Split(C, g)| + [g wins on a candidate]), given that no guess scores
+    above `most` (|C| + 1, or |C| for guesses that win on no candidate): what LB_3 needs when every class
+    fits in two levels (see `HardBoundSolver._lb3_by_parts`).  Stops once the best reaches `most`; a guess's
+    count is abandoned once even all its remaining candidates in new parts could not beat the best."""
+    n = cands.shape[0]
+    seen = np.full(n_codes, -1, dtype=np.int64)
+    best = floor
+    for j in range(guesses.shape[0]):
+        if best >= most:
+            break
+        g = guesses[j]
+        parts = 0
+        won = 0
+        for i in range(n):
+            code = codes_t[cands[i], g]
+            if seen[code] != j:
+                seen[code] = j
+                parts += 1
+            if code == win:
+                won = 1
+            if parts + (n - 1 - i) + (most - n) <= best:
+                break
+        best = max(best, parts + won)
+    return best
+
+
 def unconstrained(state) -> bool:
     """Does the state allow every guess (nothing green or yellow revealed yet)?"""
     return bool((state[0] < 0).all() and not state[1].any())
@@ -106,6 +134,7 @@ class HardBoundSolver:
         self.memo: dict[tuple, tuple[int, bool]] = {}
         self.allowed_memo: dict[bytes, np.ndarray] = {}
         self.memo_limit = memo_limit
+        self.win_guess = winning_guess(codes, self.win)
         # Where nothing is revealed every guess is allowed: LB_2 and LB_3 (which do not look past the next
         # guess) are then the normal-mode ones, computed by its faster whole-list scans.
         self.normal = (BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
@@ -149,6 +178,10 @@ class HardBoundSolver:
             n = len(cands)
             parts = max_parts_among(self.codes_t, cands, self.allowed(state), self.n_codes, n - 1)
             return int(bound(n, parts)), True
+        if level == 3:
+            best = self._lb3_by_parts(cands, state)
+            if best is not None:
+                return best, best <= budget
         keys, parts = v1_among(self.codes, self.codes_t, cands, self.allowed(state), self.n_codes, self.win,
                                self.btab)
         useful = np.flatnonzero(keys < UNBOUNDED)
@@ -159,6 +192,22 @@ class HardBoundSolver:
             return best, best <= budget
         return lazy_minimum(self.allowed(state)[useful], keys[useful], budget,
                             lambda g, cap: self.v(g, cands, state, level - 2, cap))
+
+    def _lb3_by_parts(self, cands, state):
+        """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]), or None where that
+        does not apply: as in BoundSolver._lb3_by_parts, |C| <= K_S + 1 puts every class of a split in
+        Bound's two flat levels.  Candidates' winning guesses are tried first: once one splits C into |C| - 1 parts no other guess can do
+        better, and otherwise their best prunes the scan of the others."""
+        n = len(cands)
+        if self.btab[n] != 2 * n - 1:  # n > K_S + 1: a class could need a third level
+            return None
+        best, most = 0, n + 1
+        if self.win_guess is not None:  # each candidate has one winning guess: the others score at most |C|
+            winners = self.win_guess[cands]
+            winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
+            best, most = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, 0, n + 1), n
+        best = most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, most)
+        return 3 * n - best if best >= 2 else None  # no allowed guess splits C: the general scan decides
 
     def v(self, g, cands, state, level, budget=UNBOUNDED):
         """(V_level(g, C, state), exact): classes upgraded from the LB_1 floor, largest first."""
