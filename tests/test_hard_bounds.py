@@ -105,9 +105,10 @@ def test_budget_early_exit_stays_a_lower_bound():
 @pytest.mark.slow
 def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
     """Hard LB_3 by the part-count scan (winning guesses first, or not) against min V_1 over every allowed
-    guess, on Wordle classes and the states that two guesses leave."""
+    guess, and hard LB_2 against Bound of the most parts they make, on Wordle classes and the states that
+    two guesses leave."""
     from pipeline.games.catalog import builtin_game
-    from pipeline.search.bounds import UNBOUNDED
+    from pipeline.search.bounds import UNBOUNDED, bound
     from pipeline.search.hard_bounds import v1_among
 
     game = builtin_game("wordle_original")
@@ -125,8 +126,11 @@ def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
                 if len(cands) < 3:
                     continue
                 after = prover.after(state, second, int(c2))
-                keys, _ = v1_among(codes, prover.codes_t, cands, prover.allowed(after), game.n_codes, 242, prover.btab)
+                keys, parts = v1_among(codes, prover.codes_t, cands, prover.allowed(after), game.n_codes, 242,
+                                       prover.btab)
                 truth = int(keys[keys < UNBOUNDED].min()) if (keys < UNBOUNDED).any() else None
                 assert prover._lb3_by_parts(cands, after) == truth == unordered._lb3_by_parts(cands, after)
+                lb2 = bound(len(cands), int(parts.max(initial=1)))
+                assert prover.lb(cands, after, 2)[0] == lb2 == unordered.lb(cands, after, 2)[0]
                 checked += 1
     assert checked > 30

@@ -62,36 +62,16 @@ def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
 
 
 @njit(cache=True)
-def max_parts_among(codes_t, cands, guesses, n_codes, enough):
-    """max over `guesses` of |Split(C, g)|, stopping once some guess makes `enough` parts."""
-    seen = np.full(n_codes, -1, dtype=np.int64)
-    best = 1
-    for j in range(guesses.shape[0]):
-        g = guesses[j]
-        parts = 0
-        for c in cands:
-            code = codes_t[c, g]
-            if seen[code] != j:
-                seen[code] = j
-                parts += 1
-        if parts > best:
-            best = parts
-            if best >= enough:
-                break
-    return best
-
-
-@njit(cache=True)
-def most_split_among(codes_t, cands, guesses, n_codes, win, floor, most):
-    """max(floor, max over `guesses` of |Split(C, g)| + [g wins on a candidate]), given that no guess scores
-    above `most` (|C| + 1, or |C| for guesses that win on no candidate): what LB_3 needs when every class
-    fits in two levels (see `HardBoundSolver._lb3_by_parts`).  Stops once the best reaches `most`; a guess's
-    count is abandoned once even all its remaining candidates in new parts could not beat the best."""
+def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus):
+    """max(floor, max over `guesses` of |Split(C, g)| + bonus * [g wins on a candidate]), exact below `stop`:
+    the scan ends once the best reaches it.  A guess's count is abandoned once even all its remaining
+    candidates in new parts (and `bonus` for a win) could not beat the best so far.  bonus = 0 gives the
+    most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels (`_lb3_by_parts`)."""
     n = cands.shape[0]
     seen = np.full(n_codes, -1, dtype=np.int64)
     best = floor
     for j in range(guesses.shape[0]):
-        if best >= most:
+        if best >= stop:
             break
         g = guesses[j]
         parts = 0
@@ -102,8 +82,8 @@ def most_split_among(codes_t, cands, guesses, n_codes, win, floor, most):
                 seen[code] = j
                 parts += 1
             if code == win:
-                won = 1
-            if parts + (n - 1 - i) + (most - n) <= best:
+                won = bonus
+            if parts + (n - 1 - i) + bonus <= best:
                 break
         best = max(best, parts + won)
     return best
@@ -176,7 +156,7 @@ class HardBoundSolver:
             return self.normal.lb(cands, level, budget)
         if level == 2:  # Bound(n, k) = 2n - 1 once k >= n - 1: a scan can stop at n - 1 parts
             n = len(cands)
-            parts = max_parts_among(self.codes_t, cands, self.allowed(state), self.n_codes, n - 1)
+            parts = max(1, self._most_split(cands, state, 0, n - 1))
             return int(bound(n, parts)), True
         if level == 3:
             best = self._lb3_by_parts(cands, state)
@@ -193,20 +173,25 @@ class HardBoundSolver:
         return lazy_minimum(self.allowed(state)[useful], keys[useful], budget,
                             lambda g, cap: self.v(g, cands, state, level - 2, cap))
 
+    def _most_split(self, cands, state, bonus, stop):
+        """`most_split_among` over the guesses allowed in `state`, candidates' winning guesses first: their
+        best is the floor of the scan of all, which then counts no win (theirs are in the floor)."""
+        best = 0
+        if self.win_guess is not None:  # each candidate has one winning guess, so no other guess wins
+            winners = self.win_guess[cands]
+            winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
+            best = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, 0, stop, bonus)
+            stop, bonus = min(stop, len(cands)), 0
+        return most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, stop, bonus)
+
     def _lb3_by_parts(self, cands, state):
         """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]), or None where that
         does not apply: as in BoundSolver._lb3_by_parts, |C| <= K_S + 1 puts every class of a split in
-        Bound's two flat levels.  Candidates' winning guesses are tried first: once one splits C into |C| - 1 parts no other guess can do
-        better, and otherwise their best prunes the scan of the others."""
+        Bound's two flat levels."""
         n = len(cands)
         if self.btab[n] != 2 * n - 1:  # n > K_S + 1: a class could need a third level
             return None
-        best, most = 0, n + 1
-        if self.win_guess is not None:  # each candidate has one winning guess: the others score at most |C|
-            winners = self.win_guess[cands]
-            winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
-            best, most = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, 0, n + 1), n
-        best = most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, most)
+        best = self._most_split(cands, state, 1, n + 1)
         return 3 * n - best if best >= 2 else None  # no allowed guess splits C: the general scan decides
 
     def v(self, g, cands, state, level, budget=UNBOUNDED):
