@@ -104,7 +104,7 @@ def test_budget_early_exit_stays_a_lower_bound():
 
 @pytest.mark.slow
 def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
-    """Hard LB_3 by the part-count scan (winning guesses first, or not) against min V_1 over every allowed
+    """Hard LB_3 by the part-count scan (winning guesses first and letter ceilings, or neither) against min V_1 over every allowed
     guess, and hard LB_2 against Bound of the most parts they make, on Wordle classes and the states that
     two guesses leave."""
     from pipeline.games.catalog import builtin_game
@@ -113,13 +113,13 @@ def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
 
     game = builtin_game("wordle_original")
     codes = game_matrix(game)
-    prover = HardBoundSolver(codes, game.n_codes, 150, game.encoded_guesses())
-    unordered = HardBoundSolver(codes, game.n_codes, 150, game.encoded_guesses())
+    prover = HardBoundSolver(codes, game.n_codes, 150, game.encoded_guesses(), encoded_secrets=game.encoded_secrets())
+    unordered = HardBoundSolver(codes, game.n_codes, 150, game.encoded_guesses())  # no letter ceilings either
     unordered.win_guess = None
     rng = np.random.default_rng(5)
     checked = 0
     for first, second in rng.choice(len(game.guesses), (6, 2), replace=False):
-        for c1 in np.unique(codes[first])[::3]:
+        for c1 in np.unique(codes[first]):
             state = prover.after(initial_state(game.length), first, int(c1))
             for c2 in np.unique(codes[second]):
                 cands = np.flatnonzero((codes[first] == c1) & (codes[second] == c2)).astype(np.int32)

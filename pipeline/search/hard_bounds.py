@@ -20,7 +20,11 @@ from numba import njit
 
 from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum, winning_guess
 from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
+from pipeline.search.max_parts import colour_table, letter_ceiling, word_arrays
 from pipeline.search.partition import guess_class_counts
+
+
+LETTERS_FROM = 8  # part scans of larger sets skip guesses by their letter ceiling (smaller: not worth its table)
 
 
 @njit(cache=True)
@@ -62,18 +66,22 @@ def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
 
 
 @njit(cache=True)
-def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus):
+def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table):
     """max(floor, max over `guesses` of |Split(C, g)| + bonus * [g wins on a candidate]), exact below `stop`:
-    the scan ends once the best reaches it.  A guess's count is abandoned once even all its remaining
-    candidates in new parts (and `bonus` for a win) could not beat the best so far.  bonus = 0 gives the
-    most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels (`_lb3_by_parts`)."""
+    the scan ends once the best reaches it.  A guess is skipped when its letter ceiling (max_parts.py; `keys`
+    has a row per guess, or none to skip nothing) + bonus cannot beat the best so far, and its count is
+    abandoned once even all its remaining candidates in new parts (and `bonus` for a win) could not.
+    bonus = 0 gives the most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels."""
     n = cands.shape[0]
     seen = np.full(n_codes, -1, dtype=np.int64)
     best = floor
+    use_letters = keys.shape[0] > 0
     for j in range(guesses.shape[0]):
         if best >= stop:
             break
         g = guesses[j]
+        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
+            continue
         parts = 0
         won = 0
         for i in range(n):
@@ -115,6 +123,7 @@ class HardBoundSolver:
         self.allowed_memo: dict[bytes, np.ndarray] = {}
         self.memo_limit = memo_limit
         self.win_guess = winning_guess(codes, self.win)
+        self.letter_keys, self.secret_letters = word_arrays(encoded_guesses, encoded_secrets)
         # Where nothing is revealed every guess is allowed: LB_2 and LB_3 (which do not look past the next
         # guess) are then the normal-mode ones, computed by its faster whole-list scans.
         self.normal = (BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
@@ -176,13 +185,16 @@ class HardBoundSolver:
     def _most_split(self, cands, state, bonus, stop):
         """`most_split_among` over the guesses allowed in `state`, candidates' winning guesses first: their
         best is the floor of the scan of all, which then counts no win (theirs are in the floor)."""
+        keys = self.letter_keys if len(cands) > LETTERS_FROM else self.letter_keys[:0]
+        table = colour_table(cands, self.secret_letters) if len(keys) else np.zeros((1, 1), dtype=np.int64)
         best = 0
         if self.win_guess is not None:  # each candidate has one winning guess, so no other guess wins
             winners = self.win_guess[cands]
             winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
-            best = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, 0, stop, bonus)
+            best = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, 0, stop, bonus, keys, table)
             stop, bonus = min(stop, len(cands)), 0
-        return most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, stop, bonus)
+        return most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, stop, bonus,
+                                keys, table)
 
     def _lb3_by_parts(self, cands, state):
         """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]), or None where that

@@ -54,12 +54,12 @@ def guess_order(global_parts) -> np.ndarray:
 def parts_index(codes, global_parts, encoded_guesses=None, encoded_secrets=None) -> PartsIndex:
     """Build the scan's layout from the |G| x |S| code matrix and each guess's parts on S."""
     order = guess_order(global_parts)
-    keys, secrets = _word_arrays(encoded_guesses, encoded_secrets)
+    keys, secrets = word_arrays(encoded_guesses, encoded_secrets)
     return PartsIndex(np.ascontiguousarray(codes.T[:, order]), np.asarray(global_parts, dtype=np.int64)[order],
                       np.ascontiguousarray(keys[order]) if len(keys) else keys, secrets)
 
 
-def _word_arrays(encoded_guesses, encoded_secrets):
+def word_arrays(encoded_guesses, encoded_secrets):
     """(guess colour-table keys, secret letters); empty when the words are not given.
 
     A key is the letter for a letter the guess holds once, letter + 64 for a repeated one.
@@ -104,7 +104,7 @@ def most_parts_above(codes_t, parts, keys, secrets, candidates, n_codes, floor, 
     neighbour_ceiling = np.full(BLOCK, n, dtype=np.int32)
     differs = np.empty(BLOCK, dtype=codes_t.dtype)
     use_letters = n > 8 and keys.shape[0] > 0
-    table = _colour_table(candidates, secrets) if use_letters else np.zeros((1, 1), dtype=np.int64)
+    table = colour_table(candidates, secrets) if use_letters else np.zeros((1, 1), dtype=np.int64)
     words = (n_codes + 63) // 64
     bits = np.zeros(BLOCK * words, dtype=np.uint64)
     selected = np.empty(BLOCK, dtype=np.int32)
@@ -118,7 +118,7 @@ def most_parts_above(codes_t, parts, keys, secrets, candidates, n_codes, floor, 
             _neighbour_bound(codes_t, ordered, neighbours, start, end, neighbour_ceiling, differs)
         m = 0
         for g in range(start, end):
-            if neighbour_ceiling[g - start] <= best or (use_letters and _letter_ceiling(keys[g], table) <= best):
+            if neighbour_ceiling[g - start] <= best or (use_letters and letter_ceiling(keys[g], table) <= best):
                 continue
             selected[m] = g - start
             m += 1
@@ -243,7 +243,7 @@ def _letter_masks(candidates, secrets):
 
 
 @njit(cache=True)
-def _colour_table(candidates, secrets):
+def colour_table(candidates, secrets):
     """How many colours a guess letter can show at each position over C: table[i, key].
 
     A single letter x at i is green / yellow / grey exactly as s[i] == x /
@@ -263,7 +263,8 @@ def _colour_table(candidates, secrets):
 
 
 @njit(cache=True)
-def _letter_ceiling(keys, table):
+def letter_ceiling(keys, table):
+    """An upper bound on |Split(C, g)| for the guess with colour-table keys `keys` (see `colour_table`)."""
     product = 1
     for i in range(keys.shape[0]):
         product *= table[i, keys[i]]
