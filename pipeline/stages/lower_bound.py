@@ -103,8 +103,20 @@ def rule_of_level(cfg: LowerBoundConfig, game, level: int) -> str:
 
 
 def batches(openers: np.ndarray, cfg: LowerBoundConfig) -> list[np.ndarray]:
+    """The openers dealt round-robin into tasks of at most stage.max_batch: neighbouring openers (similar
+    words, similar costs) go to different tasks, so no task collects the costly ones and holds a level up."""
     size = max(1, min(cfg.max_batch, -(-len(openers) // cfg.batches_per_level)))
-    return [openers[i:i + size] for i in range(0, len(openers), size)]
+    count = -(-len(openers) // size)
+    return [openers[i::count] for i in range(count)]
+
+
+def level_values(parts: list, jobs: list[np.ndarray], openers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values, exact) of the tasks' results, in the order of `openers` (which the jobs deal out)."""
+    position = np.searchsorted(openers, np.concatenate(jobs))
+    values, exact = np.empty(len(openers), dtype=np.int64), np.empty(len(openers), dtype=bool)
+    values[position] = np.concatenate([p[0] for p in parts])
+    exact[position] = np.concatenate([p[1] for p in parts])
+    return values, exact
 
 
 def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
@@ -119,9 +131,9 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
         rule = rule_of_level(cfg, game, level)
         shared = (codes, game.secret_of_guess, game.n_codes, k_s, level, ub,
                   game.encoded_guesses(), game.encoded_secrets(), rule)
-        parts = ctx.fan_out(_batch, batches(survivors, cfg), shared, label=f"{NAME}-V{level}")
-        values = np.concatenate([p[0] for p in parts])
-        exact = np.concatenate([p[1] for p in parts])
+        jobs = batches(survivors, cfg)
+        parts = ctx.fan_out(_batch, jobs, shared, label=f"{NAME}-V{level}")
+        values, exact = level_values(parts, jobs, survivors)
         eliminated = values > ub
         rows += [{"opener": game.guesses[g], "level": level, "rule": rule, "value": int(v), "exact": bool(x),
                   "eliminated": bool(e)} for g, v, x, e in zip(survivors, values, exact, eliminated)]
