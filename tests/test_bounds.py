@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.search.bounds import UNBOUNDED, BoundSolver, bound, class_lower_bound, k_of_game, opener_values
-from pipeline.search.max_parts import NEIGHBOUR_SIZES, max_parts, parts_index
+from pipeline.search.max_parts import NEIGHBOUR_SIZES, max_parts, most_parts_above, parts_index
 from pipeline.search.partition import split_parts
 from test_exact import ALPHABET, GAMES, brute_min_total, build
 
@@ -99,6 +99,47 @@ def test_early_exit_never_overstates(game):
         assert lb <= full and (lb_exact or lb > len(secrets))
 
 
+def reference_bounds(codes, n_codes, k_s):
+    """LB_i(C) and V_i(g, C) read off their definitions in plain Python (Bound by `level_fill`)."""
+    win = n_codes - 1
+
+    def classes(g, cands):
+        out = {}
+        for c in cands:
+            out.setdefault(int(codes[g, c]), []).append(c)
+        return out
+
+    def v(g, cands, level):
+        return len(cands) + sum(lb(tuple(m), level) for code, m in classes(g, cands).items() if code != win)
+
+    def lb(cands, level):
+        if level == 1:
+            return level_fill(len(cands), k_s)
+        if level == 2:
+            return level_fill(len(cands), max(len(classes(g, cands)) for g in range(codes.shape[0])))
+        useful = [g for g in range(codes.shape[0])
+                  if len(classes(g, cands)) >= 2 or (len(cands) == 1 and int(codes[g, cands[0]]) == win)]
+        return min(v(g, cands, level - 2) for g in useful)
+
+    return lb
+
+
+def test_lower_bounds_equal_their_definitions_on_every_subset(game):
+    """Every shortcut (LB_3 from part counts, the pruned max-parts scan, lazy minima) gives exactly LB_i."""
+    secrets, guesses, codes, sog, n_codes, k_s, *_ = game
+    reference = reference_bounds(codes, n_codes, k_s)
+    words = encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET)
+    solvers = [BoundSolver(codes, sog, n_codes, k_s, *words)] + [BoundSolver(codes, sog, n_codes, k) for k in (k_s, 2)]
+    reference_small_k = reference_bounds(codes, n_codes, 2)
+    for size in range(3, len(secrets) + 1):
+        for subset in combinations(range(len(secrets)), size):
+            cands = np.array(subset, dtype=np.int32)
+            for level in (2, 3, 4, 5):
+                assert solvers[0].lb(cands, level) == (reference(subset, level), True), (subset, level)
+                assert solvers[1].lb(cands, level)[0] == reference(subset, level), (subset, level)
+            assert solvers[2].lb(cands, 3)[0] == reference_small_k(subset, 3), subset  # |C| > K_S + 1 too
+
+
 def test_opener_batches_agree_with_one_batch(game):
     secrets, guesses, codes, sog, n_codes, k_s, *_ = game
     openers = np.arange(len(guesses))
@@ -151,3 +192,29 @@ def test_max_parts_equals_counting_every_guess():
         truth = min(int(split_parts(codes, cands, 243).max()), len(cands) - 1)
         for index in indexes:
             assert min(max_parts(*index, cands, 243), len(cands) - 1) == truth, len(cands)
+
+
+@pytest.mark.slow
+def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle():
+    """LB_3 by the part-count shortcut against min_g V_1(g, C) over every guess, on Wordle classes two
+    guesses deep and random sets; and the scan with a floor returns max(floor, the most parts)."""
+    codes, enc_g, enc_s = wordle_matrix()
+    wins = codes == 242
+    sog = np.where(wins.any(axis=1), wins.argmax(axis=1), -1).astype(np.int32)
+    solver = BoundSolver(codes, sog, 243, 150, enc_g, enc_s)
+    rng = np.random.default_rng(3)
+    sets = [np.sort(rng.choice(codes.shape[1], size, replace=False)).astype(np.int32) for size in (3, 7, 40, 151)]
+    first, second = codes[rng.choice(codes.shape[0], 2, replace=False)]
+    for code in np.unique(first):
+        sets += [np.flatnonzero((first == code) & (second == b)).astype(np.int32) for b in np.unique(second)]
+    sets = [c for c in sets if len(c) >= 3]
+    assert len(sets) > 40
+    for cands in sets:
+        n = len(cands)
+        parts = split_parts(codes, cands, 243)
+        wins = (codes[:, cands] == 242).any(axis=1)
+        truth = 3 * n - int((parts + wins)[parts >= 2].max())
+        assert solver._lb3_by_parts(cands) == truth, n
+        for floor in (1, int(parts.max()) - 1, int(parts.max()) + 1):
+            assert most_parts_above(*solver.index, cands, 243, floor, n) == max(floor, int(parts.max())), n
+    assert solver._lb3_by_parts(np.arange(152, dtype=np.int32)) is None  # larger than K_S + 1: not this way

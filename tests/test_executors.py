@@ -306,13 +306,13 @@ def test_the_policy_sizes_work_to_the_cluster():
 
 @pytest.mark.parametrize("n, cpus, override, max_batch", [(10, 1, None, 2000), (12972, 2, None, 2000),
                                                            (138, 64, None, 2000), (100, 2, 7, 2000), (9000, 1, 2, 1000)])
-def test_lower_bound_batches_cover_every_opener_once_in_order(n, cpus, override, max_batch):
+def test_lower_bound_batches_cover_every_opener_once(n, cpus, override, max_batch):
     from pipeline.stages.lower_bound import batches
     from pipeline.stages.schemas import LowerBoundConfig
 
     openers = np.arange(100, 100 + n, dtype=np.int32)
     parts = batches(openers, LowerBoundConfig(batches_per_level=override, max_batch=max_batch), cpus)
-    assert np.array_equal(np.concatenate(parts), openers)
+    assert np.array_equal(np.sort(np.concatenate(parts)), openers)
     sizes = [len(p) for p in parts]
     want = override if override else 4 * cpus
     assert len(parts) == min(n, max(want, -(-n // max_batch)))

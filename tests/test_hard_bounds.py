@@ -71,7 +71,8 @@ def test_hard_opener_bounds_never_exceed_the_brute_force_value(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_hard_class_bounds_after_one_guess_match_and_bound(name):
     game, codes, prover, normal, checker = solvers(GAMES[name])
-    words = game.encoded_guesses()
+    unordered = HardBoundSolver(codes, game.n_codes, k_of_game(codes, game.n_codes), game.encoded_guesses())
+    unordered.win_guess = None  # LB_3's scan without candidates' winning guesses first (and its tighter stop)
     for g in range(len(game.guesses)):
         for size in (3, 4):
             for cands in combinations(range(len(game.secrets)), size):
@@ -85,7 +86,7 @@ def test_hard_class_bounds_after_one_guess_match_and_bound(name):
                 truth = brute_min_total(game.guesses, tuple(game.secrets[i] for i in cands), True, None, history)
                 for level in LEVELS:
                     value, _ = prover.lb(cands, state, level)
-                    assert value == checker.lb(cands, rule, level)[0]
+                    assert value == checker.lb(cands, rule, level)[0] == unordered.lb(cands, state, level)[0]
                     assert normal.lb(cands, level)[0] <= value <= truth
 
 
@@ -99,3 +100,37 @@ def test_budget_early_exit_stays_a_lower_bound():
             value, exact = prover.v(g, everyone, start, 5, budget)
             assert value <= full and (exact or value > budget)
             assert checker.opener(g, 5, budget) <= full
+
+
+@pytest.mark.slow
+def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
+    """Hard LB_3 by the part-count scan (winning guesses first and letter ceilings, or neither) against min V_1 over every allowed
+    guess, and hard LB_2 against Bound of the most parts they make, on Wordle classes and the states that
+    two guesses leave."""
+    from pipeline.games.catalog import builtin_game
+    from pipeline.search.bounds import UNBOUNDED, bound
+    from pipeline.search.hard_bounds import v1_among
+
+    game = builtin_game("wordle_original")
+    codes = game_matrix(game)
+    prover = HardBoundSolver(codes, game.n_codes, 150, game.encoded_guesses(), encoded_secrets=game.encoded_secrets())
+    unordered = HardBoundSolver(codes, game.n_codes, 150, game.encoded_guesses())  # no letter ceilings either
+    unordered.win_guess = None
+    rng = np.random.default_rng(5)
+    checked = 0
+    for first, second in rng.choice(len(game.guesses), (6, 2), replace=False):
+        for c1 in np.unique(codes[first]):
+            state = prover.after(initial_state(game.length), first, int(c1))
+            for c2 in np.unique(codes[second]):
+                cands = np.flatnonzero((codes[first] == c1) & (codes[second] == c2)).astype(np.int32)
+                if len(cands) < 3:
+                    continue
+                after = prover.after(state, second, int(c2))
+                keys, parts = v1_among(codes, prover.codes_t, cands, prover.allowed(after), game.n_codes, 242,
+                                       prover.btab)
+                truth = int(keys[keys < UNBOUNDED].min()) if (keys < UNBOUNDED).any() else None
+                assert prover._lb3_by_parts(cands, after) == truth == unordered._lb3_by_parts(cands, after)
+                lb2 = bound(len(cands), int(parts.max(initial=1)))
+                assert prover.lb(cands, after, 2)[0] == lb2 == unordered.lb(cands, after, 2)[0]
+                checked += 1
+    assert checked > 30

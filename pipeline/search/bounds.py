@@ -23,8 +23,8 @@ import numpy as np
 from numba import njit, prange
 
 from pipeline.search.arrays import kernel_input
-from pipeline.search.max_parts import guess_order, max_parts, parts_index
-from pipeline.search.partition import guess_counts, split_classes, split_parts
+from pipeline.search.max_parts import guess_order, max_parts, most_parts_above, parts_index
+from pipeline.search.partition import class_counts, guess_counts, split_classes, split_parts
 
 UNBOUNDED = np.iinfo(np.int64).max // 4
 
@@ -111,6 +111,25 @@ def _opener_v12(codes, openers, n_codes, win, btab, level, budget, codes_t, part
     return values, exact
 
 
+@njit(cache=True)
+def most_parts_of(codes, guesses, candidates, n_codes):
+    """max |Split(C, g)| over the guess rows `guesses` of `codes` (0 when there are none)."""
+    counts = np.zeros(n_codes, dtype=np.int64)
+    table = np.zeros(candidates.shape[0] + 1, dtype=np.int64)
+    most = 0
+    for g in guesses:
+        most = max(most, class_counts(codes[g], candidates, counts, table, -1)[0])
+    return most
+
+
+def winning_guess(codes, win):
+    """The guess whose code is the win on each secret (-1: none), or None when some secret has several."""
+    wins = codes == win
+    if wins.sum(axis=0).max(initial=0) > 1:
+        return None
+    return np.where(wins.any(axis=0), wins.argmax(axis=0), -1).astype(np.int64)
+
+
 def lazy_minimum(guesses, values, budget, upgrade):
     """(min over the guesses of an upgraded value, exact), where values[j] <= upgrade(guesses[j]).
 
@@ -171,6 +190,7 @@ class BoundSolver:
         self.guess_at = guess_order(global_parts)  # the guess behind each column of self.index.codes_t
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
         self.memo_limit = memo_limit
+        self.win_guess = winning_guess(self.codes, self.win)
 
     # ---- LB_i(C) -------------------------------------------------------
     def lb(self, candidates, level, budget=UNBOUNDED):
@@ -196,13 +216,33 @@ class BoundSolver:
 
     def _lazy_min(self, candidates, level, budget):
         """min over useful g of V_{level-2}(g, C), upgraded lazily from V_1 (see `lazy_minimum`)."""
+        if level == 3:
+            best = self._lb3_by_parts(candidates)
+            if best is None:
+                keys = v1_all(self.index.codes_t, candidates, self.n_codes, self.win, self.btab)
+                best = int(keys[keys < UNBOUNDED].min())
+            return best, best <= budget
         keys = v1_all(self.index.codes_t, candidates, self.n_codes, self.win, self.btab)
         useful = np.flatnonzero(keys < UNBOUNDED)
-        if level == 3:
-            best = int(keys[useful].min())
-            return (best, True) if best <= budget else (best, False)
         return lazy_minimum(self.guess_at[useful], keys[useful], budget,
                             lambda g, cap: self.v(g, candidates, level - 2, cap))
+
+    def _lb3_by_parts(self, candidates):
+        """LB_3(C) = min_g V_1(g, C) from a part count, or None where that shortcut does not apply.
+
+        When |C| <= K_S + 1 every class t of a split has Bound(t, K_S) = 2t - 1 (two levels hold it), so
+        V_1(g, C) = 3|C| - |Split(C, g)| - [g wins on some candidate]: the minimum is 3|C| minus the larger
+        of the most parts of any guess and 1 + the most parts of a candidate's winning guess.  The second
+        is cheap (|C| guesses) and, as the scan's floor, lets the pruned max-parts scan skip most guesses.
+        """
+        n = len(candidates)
+        if self.win_guess is None or n > self.k_s + 1:
+            return None
+        winners = self.win_guess[candidates]
+        floor = most_parts_of(self.codes, winners[winners >= 0], candidates, self.n_codes) + 1
+        if floor < n:  # any other guess makes at most |C| parts
+            floor = most_parts_above(*self.index, candidates, self.n_codes, floor, n)
+        return 3 * n - floor if floor >= 2 else None  # no guess splits C: the general scan decides
 
     # ---- V_i(g, C) -----------------------------------------------------
     def v(self, g, candidates, level, budget=UNBOUNDED):

@@ -18,9 +18,13 @@ below the hard-mode optimum.
 import numpy as np
 from numba import njit
 
-from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum
+from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum, winning_guess
 from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
+from pipeline.search.max_parts import colour_table, letter_ceiling, word_arrays
 from pipeline.search.partition import guess_class_counts
+
+
+LETTERS_FROM = 8  # part scans of larger sets skip guesses by their letter ceiling (smaller: not worth its table)
 
 
 @njit(cache=True)
@@ -62,22 +66,34 @@ def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
 
 
 @njit(cache=True)
-def max_parts_among(codes_t, cands, guesses, n_codes, enough):
-    """max over `guesses` of |Split(C, g)|, stopping once some guess makes `enough` parts."""
+def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table):
+    """max(floor, max over `guesses` of |Split(C, g)| + bonus * [g wins on a candidate]), exact below `stop`:
+    the scan ends once the best reaches it.  A guess is skipped when its letter ceiling (max_parts.py; `keys`
+    has a row per guess, or none to skip nothing) + bonus cannot beat the best so far, and its count is
+    abandoned once even all its remaining candidates in new parts (and `bonus` for a win) could not.
+    bonus = 0 gives the most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels."""
+    n = cands.shape[0]
     seen = np.full(n_codes, -1, dtype=np.int64)
-    best = 1
+    best = floor
+    use_letters = keys.shape[0] > 0
     for j in range(guesses.shape[0]):
+        if best >= stop:
+            break
         g = guesses[j]
+        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
+            continue
         parts = 0
-        for c in cands:
-            code = codes_t[c, g]
+        won = 0
+        for i in range(n):
+            code = codes_t[cands[i], g]
             if seen[code] != j:
                 seen[code] = j
                 parts += 1
-        if parts > best:
-            best = parts
-            if best >= enough:
+            if code == win:
+                won = bonus
+            if parts + (n - 1 - i) + bonus <= best:
                 break
+        best = max(best, parts + won)
     return best
 
 
@@ -106,6 +122,8 @@ class HardBoundSolver:
         self.memo: dict[tuple, tuple[int, bool]] = {}
         self.allowed_memo: dict[bytes, np.ndarray] = {}
         self.memo_limit = memo_limit
+        self.win_guess = winning_guess(codes, self.win)
+        self.letter_keys, self.secret_letters = word_arrays(encoded_guesses, encoded_secrets)
         # Where nothing is revealed every guess is allowed: LB_2 and LB_3 (which do not look past the next
         # guess) are then the normal-mode ones, computed by its faster whole-list scans.
         self.normal = (BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
@@ -147,8 +165,12 @@ class HardBoundSolver:
             return self.normal.lb(cands, level, budget)
         if level == 2:  # Bound(n, k) = 2n - 1 once k >= n - 1: a scan can stop at n - 1 parts
             n = len(cands)
-            parts = max_parts_among(self.codes_t, cands, self.allowed(state), self.n_codes, n - 1)
+            parts = max(1, self._most_split(cands, state, 0, n - 1))
             return int(bound(n, parts)), True
+        if level == 3:
+            best = self._lb3_by_parts(cands, state)
+            if best is not None:
+                return best, best <= budget
         keys, parts = v1_among(self.codes, self.codes_t, cands, self.allowed(state), self.n_codes, self.win,
                                self.btab)
         useful = np.flatnonzero(keys < UNBOUNDED)
@@ -159,6 +181,30 @@ class HardBoundSolver:
             return best, best <= budget
         return lazy_minimum(self.allowed(state)[useful], keys[useful], budget,
                             lambda g, cap: self.v(g, cands, state, level - 2, cap))
+
+    def _most_split(self, cands, state, bonus, stop):
+        """`most_split_among` over the guesses allowed in `state`, candidates' winning guesses first: their
+        best is the floor of the scan of all, which then counts no win (theirs are in the floor)."""
+        keys = self.letter_keys if len(cands) > LETTERS_FROM else self.letter_keys[:0]
+        table = colour_table(cands, self.secret_letters) if len(keys) else np.zeros((1, 1), dtype=np.int64)
+        best = 0
+        if self.win_guess is not None:  # each candidate has one winning guess, so no other guess wins
+            winners = self.win_guess[cands]
+            winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
+            best = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, 0, stop, bonus, keys, table)
+            stop, bonus = min(stop, len(cands)), 0
+        return most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, stop, bonus,
+                                keys, table)
+
+    def _lb3_by_parts(self, cands, state):
+        """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]), or None where that
+        does not apply: as in BoundSolver._lb3_by_parts, |C| <= K_S + 1 puts every class of a split in
+        Bound's two flat levels."""
+        n = len(cands)
+        if self.btab[n] != 2 * n - 1:  # n > K_S + 1: a class could need a third level
+            return None
+        best = self._most_split(cands, state, 1, n + 1)
+        return 3 * n - best if best >= 2 else None  # no allowed guess splits C: the general scan decides
 
     def v(self, g, cands, state, level, budget=UNBOUNDED):
         """(V_level(g, C, state), exact): classes upgraded from the LB_1 floor, largest first."""

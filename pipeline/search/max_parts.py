@@ -54,12 +54,12 @@ def guess_order(global_parts) -> np.ndarray:
 def parts_index(codes, global_parts, encoded_guesses=None, encoded_secrets=None) -> PartsIndex:
     """Build the scan's layout from the |G| x |S| code matrix and each guess's parts on S."""
     order = guess_order(global_parts)
-    keys, secrets = _word_arrays(encoded_guesses, encoded_secrets)
+    keys, secrets = word_arrays(encoded_guesses, encoded_secrets)
     return PartsIndex(np.ascontiguousarray(codes.T[:, order]), np.asarray(global_parts, dtype=np.int64)[order],
                       np.ascontiguousarray(keys[order]) if len(keys) else keys, secrets)
 
 
-def _word_arrays(encoded_guesses, encoded_secrets):
+def word_arrays(encoded_guesses, encoded_secrets):
     """(guess colour-table keys, secret letters); empty when the words are not given.
 
     A key is the letter for a letter the guess holds once, letter + 64 for a repeated one.
@@ -80,9 +80,18 @@ def max_parts(codes_t, parts, keys, secrets, candidates, n_codes):
     """max_g |Split(C, g)|, stopping once it reaches |C| - 1 (Bound is flat from there).
 
     The arguments before `candidates` are a PartsIndex; codes are < n_codes.
+    """
+    return most_parts_above(codes_t, parts, keys, secrets, candidates, n_codes, 1, candidates.shape[0] - 1)
+
+
+@njit(cache=True)
+def most_parts_above(codes_t, parts, keys, secrets, candidates, n_codes, floor, stop):
+    """max(floor, max_g |Split(C, g)|), exact below `stop`; a result >= stop only says the maximum is >= stop.
+
     Guesses are taken in blocks in the index's order (descending parts on S);
     a guess is counted only if none of the module's upper bounds puts it at or
-    below the best count so far.
+    below the best count so far (which starts at `floor`: a high floor prunes
+    more).  With stop = |C| the result is always exact (no guess makes more).
     """
     n = candidates.shape[0]
     n_guesses = codes_t.shape[1]
@@ -95,13 +104,13 @@ def max_parts(codes_t, parts, keys, secrets, candidates, n_codes):
     neighbour_ceiling = np.full(BLOCK, n, dtype=np.int32)
     differs = np.empty(BLOCK, dtype=codes_t.dtype)
     use_letters = n > 8 and keys.shape[0] > 0
-    table = _colour_table(candidates, secrets) if use_letters else np.zeros((1, 1), dtype=np.int64)
+    table = colour_table(candidates, secrets) if use_letters else np.zeros((1, 1), dtype=np.int64)
     words = (n_codes + 63) // 64
     bits = np.zeros(BLOCK * words, dtype=np.uint64)
     selected = np.empty(BLOCK, dtype=np.int32)
-    best = 1
+    best = floor
     start = 0
-    while start < n_guesses and best < n - 1 and parts[start] > best:
+    while start < n_guesses and best < stop and parts[start] > best:
         end = start + 1
         while end < min(n_guesses, start + (FIRST_BLOCK if start == 0 else BLOCK)) and parts[end] > best:
             end += 1
@@ -109,7 +118,7 @@ def max_parts(codes_t, parts, keys, secrets, candidates, n_codes):
             _neighbour_bound(codes_t, ordered, neighbours, start, end, neighbour_ceiling, differs)
         m = 0
         for g in range(start, end):
-            if neighbour_ceiling[g - start] <= best or (use_letters and _letter_ceiling(keys[g], table) <= best):
+            if neighbour_ceiling[g - start] <= best or (use_letters and letter_ceiling(keys[g], table) <= best):
                 continue
             selected[m] = g - start
             m += 1
@@ -234,7 +243,7 @@ def _letter_masks(candidates, secrets):
 
 
 @njit(cache=True)
-def _colour_table(candidates, secrets):
+def colour_table(candidates, secrets):
     """How many colours a guess letter can show at each position over C: table[i, key].
 
     A single letter x at i is green / yellow / grey exactly as s[i] == x /
@@ -254,7 +263,8 @@ def _colour_table(candidates, secrets):
 
 
 @njit(cache=True)
-def _letter_ceiling(keys, table):
+def letter_ceiling(keys, table):
+    """An upper bound on |Split(C, g)| for the guess with colour-table keys `keys` (see `colour_table`)."""
     product = 1
     for i in range(keys.shape[0]):
         product *= table[i, keys[i]]

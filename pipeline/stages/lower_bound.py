@@ -98,13 +98,22 @@ def rule_of_level(cfg: LowerBoundConfig, game, level: int) -> str:
 
 
 def batches(openers: np.ndarray, cfg: LowerBoundConfig, cluster_cpus: int) -> list[np.ndarray]:
-    """A level's openers as consecutive batches: stage.batches_per_level of them, or (null) a few per
-    cluster CPU, none above stage.max_batch openers; larger batches first (the runtime's policy)."""
-    from pipeline.runtime.policy import batch_count, split_sizes
+    """A level's openers dealt round-robin into stage.batches_per_level tasks, or (null) a few per cluster CPU,
+    none above stage.max_batch openers (the runtime's policy), larger first: neighbouring openers (similar
+    words, similar costs) go to different tasks, so no task collects the costly ones and holds a level up."""
+    from pipeline.runtime.policy import batch_count
 
     count = batch_count(len(openers), cluster_cpus, cfg.batches_per_level, max_batch=cfg.max_batch)
-    ends = np.cumsum(split_sizes(len(openers), count))
-    return [openers[end - size:end] for end, size in zip(ends, split_sizes(len(openers), count))]
+    return [openers[i::count] for i in range(count)]
+
+
+def level_values(parts: list, jobs: list[np.ndarray], openers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values, exact) of the tasks' results, in the order of `openers` (sorted; the jobs deal them out)."""
+    position = np.searchsorted(openers, np.concatenate(jobs))
+    values, exact = np.empty(len(openers), dtype=np.int64), np.empty(len(openers), dtype=bool)
+    values[position] = np.concatenate([p[0] for p in parts])
+    exact[position] = np.concatenate([p[1] for p in parts])
+    return values, exact
 
 
 def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
@@ -119,9 +128,9 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
         rule = rule_of_level(cfg, game, level)
         shared = (codes, game.secret_of_guess, game.n_codes, k_s, level, ub,
                   game.encoded_guesses(), game.encoded_secrets(), rule)
-        parts = ctx.fan_out(_batch, batches(survivors, cfg, cluster_cpus(ctx.ray)), shared, label=f"{NAME}-V{level}")
-        values = np.concatenate([p[0] for p in parts])
-        exact = np.concatenate([p[1] for p in parts])
+        jobs = batches(survivors, cfg, cluster_cpus(ctx.ray))
+        parts = ctx.fan_out(_batch, jobs, shared, label=f"{NAME}-V{level}")
+        values, exact = level_values(parts, jobs, survivors)
         eliminated = values > ub
         rows += [{"opener": game.guesses[g], "level": level, "rule": rule, "value": int(v), "exact": bool(x),
                   "eliminated": bool(e)} for g, v, x, e in zip(survivors, values, exact, eliminated)]
