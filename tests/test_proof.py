@@ -116,6 +116,7 @@ def test_mini_nerdle_proof_end_to_end(mini_proof):
     assert len(cert["eliminated"]) == 205 and all(e["bound"] > 544 for e in cert["eliminated"])
     survivor = cert["survivors"][0]
     assert survivor["opener"] == "4*7=28" and 206 + sum(c["bound"] for c in survivor["classes"]) == 544
+    assert "4*7=28" in artifact.file("tree.svg").read_text()  # the drawn tree travels with the proof
     result = verify_certificate(artifact.path, game)
     assert result["complete"] and result["ub"] == 544 and result["openers_rederived"] == 205
     assert result["classes_rederived"] == len(survivor["classes"])

@@ -223,6 +223,8 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
         entry["sum"] = sum(c["bound"] for c in entry["classes"])
         entry["value"] = len(game.secrets) + entry["sum"]
     shutil.copy(tree_file, ctx.out.file("tree.json"))
+    if tree_file.with_suffix(".svg").exists():  # the drawing of its top levels, beside it as everywhere
+        shutil.copy(tree_file.with_suffix(".svg"), ctx.out.file("tree.svg"))
     certificate = {"objective": cfg.objective} | build_certificate(ctx, ub, ub_opener, tree_file, survivors, k_s)
     ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
     return {k: certificate[k] for k in ("proven", "ub", "optimal_openers")}
