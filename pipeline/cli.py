@@ -111,9 +111,10 @@ def check_plan(name: str, stage_cfg, config: Config, game, seen: set[str]) -> No
         message = str(err).replace("stage.", f"{where}.")
         raise PipelineError(f"{message} (in {name}, run as an input)") from None
     for dep in stage.inputs(stage_cfg):
-        same_objective(where, stage_cfg, dep, upstream_config(dep, config))
+        dep_cfg = upstream_config(dep, config)
+        same_objective(where, stage_cfg, dep, dep_cfg)
         if dep not in seen:
-            check_plan(dep, upstream_config(dep, config), config, game, seen)
+            check_plan(dep, dep_cfg, config, game, seen)
 
 
 def same_objective(where: str, stage_cfg, dep: str, dep_cfg) -> None:

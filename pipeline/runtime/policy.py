@@ -37,18 +37,18 @@ def batch_count(n_items: int, cluster_cpus: float, override: int | None = None, 
     return max(1, min(n_items, wanted))
 
 
+def deal(items: Sequence, n_batches: int) -> list:
+    """`items` dealt round-robin into `n_batches` batches (sizes as equal as possible, larger first):
+    neighbouring items, often of similar cost, go to different batches."""
+    return [items[i::n_batches] for i in range(max(n_batches, 0))]
+
+
 def split_sizes(n_items: int, n_batches: int) -> list[int]:
-    """Sizes of `n_batches` consecutive batches covering `n_items` items, as equal as possible."""
+    """Sizes of the `n_batches` batches `deal` makes of `n_items` items."""
     if n_batches <= 0:
         return []
     small, extra = divmod(n_items, n_batches)
     return [small + 1] * extra + [small] * (n_batches - extra)
-
-
-def largest_first(costs: Sequence[float]) -> list[int]:
-    """Submission order: item indices by decreasing cost (ties keep item order), so a long task never
-    starts last."""
-    return sorted(range(len(costs)), key=lambda i: -costs[i])
 
 
 def makespan(durations: Sequence[float], cores: int, in_flight: int, order: Sequence[int] | None = None,

@@ -101,10 +101,9 @@ def batches(openers: np.ndarray, cfg: LowerBoundConfig, cluster_cpus: int) -> li
     """A level's openers dealt round-robin into stage.batches_per_level tasks, or (null) a few per cluster CPU,
     none above stage.max_batch openers (the runtime's policy), larger first: neighbouring openers (similar
     words, similar costs) go to different tasks, so no task collects the costly ones and holds a level up."""
-    from pipeline.runtime.policy import batch_count
+    from pipeline.runtime.policy import batch_count, deal
 
-    count = batch_count(len(openers), cluster_cpus, cfg.batches_per_level, max_batch=cfg.max_batch)
-    return [openers[i::count] for i in range(count)]
+    return deal(openers, batch_count(len(openers), cluster_cpus, cfg.batches_per_level, max_batch=cfg.max_batch))
 
 
 def level_values(parts: list, jobs: list[np.ndarray], openers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
