@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= --durations=15
 SHARED_DATA ?= $(or $(PIPELINE_SHARED_DATA),../shared/data)
 
 .PHONY: install run test test-ffxivrdle bench data-verify data-rebuild data-fetch words clean

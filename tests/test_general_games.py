@@ -112,6 +112,8 @@ def test_peg_answer_forms_and_impossible_answers():
     with pytest.raises(ValueError, match="not an answer"):
         a.parse("2x")
     assert Answering("bulls_and_cows", 4).text(Answering("bulls_and_cows", 4).parse("1 bull 2 cows")) == "1B2C"
+    with pytest.raises(pegs.ImpossibleAnswer, match="3 bulls \\+ 2 cows are more than the 4 positions"):
+        Answering("bulls_and_cows", 4).parse("3b2c")
 
 
 # ---- games ---------------------------------------------------------------------------------------------------

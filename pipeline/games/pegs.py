@@ -99,7 +99,8 @@ def parse_pair(text: str, length: int, kind: str) -> int:
     b, w = _numbers(text.strip().lower(), kind)
     shown = f"{b}B{w}{SECOND_LETTER[kind]}"
     if b + w > length:
-        raise ImpossibleAnswer(f"{shown} is impossible: {b} + {w} pegs are more than the {length} positions")
+        raise ImpossibleAnswer(f"{shown} is impossible: {b} {FIRST_WORD[kind]}s + {w} {SECOND_WORD[kind]}s are more "
+                               f"than the {length} positions")
     if b == length - 1 and w == 1:
         raise ImpossibleAnswer(f"{shown} is impossible: with {b} in place, the last symbol cannot be elsewhere")
     return pair_code(b, w, length)
