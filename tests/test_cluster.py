@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 def free_port() -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind(("127.0.0.2", 0))
         return s.getsockname()[1]
 
 
@@ -79,28 +79,48 @@ def node_environment(base: Path, name: str, token: str) -> dict:
             "RAY_AUTH_TOKEN_PATH": str(token_file)}
 
 
+def start_node(base: Path, name: str, token: str, ip: str, *args) -> subprocess.Popen:
+    """`ray start --block` for one node: its own HOME and token file, its own --temp-dir (session folder,
+    sockets, logs) and its own address on the loopback interface; stopped by its pid (never `ray stop`)."""
+    command = [RAY, "start", *args, "--num-cpus=1", f"--node-ip-address={ip}", f"--temp-dir={base / name}",
+               "--block", "--disable-usage-stats"]
+    return subprocess.Popen(command, env=node_environment(base, name, token), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def node_addresses(address: str, env: dict) -> list[str]:
+    """The addresses of the cluster's live nodes, as Ray reports them to a driver."""
+    probe = ("import sys, ray; ray.init(address=sys.argv[1], logging_level='ERROR'); "
+             "print(*sorted(n['NodeManagerAddress'] for n in ray.nodes() if n['Alive']))")
+    proc = subprocess.run([sys.executable, "-c", probe, address], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
 @pytest.fixture
 def loopback_cluster():
-    """`ray start --head` plus a second node joining it, both on 127.0.0.1 but each with its own HOME
-    and --temp-dir (nothing read from another node's files); stopped by their pids. Yields the address
-    and the driver's environment (its own HOME and token file too)."""
+    """A head on 127.0.0.2 and a second node joining it from 127.0.0.3, each with its own HOME, token file
+    (RAY_AUTH_TOKEN_PATH, as docker/ distributes it) and --temp-dir, so nothing is read from another
+    node's files and a node whose token path is wrong cannot join.
+
+    Isolation choice: one loopback address per node rather than a network namespace. Linux routes all of
+    127.0.0.0/8 to `lo`, which needs no privileges nor iproute2; a namespace has its own `lo` and would
+    reach the head only through a veth pair with non-loopback addresses. Not 127.0.0.1: Ray replaces
+    that (and "localhost") by the host's routable address, so the cluster would leave the loopback range.
+    Yields the address and the driver's environment (its own HOME and token file too)."""
     port, base = free_port(), Path(f"/tmp/pipeline-ray-{os.getpid()}")
     token = secrets.token_hex(32)
-    common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--block", "--disable-usage-stats"]
-    head = subprocess.Popen([RAY, "start", "--head", f"--port={port}", "--include-dashboard=false",
-                             f"--temp-dir={base / 'head'}", *common], env=node_environment(base, "head", token),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    nodes = [head]
+    nodes = [start_node(base, "head", token, "127.0.0.2", "--head", f"--port={port}", "--include-dashboard=false")]
     try:
-        address = f"127.0.0.1:{port}"
+        address = f"127.0.0.2:{port}"
         env = node_environment(base, "driver", token)
         wait_for(lambda: subprocess.run([RAY, "status", f"--address={address}"], env=env,
                                         capture_output=True).returncode == 0, what="the head node")
-        nodes.append(subprocess.Popen([RAY, "start", f"--address={address}", f"--temp-dir={base / 'node'}", *common],
-                                      env=node_environment(base, "node", token), stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL, start_new_session=True))
+        nodes.append(start_node(base, "node", token, "127.0.0.3", f"--address={address}"))
         wait_for(lambda: "2.0 CPU" in subprocess.run([RAY, "status", f"--address={address}"], env=env,
                                                      capture_output=True, text=True).stdout, what="two nodes")
+        assert node_addresses(address, env) == ["127.0.0.2", "127.0.0.3"]
         yield address, env
     finally:
         for node in reversed(nodes):
