@@ -27,6 +27,7 @@ UNLIMITED = 1 << 30
 EMPTY, EXACT, LOWER = 0, 1, 2
 STAT_NODES, STAT_HITS, STAT_EVALS, STAT_SCANS = 0, 1, 2, 3
 SMALL_SET = 48  # up to this size the pairwise scan over gathered codes is faster
+BLOCK = 512  # guesses per block of the small scan (SMALL_SET x BLOCK gathered codes stay in cache)
 CAND_CHECK = 8  # classes up to this size are checked for a perfectly splitting candidate when bounded
 KEY_SHIFT = 24  # ordering key = sum of squared class sizes << KEY_SHIFT | position in the node's rows
 KEY_MASK = (1 << KEY_SHIFT) - 1
@@ -64,8 +65,8 @@ def make_work(n_guesses, n_secrets, n_codes, length, max_depth, code_dtype):
         greens=np.empty((max_depth, length), dtype=np.int8),
         at_least=np.empty((max_depth, MAX_SYMBOLS), dtype=np.int8),
         counts=np.zeros(n_codes, dtype=np.int64), stamp=np.zeros(n_codes + 1, dtype=np.int64),
-        dense=zeroed((SMALL_SET, n_guesses), code_dtype),
-        scratch=np.zeros((4, n_guesses), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
+        dense=np.zeros((SMALL_SET, BLOCK), dtype=code_dtype),
+        scratch=np.zeros((4, BLOCK), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
         revealed=np.zeros(MAX_SYMBOLS, dtype=np.int64), stats=np.zeros(4, dtype=np.int64))
 
 
@@ -343,67 +344,74 @@ def scan(game, w, d, length, lo, n, beta):
     left out, most classes, a candidate perfect splitter or -1, a perfect splitter or -1).  Small sets (up to
     SMALL_SET) gather their codes per candidate and compare them pairwise (sum t^2 = n + 2 * equal pairs,
     classes = n - repeats); there the bound is 3n - classes - [g in C] (2|C'| - 1 per non-win class).
+    Small sets go block by block (BLOCK guesses): the gathered codes stay in cache, and a perfect splitter
+    ends the scan without gathering the rest of the list.
     """
     lst = w.ulist[d + 1]
     small = n <= SMALL_SET
-    if small:
-        _gather_pairs(game, w, length, lo, n, lst)
     pairs, repeats, wins = w.scratch[0], w.scratch[1], w.scratch[2]
     counts, cand, btab = w.counts, w.pool[lo: lo + n], w.btab[d]
     u = 0
     m = 0
     kmax = 0
     excluded = INF
-    for t in range(length):
-        g = lst[t]
+    step = BLOCK if small else length
+    for b0 in range(0, length, step):
+        b1 = min(length, b0 + step)
         if small:
-            k, sum_sq, n_win = n - repeats[t], np.int64(n + 2 * pairs[t]), wins[t]
-            lower = 3 * n - k - n_win
-        else:
-            k, _, sum_sq, bounds, n_win = class_counts(game.codes[g], cand, counts, btab, game.win)
-            lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
-        if k == 1 and n_win == 0:
-            continue
-        lst[u] = g
-        u += 1
-        kmax = max(kmax, k)
-        if k == n:
-            return u, m, excluded, kmax, (g if n_win > 0 else -1), g
-        if lower < beta:
-            w.cguess[d, m], w.clower[d, m], w.ckey[d, m] = g, lower, (sum_sq << KEY_SHIFT) | m
-            m += 1
-        else:
-            excluded = min(excluded, lower)
+            _gather_pairs(game, w, b0, b1, lo, n, lst)
+        for t in range(b0, b1):
+            g = lst[t]
+            if small:
+                k, sum_sq, n_win = n - repeats[t - b0], np.int64(n + 2 * pairs[t - b0]), wins[t - b0]
+                lower = 3 * n - k - n_win
+            else:
+                k, _, sum_sq, bounds, n_win = class_counts(game.codes[g], cand, counts, btab, game.win)
+                lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
+            if k == 1 and n_win == 0:
+                continue
+            lst[u] = g
+            u += 1
+            kmax = max(kmax, k)
+            if k == n:
+                return u, m, excluded, kmax, (g if n_win > 0 else -1), g
+            if lower < beta:
+                w.cguess[d, m], w.clower[d, m], w.ckey[d, m] = g, lower, (sum_sq << KEY_SHIFT) | m
+                m += 1
+            else:
+                excluded = min(excluded, lower)
     return u, m, excluded, kmax, -1, -1
 
 
 @njit(cache=True)
-def _gather_pairs(game, w, length, lo, n, lst):
-    """For the small scan: per list position, equal-code pairs (scratch[0]), candidates equal to an earlier
-    one (scratch[1]) and whether the guess is a candidate (scratch[2]).  The codes of each candidate are
-    first gathered into a dense row (contiguous when the list is still every guess)."""
+def _gather_pairs(game, w, b0, b1, lo, n, lst):
+    """For the small scan of list positions b0..b1-1, per position t - b0: equal-code pairs (scratch[0]),
+    candidates equal to an earlier one (scratch[1]) and whether the guess is a candidate (scratch[2]).
+    The codes of each candidate are first gathered into a dense row (a slice while the list is still
+    every guess)."""
     dense, pairs, repeats, inside, seen = w.dense, w.scratch[0], w.scratch[1], w.scratch[2], w.scratch[3]
-    pairs[:length] = 0
-    repeats[:length] = 0
-    inside[:length] = 0
-    everyone = length == game.codes.shape[0]
+    width = b1 - b0
+    pairs[:width] = 0
+    repeats[:width] = 0
+    inside[:width] = 0
+    everyone = lst[b1 - 1] - lst[b0] == width - 1  # lists are in increasing index order
     win = game.win
     for j in range(n):
         src = game.codes_t[w.pool[lo + j]]
         dj = dense[j]
         if everyone:
-            dj[:length] = src
+            dj[:width] = src[lst[b0]: lst[b0] + width]
         else:
-            for t in range(length):
-                dj[t] = src[lst[t]]
-        for t in range(length):
+            for t in range(width):
+                dj[t] = src[lst[b0 + t]]
+        for t in range(width):
             inside[t] += dj[t] == win
     for j in range(1, n):
         dj = dense[j]
-        seen[:length] = 0
+        seen[:width] = 0
         for i in range(j):
-            _pair_pass(dense[i], dj, pairs, seen, length)
-        for t in range(length):
+            _pair_pass(dense[i], dj, pairs, seen, width)
+        for t in range(width):
             repeats[t] += seen[t]
 
 
