@@ -129,17 +129,18 @@ def child_state_hash(game, greens, at_least, h, g, code, revealed):
     """
     if not game.hard:
         return h
-    word = game.words[g]
+    words = game.words  # scalar indexing: a row view would cost two atomic reference counts
     c = code
-    for i in range(word.shape[0]):
+    for i in range(words.shape[1]):
         colour = c % 3
         c //= 3
-        if colour == 2 and greens[i] != word[i]:
-            h += game.zg[i, word[i] + 1] - game.zg[i, greens[i] + 1]
+        x = words[g, i]
+        if colour == 2 and greens[i] != x:
+            h += game.zg[i, x + 1] - game.zg[i, greens[i] + 1]
         if colour > 0:
-            revealed[word[i]] += 1
-    for i in range(word.shape[0]):
-        x = word[i]
+            revealed[x] += 1
+    for i in range(words.shape[1]):
+        x = words[g, i]
         r = revealed[x]
         if r > at_least[x]:
             h += game.zm[x, r]
@@ -226,15 +227,15 @@ def load_rule(at_least, req):
     return m
 
 
-@njit(cache=True)
-def allowed(game, g, greens, req, m):
-    word = game.words[g]
-    for i in range(word.shape[0]):
-        if greens[i] >= 0 and word[i] != greens[i]:
+@njit(cache=True, inline="always")
+def allowed(words, word_counts, g, greens, req, m):
+    """Does the hard-mode rule (greens, req[:, :m]) allow guess g?  Scalar indexing only: a row view
+    (words[g]) would cost an atomic reference count increment and decrement per guess."""
+    for i in range(words.shape[1]):
+        if greens[i] >= 0 and words[g, i] != greens[i]:
             return False
-    counts = game.word_counts[g]
     for r in range(m):
-        if counts[req[0, r]] < req[1, r]:
+        if word_counts[g, req[0, r]] < req[1, r]:
             return False
     return True
 
@@ -249,12 +250,12 @@ def filter_list(game, w, d):
     if not game.hard:
         out[:length] = src[:length]
         return length
-    greens = w.greens[d]
-    m = load_rule(w.at_least[d], w.req)
+    greens, req, words, word_counts = w.greens[d], w.req, game.words, game.word_counts
+    m = load_rule(w.at_least[d], req)
     u = 0
     for t in range(length):
         g = src[t]
-        if allowed(game, g, greens, w.req, m):
+        if allowed(words, word_counts, g, greens, req, m):
             out[u] = g
             u += 1
     return u
@@ -292,13 +293,14 @@ def select_smallest(a, b):
 
 # ---- perfect splits ---------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def splits_perfectly(row, pool, lo, n, stamp):
-    """Does the guess with code row `row` give every candidate of pool[lo:lo+n] its own code?"""
+@njit(cache=True, inline="always")
+def splits_perfectly(codes, g, pool, lo, n, stamp):
+    """Does guess g (row g of `codes`; pass codes_t.T to read the transposed storage) give every candidate of
+    pool[lo:lo+n] its own code?  Scalar indexing, no row view (a view costs two atomic reference counts)."""
     stamp[-1] += 1
     mark = stamp[-1]
     for j in range(lo, lo + n):
-        code = row[pool[j]]
+        code = codes[g, pool[j]]
         if stamp[code] == mark:
             return False
         stamp[code] = mark
@@ -309,11 +311,12 @@ def splits_perfectly(row, pool, lo, n, stamp):
 def perfect_candidate(game, w, lo, n, greens, req, m):
     """A candidate guess splitting the set into singletons, or -1.  With m >= 0 (hard mode) only candidates
     the rule (greens, req[:, :m]) allows count; candidates consistent with the responses always are."""
+    codes, pool, stamp = game.codes, w.pool, w.stamp
     for j in range(lo, lo + n):
-        g = game.guess_of_secret[w.pool[j]]
-        if g < 0 or (m >= 0 and not allowed(game, g, greens, req, m)):
+        g = game.guess_of_secret[pool[j]]
+        if g < 0 or (m >= 0 and not allowed(game.words, game.word_counts, g, greens, req, m)):
             continue
-        if splits_perfectly(game.codes[g], w.pool, lo, n, w.stamp):
+        if splits_perfectly(codes, g, pool, lo, n, stamp):
             return g
     return -1
 
@@ -323,12 +326,17 @@ def perfect_in_list(game, w, lst, length, lo, n):
     """The first guess of lst[:length] splitting the set into singletons, or -1 (early exit per guess).
 
     Small sets read the transposed matrix: their few rows of it stay in cache while every guess is tried."""
-    small = n < ROW_SCAN_MIN
+    if n < ROW_SCAN_MIN:
+        return _first_perfect(game.codes_t.T, w, lst, length, lo, n)
+    return _first_perfect(game.codes, w, lst, length, lo, n)
+
+
+@njit(cache=True)
+def _first_perfect(codes, w, lst, length, lo, n):
+    pool, stamp = w.pool, w.stamp
     for t in range(length):
-        g = lst[t]
-        line = game.codes_t[:, g] if small else game.codes[g]
-        if splits_perfectly(line, w.pool, lo, n, w.stamp):
-            return g
+        if splits_perfectly(codes, lst[t], pool, lo, n, stamp):
+            return lst[t]
     return -1
 
 
