@@ -371,3 +371,57 @@ def test_select_smallest_puts_the_b_smallest_first(seed):
             a = values.copy()
             select_smallest(a, b)
             assert sorted(a[:b]) == sorted(values)[:b] and sorted(a) == sorted(values)
+
+
+def _scan_reference(codes, cand, guesses, win):
+    """Per guess of the list, by direct counting: (classes, win members, sum of squared class sizes)."""
+    out = []
+    for g in guesses:
+        _, sizes = np.unique(codes[g, cand], return_counts=True)
+        out.append((len(sizes), int((codes[g, cand] == win).sum()), int((sizes**2).sum())))
+    return out
+
+
+@pytest.mark.parametrize("layout", ["everyone", "subset", "runs"])
+def test_small_set_scan_over_several_blocks_matches_direct_counts(layout):
+    """The small-set scan goes through the list block by block (contiguous slices or gathered positions):
+    its useful guesses, bounds, ordering keys and most classes match counting every guess directly, and a
+    perfect splitter in a later block ends the scan there."""
+    from pipeline.search.exact_kernels import BLOCK, INF, KEY_MASK, KEY_SHIFT, scan
+
+    rng = np.random.default_rng(7)
+    n_guesses, n_secrets, win = 3 * BLOCK + 100, 300, 242
+    codes = rng.integers(0, 12, size=(n_guesses, n_secrets)).astype(np.uint8)  # 12 codes: no perfect split
+    codes[rng.random(codes.shape) < 0.05] = win
+    codes[:40, :] = 5  # guesses that split nothing stay out of the useful list
+    secret_of_guess = np.where(np.arange(n_guesses) < n_secrets, np.arange(n_guesses), -1)
+    solver = ExactSolver(codes, secret_of_guess, win + 1)
+    cand = rng.choice(n_secrets, size=30, replace=False).astype(np.int32)
+    everything = np.arange(n_guesses, dtype=np.int32)
+    lists = {"everyone": everything, "subset": np.sort(rng.choice(everything, 1400, replace=False)),
+             "runs": np.concatenate([everything[:700], everything[900:1500:3], everything[1500:]])}
+    lst = lists[layout].astype(np.int32)
+    w = solver.work
+    w.pool[:len(cand)] = cand
+    w.ulist[1, :len(lst)] = lst
+    u, m, excluded, kmax, c, other = scan(solver.game, w, 0, len(lst), 0, len(cand), INF)
+    ref = [(g, k, n_win, sq) for g, (k, n_win, sq) in zip(lst, _scan_reference(codes, cand, lst, win))
+           if not (k == 1 and n_win == 0)]
+    n = len(cand)
+    assert (c, other, excluded) == (-1, -1, INF) and u == m == len(ref)
+    assert list(w.ulist[1, :u]) == [g for g, *_ in ref] and kmax == max(k for _, k, _, _ in ref)
+    assert list(w.cguess[0, :m]) == [g for g, *_ in ref]
+    assert list(w.clower[0, :m]) == [3 * n - k - n_win for _, k, n_win, _ in ref]
+    assert list(w.ckey[0, :m] >> KEY_SHIFT) == [sq for *_, sq in ref]
+    assert list(w.ckey[0, :m] & KEY_MASK) == list(range(m))
+
+    perfect = lst[len(lst) // 2 + 40]  # in a later block: every candidate its own code
+    codes[perfect, cand] = np.arange(n, dtype=np.uint8) * 5
+    solver = ExactSolver(codes, secret_of_guess, win + 1)
+    w = solver.work
+    w.pool[:n] = cand
+    w.ulist[1, :len(lst)] = lst
+    u, m, excluded, kmax, c, other = scan(solver.game, w, 0, len(lst), 0, n, INF)
+    useful_before = sum(1 for g, *_ in ref if g < perfect)
+    assert (other, kmax, u) == (perfect, n, useful_before + 1)
+    assert c == (perfect if (codes[perfect, cand] == win).any() else -1)

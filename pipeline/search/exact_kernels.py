@@ -27,6 +27,7 @@ UNLIMITED = 1 << 30
 EMPTY, EXACT, LOWER = 0, 1, 2
 STAT_NODES, STAT_HITS, STAT_EVALS, STAT_SCANS = 0, 1, 2, 3
 SMALL_SET = 48  # up to this size the pairwise scan over gathered codes is faster
+BLOCK = 512  # guesses per block of the small scan (SMALL_SET x BLOCK gathered codes stay in cache)
 CAND_CHECK = 8  # classes up to this size are checked for a perfectly splitting candidate when bounded
 KEY_SHIFT = 24  # ordering key = sum of squared class sizes << KEY_SHIFT | position in the node's rows
 KEY_MASK = (1 << KEY_SHIFT) - 1
@@ -64,8 +65,8 @@ def make_work(n_guesses, n_secrets, n_codes, length, max_depth, code_dtype):
         greens=np.empty((max_depth, length), dtype=np.int8),
         at_least=np.empty((max_depth, MAX_SYMBOLS), dtype=np.int8),
         counts=np.zeros(n_codes, dtype=np.int64), stamp=np.zeros(n_codes + 1, dtype=np.int64),
-        dense=zeroed((SMALL_SET, n_guesses), code_dtype),
-        scratch=np.zeros((4, n_guesses), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
+        dense=np.zeros((SMALL_SET, BLOCK), dtype=code_dtype),
+        scratch=np.zeros((4, BLOCK), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
         revealed=np.zeros(MAX_SYMBOLS, dtype=np.int64), stats=np.zeros(4, dtype=np.int64))
 
 
@@ -128,17 +129,18 @@ def child_state_hash(game, greens, at_least, h, g, code, revealed):
     """
     if not game.hard:
         return h
-    word = game.words[g]
+    words = game.words  # scalar indexing: a row view would cost two atomic reference counts
     c = code
-    for i in range(word.shape[0]):
+    for i in range(words.shape[1]):
         colour = c % 3
         c //= 3
-        if colour == 2 and greens[i] != word[i]:
-            h += game.zg[i, word[i] + 1] - game.zg[i, greens[i] + 1]
+        x = words[g, i]
+        if colour == 2 and greens[i] != x:
+            h += game.zg[i, x + 1] - game.zg[i, greens[i] + 1]
         if colour > 0:
-            revealed[word[i]] += 1
-    for i in range(word.shape[0]):
-        x = word[i]
+            revealed[x] += 1
+    for i in range(words.shape[1]):
+        x = words[g, i]
         r = revealed[x]
         if r > at_least[x]:
             h += game.zm[x, r]
@@ -225,15 +227,15 @@ def load_rule(at_least, req):
     return m
 
 
-@njit(cache=True)
-def allowed(game, g, greens, req, m):
-    word = game.words[g]
-    for i in range(word.shape[0]):
-        if greens[i] >= 0 and word[i] != greens[i]:
+@njit(cache=True, inline="always")
+def allowed(words, word_counts, g, greens, req, m):
+    """Does the hard-mode rule (greens, req[:, :m]) allow guess g?  Scalar indexing only: a row view
+    (words[g]) would cost an atomic reference count increment and decrement per guess."""
+    for i in range(words.shape[1]):
+        if greens[i] >= 0 and words[g, i] != greens[i]:
             return False
-    counts = game.word_counts[g]
     for r in range(m):
-        if counts[req[0, r]] < req[1, r]:
+        if word_counts[g, req[0, r]] < req[1, r]:
             return False
     return True
 
@@ -248,12 +250,12 @@ def filter_list(game, w, d):
     if not game.hard:
         out[:length] = src[:length]
         return length
-    greens = w.greens[d]
-    m = load_rule(w.at_least[d], w.req)
+    greens, req, words, word_counts = w.greens[d], w.req, game.words, game.word_counts
+    m = load_rule(w.at_least[d], req)
     u = 0
     for t in range(length):
         g = src[t]
-        if allowed(game, g, greens, w.req, m):
+        if allowed(words, word_counts, g, greens, req, m):
             out[u] = g
             u += 1
     return u
@@ -291,13 +293,14 @@ def select_smallest(a, b):
 
 # ---- perfect splits ---------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def splits_perfectly(row, pool, lo, n, stamp):
-    """Does the guess with code row `row` give every candidate of pool[lo:lo+n] its own code?"""
+@njit(cache=True, inline="always")
+def splits_perfectly(codes, g, pool, lo, n, stamp):
+    """Does guess g (row g of `codes`; pass codes_t.T to read the transposed storage) give every candidate of
+    pool[lo:lo+n] its own code?  Scalar indexing, no row view (a view costs two atomic reference counts)."""
     stamp[-1] += 1
     mark = stamp[-1]
     for j in range(lo, lo + n):
-        code = row[pool[j]]
+        code = codes[g, pool[j]]
         if stamp[code] == mark:
             return False
         stamp[code] = mark
@@ -308,11 +311,12 @@ def splits_perfectly(row, pool, lo, n, stamp):
 def perfect_candidate(game, w, lo, n, greens, req, m):
     """A candidate guess splitting the set into singletons, or -1.  With m >= 0 (hard mode) only candidates
     the rule (greens, req[:, :m]) allows count; candidates consistent with the responses always are."""
+    codes, pool, stamp = game.codes, w.pool, w.stamp
     for j in range(lo, lo + n):
-        g = game.guess_of_secret[w.pool[j]]
-        if g < 0 or (m >= 0 and not allowed(game, g, greens, req, m)):
+        g = game.guess_of_secret[pool[j]]
+        if g < 0 or (m >= 0 and not allowed(game.words, game.word_counts, g, greens, req, m)):
             continue
-        if splits_perfectly(game.codes[g], w.pool, lo, n, w.stamp):
+        if splits_perfectly(codes, g, pool, lo, n, stamp):
             return g
     return -1
 
@@ -322,12 +326,17 @@ def perfect_in_list(game, w, lst, length, lo, n):
     """The first guess of lst[:length] splitting the set into singletons, or -1 (early exit per guess).
 
     Small sets read the transposed matrix: their few rows of it stay in cache while every guess is tried."""
-    small = n < ROW_SCAN_MIN
+    if n < ROW_SCAN_MIN:
+        return _first_perfect(game.codes_t.T, w, lst, length, lo, n)
+    return _first_perfect(game.codes, w, lst, length, lo, n)
+
+
+@njit(cache=True)
+def _first_perfect(codes, w, lst, length, lo, n):
+    pool, stamp = w.pool, w.stamp
     for t in range(length):
-        g = lst[t]
-        line = game.codes_t[:, g] if small else game.codes[g]
-        if splits_perfectly(line, w.pool, lo, n, w.stamp):
-            return g
+        if splits_perfectly(codes, lst[t], pool, lo, n, stamp):
+            return lst[t]
     return -1
 
 
@@ -343,67 +352,74 @@ def scan(game, w, d, length, lo, n, beta):
     left out, most classes, a candidate perfect splitter or -1, a perfect splitter or -1).  Small sets (up to
     SMALL_SET) gather their codes per candidate and compare them pairwise (sum t^2 = n + 2 * equal pairs,
     classes = n - repeats); there the bound is 3n - classes - [g in C] (2|C'| - 1 per non-win class).
+    Small sets go block by block (BLOCK guesses): the gathered codes stay in cache, and a perfect splitter
+    ends the scan without gathering the rest of the list.
     """
     lst = w.ulist[d + 1]
     small = n <= SMALL_SET
-    if small:
-        _gather_pairs(game, w, length, lo, n, lst)
     pairs, repeats, wins = w.scratch[0], w.scratch[1], w.scratch[2]
     counts, cand, btab = w.counts, w.pool[lo: lo + n], w.btab[d]
     u = 0
     m = 0
     kmax = 0
     excluded = INF
-    for t in range(length):
-        g = lst[t]
+    step = BLOCK if small else length
+    for b0 in range(0, length, step):
+        b1 = min(length, b0 + step)
         if small:
-            k, sum_sq, n_win = n - repeats[t], np.int64(n + 2 * pairs[t]), wins[t]
-            lower = 3 * n - k - n_win
-        else:
-            k, _, sum_sq, bounds, n_win = class_counts(game.codes[g], cand, counts, btab, game.win)
-            lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
-        if k == 1 and n_win == 0:
-            continue
-        lst[u] = g
-        u += 1
-        kmax = max(kmax, k)
-        if k == n:
-            return u, m, excluded, kmax, (g if n_win > 0 else -1), g
-        if lower < beta:
-            w.cguess[d, m], w.clower[d, m], w.ckey[d, m] = g, lower, (sum_sq << KEY_SHIFT) | m
-            m += 1
-        else:
-            excluded = min(excluded, lower)
+            _gather_pairs(game, w, b0, b1, lo, n, lst)
+        for t in range(b0, b1):
+            g = lst[t]
+            if small:
+                k, sum_sq, n_win = n - repeats[t - b0], np.int64(n + 2 * pairs[t - b0]), wins[t - b0]
+                lower = 3 * n - k - n_win
+            else:
+                k, _, sum_sq, bounds, n_win = class_counts(game.codes[g], cand, counts, btab, game.win)
+                lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
+            if k == 1 and n_win == 0:
+                continue
+            lst[u] = g
+            u += 1
+            kmax = max(kmax, k)
+            if k == n:
+                return u, m, excluded, kmax, (g if n_win > 0 else -1), g
+            if lower < beta:
+                w.cguess[d, m], w.clower[d, m], w.ckey[d, m] = g, lower, (sum_sq << KEY_SHIFT) | m
+                m += 1
+            else:
+                excluded = min(excluded, lower)
     return u, m, excluded, kmax, -1, -1
 
 
 @njit(cache=True)
-def _gather_pairs(game, w, length, lo, n, lst):
-    """For the small scan: per list position, equal-code pairs (scratch[0]), candidates equal to an earlier
-    one (scratch[1]) and whether the guess is a candidate (scratch[2]).  The codes of each candidate are
-    first gathered into a dense row (contiguous when the list is still every guess)."""
+def _gather_pairs(game, w, b0, b1, lo, n, lst):
+    """For the small scan of list positions b0..b1-1, per position t - b0: equal-code pairs (scratch[0]),
+    candidates equal to an earlier one (scratch[1]) and whether the guess is a candidate (scratch[2]).
+    The codes of each candidate are first gathered into a dense row (a slice while the list is still
+    every guess)."""
     dense, pairs, repeats, inside, seen = w.dense, w.scratch[0], w.scratch[1], w.scratch[2], w.scratch[3]
-    pairs[:length] = 0
-    repeats[:length] = 0
-    inside[:length] = 0
-    everyone = length == game.codes.shape[0]
+    width = b1 - b0
+    pairs[:width] = 0
+    repeats[:width] = 0
+    inside[:width] = 0
+    everyone = lst[b1 - 1] - lst[b0] == width - 1  # lists are in increasing index order
     win = game.win
     for j in range(n):
         src = game.codes_t[w.pool[lo + j]]
         dj = dense[j]
         if everyone:
-            dj[:length] = src
+            dj[:width] = src[lst[b0]: lst[b0] + width]
         else:
-            for t in range(length):
-                dj[t] = src[lst[t]]
-        for t in range(length):
+            for t in range(width):
+                dj[t] = src[lst[b0 + t]]
+        for t in range(width):
             inside[t] += dj[t] == win
     for j in range(1, n):
         dj = dense[j]
-        seen[:length] = 0
+        seen[:width] = 0
         for i in range(j):
-            _pair_pass(dense[i], dj, pairs, seen, length)
-        for t in range(length):
+            _pair_pass(dense[i], dj, pairs, seen, width)
+        for t in range(width):
             repeats[t] += seen[t]
 
 
