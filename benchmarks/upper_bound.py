@@ -1,9 +1,11 @@
 """Time the upper-bound maths (greedy valuations and ApMinTotal) on one game; print JSON.
 
-    python benchmarks/upper_bound_core.py [--game wordle_original] [--breadths 1,5,10] [--sweep]
+    python benchmarks/upper_bound.py [--game wordle_original] [--breadths 1,5,10] [--sweep] [--openers 10]
 
 Compilation (numba, cached on disk) is timed separately from the runs.
 `--sweep` also times all 325 greedy combinations single-threaded.
+`--openers k` times ApMinTotal(S, 10) for each of the k best-ranked openers, each with a fresh search as the
+upper_bound stage runs them (one opener per task): per-opener CPU seconds and totals (issue 14's target).
 """
 
 import argparse
@@ -15,7 +17,7 @@ import numpy as np
 
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
-from pipeline.search.apmintotal import ApSearch
+from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import statistics, verify
 from pipeline.search.valuations import all_combinations, transposed
@@ -39,11 +41,26 @@ def warm_up(codes, codes_t, sog, n_codes) -> None:
     ApSearch(codes, sog, n_codes, 2, codes_t=codes_t).strategy(small)
 
 
+def per_opener(codes, codes_t, sog, n_codes, guesses, k, breadth=10) -> dict:
+    """ApMinTotal(S, breadth) of each of the k best-ranked openers, a fresh search each: totals and CPU s."""
+    rows = []
+    for g in rank_openers(codes, sog, n_codes, k, codes_t=codes_t):
+        search = ApSearch(codes, sog, n_codes, breadth, codes_t=codes_t)
+        result, wall, cpu = timed(search.strategy, None, g)
+        rows.append({"opener": guesses[g], "total": result.total, "wall_s": wall, "cpu_s": cpu,
+                     "scans": result.stats["scans"], "memo_entries": result.stats["memo_entries"]})
+    best = min(rows, key=lambda r: r["total"])
+    return {"breadth": breadth, "openers": rows, "best": [best["opener"], best["total"]],
+            "cpu_s_total": round(sum(r["cpu_s"] for r in rows), 3),
+            "cpu_s_max": max(r["cpu_s"] for r in rows)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="wordle_original")
     parser.add_argument("--breadths", default="1,5,10")
     parser.add_argument("--sweep", action="store_true")
+    parser.add_argument("--openers", type=int, default=10, help="best-ranked openers timed one by one (0: none)")
     args = parser.parse_args()
 
     game = builtin_game(args.game)
@@ -78,6 +95,8 @@ def main() -> None:
             "verified_total": verify(tree, guesses, secrets), "distribution": stats["distribution"],
             "wall_s": wall, "cpu_s": cpu, **result.stats,
         })
+    if args.openers:
+        report["apmintotal_per_opener"] = per_opener(codes, codes_t, sog, game.n_codes, guesses, args.openers)
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(report, indent=2))
 

@@ -188,3 +188,48 @@ def test_narrow_breadth_matches_the_definition(game, hard):
         result = ApSearch(codes, sog, n_codes, breadth, hard_mode=hard, encoded_guesses=encoded).strategy()
         total, opener = reference_apmintotal(guesses, secrets, breadth, hard)
         assert (result.total, guesses[result.opener]) == (total, opener)
+
+
+def test_both_rankings_of_best_n_agree_with_a_scalar_split():
+    """Best_n from pairwise code comparisons (small sets) and from bounded class counting with seeds (large
+    sets) give the same ranking, useful list and perfect split, checked against classes counted in Python."""
+    from pipeline.search.apmintotal import LOST, MOST, PAIRS, _pair_stats, _rank_by_counting, _rank_from_stats
+
+    rng = np.random.default_rng(7)
+    game = random_game(3)
+    guesses, secrets, codes, sog, n_codes = make_game(*game)
+    search = ApSearch(codes, sog, n_codes, breadth=3)
+    ctx = search.ctx
+    for _ in range(20):
+        cand = np.sort(rng.choice(len(secrets), rng.integers(3, len(secrets) + 1), replace=False)).astype(np.int64)
+        _pair_stats(ctx.codes_t, cand, ctx.split_stats, ctx.equal)
+        for g in range(len(guesses)):
+            sizes = np.unique(codes[g, cand], return_counts=True)[1]
+            assert ctx.split_stats[LOST, g] == len(cand) - len(sizes)
+            assert ctx.split_stats[PAIRS, g] == (sizes * (sizes - 1) // 2).sum()
+            assert ctx.split_stats[MOST, g] == sizes.max() - 1
+        listed = np.arange(len(guesses), dtype=np.int32)
+        ctx.in_c[cand] = True
+        results = []
+        for by_stats, seeds in ((True, None), (False, np.zeros(0, dtype=np.int64)),
+                                (False, rng.choice(len(guesses), 3).astype(np.int64))):
+            top_g, top_key, useful = np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros_like(listed)
+            if by_stats:
+                n, u, perfect = _rank_from_stats(ctx, cand, top_g, top_key, ctx.allowed[:0], listed, useful, True)
+            else:
+                n, u, perfect = _rank_by_counting(ctx, cand, top_g, top_key, ctx.allowed[:0], listed, useful, seeds,
+                                                  True)
+            results.append((perfect, list(useful[:u]), list(top_g[:n]) if perfect < 0 else None))
+        ctx.in_c[cand] = False
+        assert results[0] == results[1] == results[2]  # a scan stopped at a perfect split leaves no ranking
+        ranked = []
+        for g in range(len(guesses)):
+            sizes = np.unique(codes[g, cand], return_counts=True)[1]
+            if len(sizes) >= 2:
+                out = int(sog[g] < 0 or sog[g] not in cand)
+                ranked.append(((len(cand) - len(sizes)) * 2 + out, int((sizes ** 2).sum()), g))
+        perfect = next((g for rank, _, g in ranked if rank == 1), -1)
+        stop = len(ranked) if perfect < 0 else [g for _, _, g in ranked].index(perfect) + 1
+        assert results[0][:2] == (perfect, [g for _, _, g in ranked[:stop]])
+        if perfect < 0:
+            assert results[0][2] == [g for _, _, g in sorted(ranked)[:3]]
