@@ -24,6 +24,7 @@ from pipeline.search.max_parts import colour_table, letter_ceiling, word_arrays
 from pipeline.search.partition import guess_class_counts
 
 
+FLOOR3 = True
 LETTERS_FROM = 8  # part scans of larger sets skip guesses by their letter ceiling (smaller: not worth its table)
 
 
@@ -207,25 +208,29 @@ class HardBoundSolver:
         return 3 * n - best if best >= 2 else None  # no allowed guess splits C: the general scan decides
 
     def v(self, g, cands, state, level, budget=UNBOUNDED):
-        """(V_level(g, C, state), exact): classes upgraded from the LB_1 floor, largest first."""
+        """(V_level(g, C, state), exact): each class's bound raised from the LB_1 floor, largest class first.
+
+        From level 4 on, every class is first raised to LB_3 (cheap, and LB_3 <= LB_level), so the total
+        starts at V_3 and each costly LB_level gets only the slack V_3 leaves under the budget: a guess is
+        then cut off after a class or two instead of after many exactly computed ones."""
         members, starts, sizes = _classes(self.codes[g], cands, self.n_codes, self.win)
-        codes_of = self.codes[g][members[starts[:-1]]] if len(sizes) else np.zeros(0, dtype=np.int64)
-        floors = self.btab[sizes]
-        total = len(cands) + int(floors.sum())
+        bounds = self.btab[sizes]
+        total = len(cands) + int(bounds.sum())
         if level == 1:
             return total, True
-        exact = True
-        for c in np.argsort(-sizes, kind="stable"):
-            if total > budget:
-                return total, False
-            if sizes[c] < 3:
-                break
-            floor = int(floors[c])
-            value, class_exact = self.lb(members[starts[c]:starts[c + 1]], self.after(state, g, int(codes_of[c])),
-                                         level, budget - total + floor)
-            total = min(total + value - floor, UNBOUNDED)
-            exact = exact and class_exact
-        return total, exact
+        order = np.argsort(-sizes, kind="stable")
+        order = order[sizes[order] >= 3]  # LB_i of 1 or 2 candidates is LB_1
+        states = {}
+        for lev in (3, level) if level >= 4 else (level,):
+            for c in order:
+                if total > budget:
+                    return total, False
+                if c not in states:
+                    states[c] = self.after(state, g, int(self.codes[g][members[starts[c]]]))
+                value, _ = self.lb(members[starts[c]:starts[c + 1]], states[c], lev, budget - total + int(bounds[c]))
+                total = min(total + value - int(bounds[c]), UNBOUNDED)
+                bounds[c] = value
+        return total, total <= budget  # an inexact class bound is above its budget, so the total is too
 
     def opener_values(self, openers, level, budget=UNBOUNDED, state=None):
         """V_level(g, S, state) for each opener (state None = the start of the game)."""
