@@ -102,6 +102,55 @@ def test_budget_early_exit_stays_a_lower_bound():
             assert checker.opener(g, 5, budget) <= full
 
 
+def parts_lb3(solver, cands, state):
+    """The part-count LB_3 without a budget (always exact), or None where it does not apply."""
+    result = solver._lb3_by_parts(cands, state)
+    assert result is None or result[1]
+    return None if result is None else result[0]
+
+
+def assert_budgeted(result, truth, budget):
+    """A bound asked for under `budget` is the true value, or a lower bound on it that is above the budget."""
+    value, exact = result
+    assert value == truth if exact else budget < value <= truth, (result, truth, budget)
+
+
+def test_parts_above_is_the_largest_part_count_whose_bound_exceeds_the_budget():
+    from pipeline.search.bounds import bound
+    from pipeline.search.hard_bounds import parts_above
+
+    for n in range(3, 60):
+        for budget in range(2 * n - 3, n * (n + 1) // 2 + 2):
+            above = [k for k in range(1, n - 1) if bound(n, k) > budget]
+            expected = 0 if bound(n, n - 1) > budget or not above else max(above)
+            assert parts_above(n, budget) == expected, (n, budget)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_budget_gives_the_value_or_a_bound_above_the_budget(name):
+    """Class bounds LB_2..LB_6 after each first guess, and V_1..V_6 of each opener, under every budget
+    near the value: the independent checker's value, or a lower bound on it above the budget (levels from 4
+    on raise every class to LB_3 first; LB_2 and LB_3 then only show a bound is above the budget)."""
+    game, codes, prover, _, checker = solvers(GAMES[name])
+    everyone = np.arange(len(game.secrets), dtype=np.int32)
+    start = initial_state(game.length)
+    rng = np.random.default_rng(3)
+    for g in range(len(game.guesses)):
+        for level in range(1, 7):
+            truth = checker.opener(g, level)
+            for budget in rng.permutation(np.arange(truth - 6, truth + 2)):  # one solver: its memo sees all orders
+                assert_budgeted(prover.v(g, everyone, start, level, int(budget)), truth, budget)
+        for code in np.unique(codes[g]):
+            cands = np.flatnonzero(codes[g] == code).astype(np.int32)
+            if code == game.n_codes - 1 or len(cands) < 3:
+                continue
+            state, rule = prover.after(start, g, int(code)), checker.start().after(checker.words[g], int(code))
+            for level in range(2, 7):
+                truth = checker.lb(cands, rule, level)[0]
+                for budget in rng.permutation(np.arange(truth - 6, truth + 2)):
+                    assert_budgeted(prover.lb(cands, state, level, int(budget)), truth, budget)
+
+
 @pytest.mark.slow
 def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
     """Hard LB_3 by the part-count scan (winning guesses first and letter ceilings, or neither) against min V_1 over every allowed
@@ -129,8 +178,12 @@ def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
                 keys, parts = v1_among(codes, prover.codes_t, cands, prover.allowed(after), game.n_codes, 242,
                                        prover.btab)
                 truth = int(keys[keys < UNBOUNDED].min()) if (keys < UNBOUNDED).any() else None
-                assert prover._lb3_by_parts(cands, after) == truth == unordered._lb3_by_parts(cands, after)
+                assert parts_lb3(prover, cands, after) == truth == parts_lb3(unordered, cands, after)
                 lb2 = bound(len(cands), int(parts.max(initial=1)))
                 assert prover.lb(cands, after, 2)[0] == lb2 == unordered.lb(cands, after, 2)[0]
+                for below in (9, 1, 0):  # the scans that only show a bound is above a budget
+                    assert_budgeted(prover._lb2(cands, after, lb2 - below), lb2, lb2 - below)
+                    if truth is not None:
+                        assert_budgeted(prover._lb3_by_parts(cands, after, truth - below), truth, truth - below)
                 checked += 1
     assert checked > 30

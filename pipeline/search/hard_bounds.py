@@ -24,6 +24,7 @@ from pipeline.search.max_parts import colour_table, letter_ceiling, word_arrays
 from pipeline.search.partition import guess_class_counts
 
 
+FLOOR3 = True
 LETTERS_FROM = 8  # part scans of larger sets skip guesses by their letter ceiling (smaller: not worth its table)
 
 
@@ -97,6 +98,17 @@ def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, 
     return best
 
 
+def parts_above(n, budget) -> int:
+    """The largest k with Bound(n, k) > budget (Bound falls as k rises), or 0 when there is none."""
+    if bound(n, 1) <= budget:
+        return 0
+    lo, hi = 1, max(1, n - 1)  # Bound(n, 1) > budget; Bound(n, k) = Bound(n, n - 1) for every k >= n - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if bound(n, mid) > budget else (lo, mid - 1)
+    return lo if lo < n - 1 else 0  # Bound(n, n - 1) = 2n - 1 > budget: LB_1 is above it already
+
+
 def unconstrained(state) -> bool:
     """Does the state allow every guess (nothing green or yellow revealed yet)?"""
     return bool((state[0] < 0).all() and not state[1].any())
@@ -163,14 +175,12 @@ class HardBoundSolver:
     def _lb(self, cands, state, level, budget):
         if level <= 3 and self.normal is not None and unconstrained(state):
             return self.normal.lb(cands, level, budget)
-        if level == 2:  # Bound(n, k) = 2n - 1 once k >= n - 1: a scan can stop at n - 1 parts
-            n = len(cands)
-            parts = max(1, self._most_split(cands, state, 0, n - 1))
-            return int(bound(n, parts)), True
+        if level == 2:
+            return self._lb2(cands, state, budget)
         if level == 3:
-            best = self._lb3_by_parts(cands, state)
-            if best is not None:
-                return best, best <= budget
+            result = self._lb3_by_parts(cands, state, budget)
+            if result is not None:
+                return result
         keys, parts = v1_among(self.codes, self.codes_t, cands, self.allowed(state), self.n_codes, self.win,
                                self.btab)
         useful = np.flatnonzero(keys < UNBOUNDED)
@@ -182,50 +192,82 @@ class HardBoundSolver:
         return lazy_minimum(self.allowed(state)[useful], keys[useful], budget,
                             lambda g, cap: self.v(g, cands, state, level - 2, cap))
 
-    def _most_split(self, cands, state, bonus, stop):
-        """`most_split_among` over the guesses allowed in `state`, candidates' winning guesses first: their
-        best is the floor of the scan of all, which then counts no win (theirs are in the floor)."""
+    def _lb2(self, cands, state, budget):
+        """Hard LB_2(C, state) = Bound(|C|, most parts of an allowed guess), or only a bound above `budget`.
+
+        Bound falls as the part count k rises, so LB_2 > budget exactly when no allowed guess makes more
+        than k_max parts (the largest k with Bound(|C|, k) > budget): a scan that only has to show that
+        skips every guess whose letter ceiling is at most k_max, which a scan for the exact maximum (whose
+        best so far is lower) must count.  Only when some guess beats k_max is the maximum needed; Bound
+        is flat from k = |C| - 1, so that scan stops there."""
+        n = len(cands)
+        k_max = parts_above(n, budget)
+        floor = 0
+        if k_max > 0:
+            floor = self._most_split(cands, state, 0, k_max + 1, k_max)
+            if floor <= k_max:
+                return int(bound(n, k_max)), False
+        return int(bound(n, max(1, self._most_split(cands, state, 0, n - 1, floor)))), True
+
+    def _most_split(self, cands, state, bonus, stop, floor=0):
+        """`most_split_among` over the guesses allowed in `state`, from `floor`, candidates' winning guesses
+        first: their best is the floor of the scan of all, which then counts no win (theirs are in it)."""
         keys = self.letter_keys if len(cands) > LETTERS_FROM else self.letter_keys[:0]
         table = colour_table(cands, self.secret_letters) if len(keys) else np.zeros((1, 1), dtype=np.int64)
-        best = 0
+        best = floor
         if self.win_guess is not None:  # each candidate has one winning guess, so no other guess wins
             winners = self.win_guess[cands]
             winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
-            best = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, 0, stop, bonus, keys, table)
+            best = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, best, stop, bonus, keys,
+                                    table)
             stop, bonus = min(stop, len(cands)), 0
         return most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, stop, bonus,
                                 keys, table)
 
-    def _lb3_by_parts(self, cands, state):
-        """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]), or None where that
-        does not apply: as in BoundSolver._lb3_by_parts, |C| <= K_S + 1 puts every class of a split in
-        Bound's two flat levels."""
+    def _lb3_by_parts(self, cands, state, budget=UNBOUNDED):
+        """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]) as (value, exact), or
+        None where that does not apply: as in BoundSolver._lb3_by_parts, |C| <= K_S + 1 puts every class of
+        a split in Bound's two flat levels.  As in `_lb2`, LB_3 > budget needs only a scan showing that no
+        allowed guess scores above 3|C| - budget - 1 (a guess that splits nothing scores at most 1, and
+        then no guess is useful and LB_3 is unbounded: the bound holds too)."""
         n = len(cands)
         if self.btab[n] != 2 * n - 1:  # n > K_S + 1: a class could need a third level
             return None
-        best = self._most_split(cands, state, 1, n + 1)
-        return 3 * n - best if best >= 2 else None  # no allowed guess splits C: the general scan decides
+        k_max = 3 * n - budget - 1
+        if k_max > n:  # no guess scores above |C| + 1: LB_3 >= 2|C| - 1 > budget
+            return 2 * n - 1, False
+        floor = 0
+        if k_max >= 2:
+            floor = self._most_split(cands, state, 1, k_max + 1, k_max)
+            if floor <= k_max:
+                return 3 * n - k_max, False
+        best = self._most_split(cands, state, 1, n + 1, floor)
+        return (3 * n - best, 3 * n - best <= budget) if best >= 2 else None  # no allowed guess splits C
 
     def v(self, g, cands, state, level, budget=UNBOUNDED):
-        """(V_level(g, C, state), exact): classes upgraded from the LB_1 floor, largest first."""
+        """(V_level(g, C, state), exact): each class's bound raised from the LB_1 floor, largest class first.
+
+        From level 4 on, every class is first raised to LB_3 (cheap, and LB_3 <= LB_level), so the total
+        starts at V_3 and each costly LB_level gets only the slack V_3 leaves under the budget: a guess is
+        then cut off after a class or two instead of after many exactly computed ones."""
         members, starts, sizes = _classes(self.codes[g], cands, self.n_codes, self.win)
-        codes_of = self.codes[g][members[starts[:-1]]] if len(sizes) else np.zeros(0, dtype=np.int64)
-        floors = self.btab[sizes]
-        total = len(cands) + int(floors.sum())
+        bounds = self.btab[sizes]
+        total = len(cands) + int(bounds.sum())
         if level == 1:
             return total, True
-        exact = True
-        for c in np.argsort(-sizes, kind="stable"):
-            if total > budget:
-                return total, False
-            if sizes[c] < 3:
-                break
-            floor = int(floors[c])
-            value, class_exact = self.lb(members[starts[c]:starts[c + 1]], self.after(state, g, int(codes_of[c])),
-                                         level, budget - total + floor)
-            total = min(total + value - floor, UNBOUNDED)
-            exact = exact and class_exact
-        return total, exact
+        order = np.argsort(-sizes, kind="stable")
+        order = order[sizes[order] >= 3]  # LB_i of 1 or 2 candidates is LB_1
+        states = {}
+        for lev in (3, level) if level >= 4 else (level,):
+            for c in order:
+                if total > budget:
+                    return total, False
+                if c not in states:
+                    states[c] = self.after(state, g, int(self.codes[g][members[starts[c]]]))
+                value, _ = self.lb(members[starts[c]:starts[c + 1]], states[c], lev, budget - total + int(bounds[c]))
+                total = min(total + value - int(bounds[c]), UNBOUNDED)
+                bounds[c] = value
+        return total, total <= budget  # an inexact class bound is above its budget, so the total is too
 
     def opener_values(self, openers, level, budget=UNBOUNDED, state=None):
         """V_level(g, S, state) for each opener (state None = the start of the game)."""
