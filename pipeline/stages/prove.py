@@ -242,17 +242,23 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
     closes = ub_entry is not None and ub_entry["value"] == ub
     others_not_better = all(s["value"] >= ub for s in survivors.values())
     return {
-        "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
-        **({} if game.answer == "wordle" else {"answer": game.answer, "length": game.length,
-                                               "n_symbols": len(game.alphabet)}),
-        "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
-        "n_guesses": len(game.guesses), "n_secrets": len(game.secrets), "k_s": k_s,
+        **game_claims(game), "k_s": k_s,
         "ub": ub, "ub_opener": ub_opener, "ub_tree_sha256": hashlib.sha256(tree_file.read_bytes()).hexdigest(),
         "eliminated": eliminated_openers(ctx.inputs["lower_bound"]),
         "survivors": list(survivors.values()),
         "optimal_openers": sorted(w for w, s in survivors.items() if s["value"] == ub),
         "proven": bool(closes and others_not_better),
     } | symmetry_claims(ctx.inputs["lower_bound"], survivors, ub)
+
+
+def game_claims(game) -> dict:
+    """What a certificate says of its game: rules, answering function and shape, list digests and sizes."""
+    return {
+        "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
+        **({} if game.answer == "wordle" else {"answer": game.answer, "length": game.length,
+                                               "n_symbols": len(game.alphabet)}),
+        "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
+        "n_guesses": len(game.guesses), "n_secrets": len(game.secrets)}
 
 
 def symmetry_claims(lower_bound_artifact, survivors, ub) -> dict:

@@ -1,0 +1,194 @@
+"""stage=leaderboard: the k best openers' exact values and a certificate that every other opener is worse.
+
+References: a brute-force MinTotal written here (its own scalar answering function, every guess tried at
+every node, the game's guess limit) gives V*(g) of every opener of a tiny Wordle game; the leaderboard must
+list exactly the openers valued at most the k-th best, with those values.  Forged certificates are refused."""
+
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from functools import lru_cache
+
+import pytest
+
+from pipeline.errors import PipelineError
+from pipeline.proofs.certificate import CertificateError
+from pipeline.proofs.leaderboard import verify_leaderboard
+
+INF = float("inf")
+
+
+def colours(guess: str, secret: str) -> str:
+    """Wordle's answer as a string of 0/1/2 (grey, yellow, green): greens first, then yellows left to right."""
+    out = ["0"] * len(guess)
+    unused = Counter(s for g, s in zip(guess, secret) if g != s)
+    for i, (g, s) in enumerate(zip(guess, secret)):
+        if g == s:
+            out[i] = "2"
+        elif unused[g] > 0:
+            out[i], unused[g] = "1", unused[g] - 1
+    return "".join(out)
+
+
+def brute_force_values(secrets: list[str], guesses: list[str], limit: int) -> dict[str, float]:
+    """V*(g, S) of every opener: |S| + sum over its non-win classes of MinTotal with one guess fewer left."""
+
+    def parts(guess, candidates):
+        classes: dict[str, list[str]] = {}
+        for s in candidates:
+            classes.setdefault(colours(guess, s), []).append(s)
+        return [tuple(c) for code, c in classes.items() if code != "2" * len(guess)]
+
+    @lru_cache(maxsize=None)
+    def min_total(candidates: tuple, left: int) -> float:
+        if left == 0:
+            return INF
+        if len(candidates) == 1:
+            return 1
+        best = INF
+        for g in guesses:
+            split = parts(g, candidates)
+            if len(split) == 1 and len(split[0]) == len(candidates):
+                continue  # g tells nothing: never part of an optimal strategy
+            best = min(best, len(candidates) + sum(min_total(p, left - 1) for p in split))
+        return best
+
+    return {g: len(secrets) + sum(min_total(p, limit - 1) for p in parts(g, secrets)) for g in guesses}
+
+
+@pytest.fixture(scope="module")
+def tiny_game(tmp_path_factory):
+    """14 original answers as secrets; guesses: those and 20 other allowed words (34), limit 6 guesses."""
+    from pipeline.config import DATA_DIR
+
+    answers = (DATA_DIR / "wordle" / "original_answers.txt").read_text().split()
+    allowed = (DATA_DIR / "wordle" / "original_guesses.txt").read_text().split()
+    secrets = sorted(set(answers[::165]))
+    guesses = sorted(set(secrets) | set(allowed[::640]))
+    folder = tmp_path_factory.mktemp("tiny")
+    (folder / "secrets.txt").write_text("\n".join(secrets) + "\n")
+    (folder / "guesses.txt").write_text("\n".join(guesses) + "\n")
+    overrides = ["game=words", f"game.secrets.path={folder / 'secrets.txt'}",
+                 f"game.guesses.path={folder / 'guesses.txt'}"]
+    return overrides, brute_force_values(secrets, guesses, 6)
+
+
+def first_tie(values: dict) -> int:
+    """The smallest k whose k-th best value is shared with the (k+1)-th (a tie to list), else 3."""
+    ordered = sorted(values.values())
+    return next((k for k in range(1, len(ordered)) if ordered[k - 1] == ordered[k]), 3)
+
+
+@pytest.fixture(scope="module")
+def board(tiny_game, tmp_path_factory, ray_session):
+    """The leaderboard of the tiny game at the first k with a tie: (artifact, game, brute-force values, k)."""
+    from pipeline.cli import compose, to_config
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.runner import run_stage
+
+    overrides, values = tiny_game
+    k = first_tie(values)
+    outputs = tmp_path_factory.mktemp("outputs")
+    cfg = to_config(compose([f"paths.outputs={outputs}", "progress=false", "stage=leaderboard", f"stage.k={k}",
+                             *overrides]))
+    game = load_game(cfg.game)
+    return run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)), game, values, k
+
+
+def test_leaders_are_the_brute_force_best_with_ties(board):
+    artifact, game, values, k = board
+    cert = json.loads((artifact.path / "certificate.json").read_text())
+    kth = sorted(values.values())[k - 1]
+    expected = sorted((v, g) for g, v in values.items() if v <= kth)
+    assert [(e["value"], e["opener"]) for e in cert["leaders"]] == expected
+    assert cert["threshold"] == kth and cert["ties"] == (len(expected) > k) and len(expected) > k
+    for e in cert["settled"]:
+        assert values[e["opener"]] >= e["value"] > kth
+    for e in cert["eliminated"]:
+        assert values[e["opener"]] >= e["bound"] > kth
+    summary = json.loads((artifact.path / "summary.json").read_text())
+    assert summary["leaders"] == [{"opener": g, "value": v} for v, g in expected]
+
+
+def test_certificate_verifies_and_forgeries_are_rejected(board, tmp_path):
+    artifact, game, values, k = board
+    result = verify_leaderboard(artifact.path, game)
+    assert result["complete"] and result["threshold"] == sorted(values.values())[k - 1]
+
+    def forged(edit):
+        folder = tmp_path / f"f{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(artifact.path, folder)
+        cert = json.loads((folder / "certificate.json").read_text())
+        edit(cert)
+        (folder / "certificate.json").write_text(json.dumps(cert))
+        return folder
+
+    def lower_a_leader(cert):  # value and class bound lowered together: the sum closes, the tree does not
+        cert["leaders"][0]["value"] -= 1
+        cert["leaders"][0]["classes"][0]["bound"] -= 1
+
+    def shift_a_class_bound(cert):  # the sums still close; only re-deriving the classes notices
+        classes = max(cert["leaders"], key=lambda e: len(e["classes"]))["classes"]
+        big = max(range(len(classes)), key=lambda i: classes[i]["size"])
+        classes[big]["bound"] += 1
+        classes[big - 1 if big else 1]["bound"] -= 1
+
+    def overstate_an_elimination(cert):  # claims a bound the funnel's V_level does not reach
+        e = cert["eliminated"][0]
+        e["bound"] = int(values[e["opener"]]) + 1000
+
+    cases = {
+        "sum of class bounds": lambda c: c["leaders"][0].__setitem__("value", c["leaders"][0]["value"] + 1),
+        "its tree totals": lower_a_leader,
+        "re-derived": shift_a_class_bound,
+        "not exactly the allowed guesses": lambda c: c["eliminated"].pop(),
+        "does not exceed the threshold": lambda c: c["eliminated"][0].__setitem__("bound", c["threshold"]),
+        "not the k-th leader": lambda c: c.__setitem__("threshold", c["threshold"] + 1),
+        "fewer than k": lambda c: c.__setitem__("k", len(c["leaders"]) + 1),
+        "digest differs": lambda c: c["leaders"][0].__setitem__("tree_sha256", "0" * 64),
+        "not a file name": lambda c: c["leaders"][0].__setitem__("tree", "../tree.json"),
+    }
+    if cert_has_elimination_above(artifact):
+        cases["V_"] = overstate_an_elimination
+    for where, edit in cases.items():
+        with pytest.raises(CertificateError, match=where):
+            verify_leaderboard(forged(edit), game)
+
+
+def cert_has_elimination_above(artifact) -> bool:
+    return bool(json.loads((artifact.path / "certificate.json").read_text())["eliminated"])
+
+
+def test_verify_certificate_command_on_a_leaderboard(board):
+    artifact, game, values, k = board
+    proc = subprocess.run([sys.executable, "-m", "pipeline", "verify-certificate", str(artifact.path),
+                           "--workers", "1"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ok: certificate verified") and f"the {k} best openers" in proc.stdout
+
+
+@pytest.mark.parametrize("override,message", [
+    ("stage.k=0", "k must be at least 1"),
+    ("stage.k=207", "more than the 206 openers"),
+    ("stage.objective=max_then_total", "certifies Totals only"),
+    ("stage.funnel_level=0", "funnel_level must be at least 1"),
+])
+def test_bad_input_is_refused(run_pipeline, override, message):
+    with pytest.raises(PipelineError, match=message):
+        run_pipeline("stage=leaderboard", "game=mini_nerdle", override)
+
+
+def test_bad_input_on_the_command_line_is_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pipeline", "stage=leaderboard", "game=mini_nerdle", "stage.k=0",
+                           f"paths.outputs={tmp_path}"], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and proc.stderr.startswith("error:")
+    assert not (tmp_path / "leaderboard").exists()
+
+
+def test_fewer_ranked_openers_than_k_is_refused(run_pipeline, tiny_game, ray_session):
+    overrides, _ = tiny_game
+    with pytest.raises(PipelineError, match="upstream.upper_bound.top_k=4"):
+        run_pipeline("stage=leaderboard", "stage.k=4", "upstream.upper_bound.top_k=2", *overrides)
