@@ -169,7 +169,7 @@ def test_verify_certificate_command_on_a_leaderboard(board):
 @pytest.mark.parametrize("override,message", [
     ("stage.k=0", "k must be at least 1"),
     ("stage.k=207", "more than the 206 openers"),
-    ("stage.objective=max_then_total", "certifies Totals only"),
+    ("stage.objective=max_then_total", "leaderboard certifies the Total objective only"),
     ("stage.funnel_level=0", "funnel_level must be at least 1"),
 ])
 def test_bad_input_is_refused(run_pipeline, override, message):

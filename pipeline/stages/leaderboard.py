@@ -44,19 +44,13 @@ SCHEMA = LeaderboardConfig
 
 
 def validate(cfg: LeaderboardConfig, game) -> None:
-    from pipeline.search.objective import OBJECTIVES
-    from pipeline.validation import at_least, enough_secrets, memo_bits, one_of
+    from pipeline.validation import at_least, enough_secrets, memo_bits, total_only
 
-    one_of(cfg, "objective", OBJECTIVES)
-    if cfg.objective != "total":
-        raise PipelineError(f"stage.objective={cfg.objective}: the leaderboard certifies Totals only (its lower "
-                            "bounds bound Totals); stage=exact computes max_then_total values")
-    at_least(cfg, "k", 1)
+    total_only(cfg, "the leaderboard certifies")
     if cfg.k > len(game.guesses):
         raise PipelineError(f"stage.k={cfg.k} is more than the {len(game.guesses)} openers of {game.name}")
-    at_least(cfg, "funnel_level", 1)
-    at_least(cfg, "closure_level", 1)
-    at_least(cfg, "round_size", 1, allow_none=True)
+    for name in ("k", "funnel_level", "closure_level", "round_size"):
+        at_least(cfg, name, 1, allow_none=name == "round_size")
     memo_bits(cfg)
     enough_secrets(game, NAME)
 

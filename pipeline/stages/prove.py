@@ -39,13 +39,9 @@ SCHEMA = ProveConfig
 
 
 def validate(cfg: ProveConfig, game) -> None:
-    from pipeline.search.objective import OBJECTIVES
-    from pipeline.validation import at_least, enough_secrets, memo_bits, one_of
+    from pipeline.validation import at_least, enough_secrets, memo_bits, total_only
 
-    one_of(cfg, "objective", OBJECTIVES)
-    if cfg.objective != "total":
-        raise PipelineError(f"stage.objective={cfg.objective}: a proof closes the Total objective only (its lower "
-                            "bounds bound Totals); stage=exact and stage=upper_bound compute max_then_total values")
+    total_only(cfg, "a proof closes")
     at_least(cfg, "max_level", 1)
     memo_bits(cfg)
     enough_secrets(game, NAME)
