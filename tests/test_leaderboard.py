@@ -32,47 +32,66 @@ def colours(guess: str, secret: str) -> str:
     return "".join(out)
 
 
-def brute_force_values(secrets: list[str], guesses: list[str], limit: int) -> dict[str, float]:
-    """V*(g, S) of every opener: |S| + sum over its non-win classes of MinTotal with one guess fewer left."""
+def brute_force_values(secrets: list[str], guesses: list[str], limit: int, hard: bool = False) -> dict[str, float]:
+    """V*(g, S) of every opener: |S| + sum over its non-win classes of MinTotal with one guess fewer left.
+    Hard mode: a guess must keep every green letter in place and hold every letter at least as often as one
+    response revealed it (green + yellow)."""
 
     def parts(guess, candidates):
         classes: dict[str, list[str]] = {}
         for s in candidates:
             classes.setdefault(colours(guess, s), []).append(s)
-        return [tuple(c) for code, c in classes.items() if code != "2" * len(guess)]
+        return [(code, tuple(c)) for code, c in classes.items() if code != "2" * len(guess)]
+
+    def after(rule, guess, code):
+        greens, least = rule
+        shown = Counter(ch for ch, c in zip(guess, code) if c != "0")
+        least = {**dict(least), **{ch: max(n, dict(least).get(ch, 0)) for ch, n in shown.items()}}
+        return (greens | {(i, ch) for i, (ch, c) in enumerate(zip(guess, code)) if c == "2"},
+                tuple(sorted(least.items())))
+
+    def legal(guess, rule):
+        greens, least = rule
+        return all(guess[i] == ch for i, ch in greens) and all(guess.count(ch) >= n for ch, n in least)
 
     @lru_cache(maxsize=None)
-    def min_total(candidates: tuple, left: int) -> float:
+    def min_total(candidates: tuple, left: int, rule) -> float:
         if left == 0:
             return INF
         if len(candidates) == 1:
             return 1
         best = INF
         for g in guesses:
+            if hard and not legal(g, rule):
+                continue
             split = parts(g, candidates)
-            if len(split) == 1 and len(split[0]) == len(candidates):
+            if len(split) == 1 and len(split[0][1]) == len(candidates):
                 continue  # g tells nothing: never part of an optimal strategy
-            best = min(best, len(candidates) + sum(min_total(p, left - 1) for p in split))
+            best = min(best, len(candidates) + sum(min_total(p, left - 1, after(rule, g, code) if hard else rule)
+                                                   for code, p in split))
         return best
 
-    return {g: len(secrets) + sum(min_total(p, limit - 1) for p in parts(g, secrets)) for g in guesses}
+    start = (frozenset(), ())
+    return {g: len(secrets) + sum(min_total(p, limit - 1, after(start, g, code) if hard else start)
+                                  for code, p in parts(g, secrets)) for g in guesses}
 
 
 @pytest.fixture(scope="module")
 def tiny_game(tmp_path_factory):
-    """14 original answers as secrets; guesses: those and 20 other allowed words (34), limit 6 guesses."""
+    """Secrets: the 16 original answers _IGHT and _ATCH, where hard mode binds (a green IGHT must be kept);
+    guesses: those and 21 other allowed words; limit 6 guesses.  (overrides, normal values, hard values)."""
     from pipeline.config import DATA_DIR
 
     answers = (DATA_DIR / "wordle" / "original_answers.txt").read_text().split()
     allowed = (DATA_DIR / "wordle" / "original_guesses.txt").read_text().split()
-    secrets = sorted(set(answers[::165]))
+    secrets = sorted(w for w in answers if w[1:] in ("ight", "atch"))
     guesses = sorted(set(secrets) | set(allowed[::640]))
     folder = tmp_path_factory.mktemp("tiny")
     (folder / "secrets.txt").write_text("\n".join(secrets) + "\n")
     (folder / "guesses.txt").write_text("\n".join(guesses) + "\n")
     overrides = ["game=words", f"game.secrets.path={folder / 'secrets.txt'}",
                  f"game.guesses.path={folder / 'guesses.txt'}"]
-    return overrides, brute_force_values(secrets, guesses, 6)
+    return overrides, brute_force_values(secrets, guesses, 6), brute_force_values(secrets, guesses, 6, hard=True)
 
 
 def first_tie(values: dict) -> int:
@@ -81,21 +100,25 @@ def first_tie(values: dict) -> int:
     return next((k for k in range(1, len(ordered)) if ordered[k - 1] == ordered[k]), 3)
 
 
-@pytest.fixture(scope="module")
-def board(tiny_game, tmp_path_factory, ray_session):
-    """The leaderboard of the tiny game at the first k with a tie: (artifact, game, brute-force values, k)."""
+def leaderboard(tiny_game, outputs, hard: bool):
+    """The leaderboard of the tiny game at its first k with a tie: (artifact, game, brute-force values, k)."""
     from pipeline.cli import compose, to_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
-    overrides, values = tiny_game
+    overrides, normal, hard_values = tiny_game
+    values = hard_values if hard else normal
     k = first_tie(values)
-    outputs = tmp_path_factory.mktemp("outputs")
     cfg = to_config(compose([f"paths.outputs={outputs}", "progress=false", "stage=leaderboard", f"stage.k={k}",
-                             *overrides]))
+                             f"game.hard_mode={str(hard).lower()}", *overrides]))
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)), game, values, k
+
+
+@pytest.fixture(scope="module")
+def board(tiny_game, tmp_path_factory, ray_session):
+    return leaderboard(tiny_game, tmp_path_factory.mktemp("outputs"), hard=False)
 
 
 def test_leaders_are_the_brute_force_best_with_ties(board):
@@ -111,6 +134,15 @@ def test_leaders_are_the_brute_force_best_with_ties(board):
         assert values[e["opener"]] >= e["bound"] > kth
     summary = json.loads((artifact.path / "summary.json").read_text())
     assert summary["leaders"] == [{"opener": g, "value": v} for v, g in expected]
+
+
+def test_hard_mode_leaders_are_the_brute_force_best(tiny_game, tmp_path, ray_session):
+    artifact, game, values, k = leaderboard(tiny_game, tmp_path / "outputs", hard=True)
+    cert = json.loads((artifact.path / "certificate.json").read_text())
+    kth = sorted(values.values())[k - 1]
+    assert values != tiny_game[1] and cert["hard_mode"] is True  # the rule changes some value here
+    assert [(e["value"], e["opener"]) for e in cert["leaders"]] == sorted((v, g) for g, v in values.items() if v <= kth)
+    assert verify_leaderboard(artifact.path, game)["complete"]
 
 
 def test_certificate_verifies_and_forgeries_are_rejected(board, tmp_path):
@@ -185,6 +217,6 @@ def test_bad_input_on_the_command_line_is_one_line(tmp_path):
 
 
 def test_fewer_ranked_openers_than_k_is_refused(run_pipeline, tiny_game, ray_session):
-    overrides, _ = tiny_game
+    overrides = tiny_game[0]
     with pytest.raises(PipelineError, match="upstream.upper_bound.top_k=4"):
         run_pipeline("stage=leaderboard", "stage.k=4", "upstream.upper_bound.top_k=2", *overrides)
