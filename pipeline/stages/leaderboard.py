@@ -3,7 +3,9 @@
 The method (issue 13):
 1. candidates: the upper bound's openers (ApMinTotal totals, upper bounds on their exact values); T0 = the
    k-th best of those totals bounds the k-th best exact value from above.  The candidates with a total
-   <= T0 are solved exactly against T0, and T = the k-th best exact value found.
+   <= T0, and the `stage.candidates` best-ranked openers (a tighter T for the funnel: the ApMinTotal list
+   holds only upstream.upper_bound.top_k openers), are solved exactly against T0, and T = the k-th best
+   exact value found.
 2. the V_i funnel (stage lower_bound, run with stage.ub=T, one opener per task batch as always): an opener
    survives while its lower bound V_i(g, S) <= T.
 3. the survivors are solved exactly in increasing order of their last lower bound, a round of a few at a
@@ -32,6 +34,7 @@ from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
+from pipeline.search.apmintotal import rank_openers
 from pipeline.search.bounds import k_of_game
 from pipeline.search.tree import to_json, verify
 from pipeline.stages.base import StageContext
@@ -51,6 +54,7 @@ def validate(cfg: LeaderboardConfig, game) -> None:
         raise PipelineError(f"stage.k={cfg.k} is more than the {len(game.guesses)} openers of {game.name}")
     for name in ("k", "funnel_level", "closure_level", "round_size"):
         at_least(cfg, name, 1, allow_none=name == "round_size")
+    at_least(cfg, "candidates", 0)
     memo_bits(cfg)
     enough_secrets(game, NAME)
 
@@ -190,6 +194,8 @@ def run(ctx: StageContext, cfg: LeaderboardConfig) -> dict:
     game = ctx.game
     codes = load_matrix(ctx.inputs["feedback"], game)
     t0, candidates = first_threshold(ctx, cfg.k)
+    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, min(cfg.candidates, len(game.guesses)))
+    candidates = sorted(set(candidates) | set(ranked))
     settled: dict = {}
     settle(ctx, cfg, codes, candidates, t0, f"{NAME}-candidates", settled)
     t1 = kth_value(settled, cfg.k)

@@ -91,6 +91,7 @@ class ProveConfig(StageConfig):
 class LeaderboardConfig(StageConfig):
     name: str = "leaderboard"
     k: int = 10  # how many of the best openers get exact values (every opener tied with the k-th is listed too)
+    candidates: int = 30  # the best-ranked openers (MostParts, InSet, ExpSizeSplit) also solved before the funnel
     objective: str = "total"  # the only objective its bounds certify (max_then_total is refused)
     funnel_level: int = 5  # the deepest V_i of the funnel; its survivors are then solved exactly
     closure_level: int = 5  # a listed opener's class bounds try LB_1..LB_closure_level before an exact value
