@@ -179,7 +179,7 @@ def test_certificate_verifies_and_forgeries_are_rejected(board, tmp_path):
         "re-derived": shift_a_class_bound,
         "not exactly the allowed guesses": lambda c: c["eliminated"].pop(),
         "does not exceed the threshold": lambda c: c["eliminated"][0].__setitem__("bound", c["threshold"]),
-        "not the k-th leader": lambda c: c.__setitem__("threshold", c["threshold"] + 1),
+        "not the k-th leader": lambda c: c.__setitem__("threshold", c["threshold"] - 1),
         "fewer than k": lambda c: c.__setitem__("k", len(c["leaders"]) + 1),
         "digest differs": lambda c: c["leaders"][0].__setitem__("tree_sha256", "0" * 64),
         "not a file name": lambda c: c["leaders"][0].__setitem__("tree", "../tree.json"),

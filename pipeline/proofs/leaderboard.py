@@ -88,8 +88,8 @@ def verify_leaderboard(folder: Path, game, sample: int | None = None, seed: int 
         n_codes = n_codes_of(answer_of(game), game.length)
         codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
         bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
+        check_accounts(cert, game, bounds, int(cert["threshold"]), folder, limit)
         threshold = check_ranking(cert)
-        check_accounts(cert, game, bounds, threshold, folder, limit)
         classes = [(e["opener"], c) for part in ("leaders", "settled") for e in cert[part] for c in e["classes"]]
         eliminated = list(cert["eliminated"])
         if sample is not None:
