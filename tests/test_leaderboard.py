@@ -190,10 +190,10 @@ def test_certificate_verifies_and_forgeries_are_rejected(board, tmp_path):
             verify_leaderboard(forged(edit), game)
 
 
-def test_verify_certificate_command_on_a_leaderboard(board):
+def test_verify_certificate_command_on_a_leaderboard(board, tiny_game):
     artifact, game, values, k = board
     proc = subprocess.run([sys.executable, "-m", "pipeline", "verify-certificate", str(artifact.path),
-                           "--workers", "1"], capture_output=True, text=True)
+                           "--workers", "1", *tiny_game[0]], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("ok: certificate verified") and f"the {k} best openers" in proc.stdout
 
