@@ -24,7 +24,7 @@ USAGE_LINES = [
     ("stage=<stage> game=<game> [key=value ...]", "run a stage (Hydra overrides; -m sweeps them)"),
     ("data {%(actions)s} [dataset]", "check / rebuild%(fetch)s the word lists"),
     ("verify-tree <tree.json> game=<name>", "replay every secret through a strategy tree"),
-    ("verify-certificate <prove dir> [--sample N]", "re-check a proof of optimality (all of it by default)"),
+    ("verify-certificate <prove dir> [--sample N]", "re-check a proof of optimality or a leaderboard (all of it)"),
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
     ("analyse game=<name> secret=<word> guesses=[g1,...]", "score every guess of a game: cost and luck"),
@@ -166,10 +166,16 @@ def print_verdict(result: dict, game) -> None:
                    f"and {result['classes_rederived']} of {result['classes']} closure class bounds")
     limit = "no guess limit" if result["max_guesses"] is None else f"at most {result['max_guesses']} guesses"
     rules = f"{'hard' if result['hard_mode'] else 'normal'} mode, {limit}"
+    verdict = 'ok: certificate verified' if result['complete'] else 'partially checked (sample only)'
+    if "leaders" in result:  # a leaderboard (pipeline/proofs/leaderboard.py)
+        ties = f"; every opener tied at {result['threshold']} is listed" if result["ties"] else ""
+        listed = ", ".join(f"{w} {v}" for w, v in result["leaders"])
+        print(f"{verdict} — the {result['k']} best openers of {game.name} ({rules}), exact: {listed}; every other "
+              f"opener is worth more than {result['threshold']}{ties}; {checked}")
+        return
     optimal = result["optimal_openers"]  # whole orbits in a game with symmetries (720 for Mastermind)
     named = ", ".join(optimal[:12]) + (f", … ({len(optimal)} in all)" if len(optimal) > 12 else "")
-    print(f"{'ok: certificate verified' if result['complete'] else 'partially checked (sample only)'} — "
-          f"MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) {named}; {checked}")
+    print(f"{verdict} — MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) {named}; {checked}")
 
 
 def shape_overrides(cert: dict) -> list[str]:
@@ -203,6 +209,8 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
     rules += shape_overrides(cert)
     game = load_game_from([f"game={cert['game']}", f"game.hard_mode={bool(cert.get('hard_mode', False))}", *rules,
                            *overrides])
+    if cert.get("kind") == "leaderboard":  # a leaderboard stage's certificate
+        from pipeline.proofs.leaderboard import verify_leaderboard as verify_certificate
     result = verify_certificate(folder, game, sample, say=stderr_say, workers=ns.workers)
     print_verdict(result, game)
     return 0

@@ -25,6 +25,17 @@ def one_of(cfg, name: str, choices) -> None:
         raise PipelineError(f"stage.{name} must be {listed}, not {value!r}")
 
 
+def total_only(cfg, what: str) -> None:
+    """stage.objective is an objective and it is total: lower bounds bound Totals, so `what` ("a proof closes")
+    holds for that objective only."""
+    from pipeline.search.objective import OBJECTIVES
+
+    one_of(cfg, "objective", OBJECTIVES)
+    if cfg.objective != "total":
+        raise PipelineError(f"stage.objective={cfg.objective}: {what} the Total objective only (its lower bounds "
+                            "bound Totals); stage=exact and stage=upper_bound compute max_then_total values")
+
+
 def word_list(cfg, name: str, game, index: str = "guess_index", allow_empty: bool = True) -> list[str]:
     """stage.<name> is a list of distinct words of the game (guesses by default); returns them lower-cased."""
     words = getattr(cfg, name)

@@ -72,19 +72,33 @@ def rules_of(cert: dict, game) -> int | None:
 
 def check_tree_claims(cert: dict, game, folder: Path, limit) -> None:
     """The UB tree is the pinned file, plays the game by its rules and totals ub."""
+    check_lists(cert, game)
+    total, opener = pinned_tree(folder, "tree.json", cert["ub_tree_sha256"], game, limit, "the UB tree")
+    _check(total == cert["ub"], f"the UB tree replays to {total}, not ub={cert['ub']}")
+    _check(opener == cert["ub_opener"], "the UB tree does not open with ub_opener")
+
+
+def check_lists(cert: dict, game) -> None:
+    """The certificate is for the game's word lists (digests and sizes)."""
     _check((cert["guesses_sha256"], cert["secrets_sha256"]) == (game.guesses_digest, game.secrets_digest),
            f"it is for other word lists than game {game.name}")
     _check((cert["n_guesses"], cert["n_secrets"]) == (len(game.guesses), len(game.secrets)), "list sizes differ")
-    tree_file = Path(folder) / "tree.json"
-    _check(tree_file.is_file(), "no tree.json beside it")
-    _check(hashlib.sha256(tree_file.read_bytes()).hexdigest() == cert["ub_tree_sha256"], "tree.json digest differs")
+
+
+def pinned_tree(folder: Path, name: str, digest: str, game, limit, what: str) -> tuple[int, str]:
+    """(total, first guess) of the tree file `name` beside the certificate: a plain file name with the pinned
+    digest, replayed by the game's rules."""
+    _check(isinstance(name, str) and Path(name).name == name and not name.startswith("."),
+           f"{what}: {name!r} is not a file name beside the certificate")
+    tree_file = Path(folder) / name
+    _check(tree_file.is_file(), f"no {name} beside it")
+    _check(hashlib.sha256(tree_file.read_bytes()).hexdigest() == digest, f"{name} digest differs")
     try:
         body = json.loads(tree_file.read_text())
         stats = check_tree(body, game, game.hard_mode, limit)
     except (TreeRejected, ValueError) as err:
-        raise CertificateError(f"certificate rejected: the UB tree: {err}") from None
-    _check(stats["total"] == cert["ub"], f"the UB tree replays to {stats['total']}, not ub={cert['ub']}")
-    _check(body["tree"]["guess"] == cert["ub_opener"], "the UB tree does not open with ub_opener")
+        raise CertificateError(f"certificate rejected: {what}: {err}") from None
+    return stats["total"], body["tree"]["guess"]
 
 
 def check_accounts(cert: dict, game, bounds: LowerBounds, represented: dict[str, str]) -> None:

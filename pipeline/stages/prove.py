@@ -39,13 +39,9 @@ SCHEMA = ProveConfig
 
 
 def validate(cfg: ProveConfig, game) -> None:
-    from pipeline.search.objective import OBJECTIVES
-    from pipeline.validation import at_least, enough_secrets, memo_bits, one_of
+    from pipeline.validation import at_least, enough_secrets, memo_bits, total_only
 
-    one_of(cfg, "objective", OBJECTIVES)
-    if cfg.objective != "total":
-        raise PipelineError(f"stage.objective={cfg.objective}: a proof closes the Total objective only (its lower "
-                            "bounds bound Totals); stage=exact and stage=upper_bound compute max_then_total values")
+    total_only(cfg, "a proof closes")
     at_least(cfg, "max_level", 1)
     memo_bits(cfg)
     enough_secrets(game, NAME)
@@ -242,17 +238,23 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
     closes = ub_entry is not None and ub_entry["value"] == ub
     others_not_better = all(s["value"] >= ub for s in survivors.values())
     return {
-        "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
-        **({} if game.answer == "wordle" else {"answer": game.answer, "length": game.length,
-                                               "n_symbols": len(game.alphabet)}),
-        "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
-        "n_guesses": len(game.guesses), "n_secrets": len(game.secrets), "k_s": k_s,
+        **game_claims(game), "k_s": k_s,
         "ub": ub, "ub_opener": ub_opener, "ub_tree_sha256": hashlib.sha256(tree_file.read_bytes()).hexdigest(),
         "eliminated": eliminated_openers(ctx.inputs["lower_bound"]),
         "survivors": list(survivors.values()),
         "optimal_openers": sorted(w for w, s in survivors.items() if s["value"] == ub),
         "proven": bool(closes and others_not_better),
     } | symmetry_claims(ctx.inputs["lower_bound"], survivors, ub)
+
+
+def game_claims(game) -> dict:
+    """What a certificate says of its game: rules, answering function and shape, list digests and sizes."""
+    return {
+        "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
+        **({} if game.answer == "wordle" else {"answer": game.answer, "length": game.length,
+                                               "n_symbols": len(game.alphabet)}),
+        "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
+        "n_guesses": len(game.guesses), "n_secrets": len(game.secrets)}
 
 
 def symmetry_claims(lower_bound_artifact, survivors, ub) -> dict:

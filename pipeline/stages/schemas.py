@@ -88,6 +88,19 @@ class ProveConfig(StageConfig):
 
 @schema
 @dataclass
+class LeaderboardConfig(StageConfig):
+    name: str = "leaderboard"
+    k: int = 10  # how many of the best openers get exact values (every opener tied with the k-th is listed too)
+    candidates: int = 30  # the best-ranked openers (MostParts, InSet, ExpSizeSplit) also solved before the funnel
+    objective: str = "total"  # the only objective its bounds certify (max_then_total is refused)
+    funnel_level: int = 5  # the deepest V_i of the funnel; its survivors are then solved exactly
+    closure_level: int = 5  # a listed opener's class bounds try LB_1..LB_closure_level before an exact value
+    memo_bits: int = 20  # exact-search memo per task: 2**memo_bits entries (~41 bytes each)
+    round_size: int | None = None  # survivors solved per round before the threshold is lowered; None = 2 per CPU
+
+
+@schema
+@dataclass
 class BlindfoldConfig(StageConfig):
     name: str = "blindfold"
     guesses_from: str = "allowed"  # allowed | secrets (only answer words may be played)
