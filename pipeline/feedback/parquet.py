@@ -74,6 +74,7 @@ def read_matrix(path: Path) -> tuple[np.ndarray, dict]:
 
 
 CACHE_DIR = ".cache"  # inside the feedback artifact: uncompressed copies of matrix.parquet's codes
+CACHE_MAX_BYTES = 256 * 2**20  # a bigger matrix (Nerdle's: 628 MB) is not copied twice more on disk
 
 
 def load_matrix(artifact, game) -> np.ndarray:
@@ -85,8 +86,8 @@ def load_matrices(artifact, game, transposed: bool = True) -> tuple[np.ndarray, 
     """(codes, codes.T made C-contiguous, or None unless `transposed`) of a feedback artifact, read-only.
 
     Decoding the Parquet (zstd) and transposing cost about half a second on Wordle; so the first read keeps
-    both as uncompressed .npy files in the artifact's hidden `.cache/` folder and later reads map them.  The
-    cache is used only while the Parquet is the very file it was made from (size, mtime, inode) and its
+    both as uncompressed .npy files in the artifact's hidden `.cache/` folder (matrices up to CACHE_MAX_BYTES)
+    and later reads map them.  The cache is used only while the Parquet is the very file it was made from (size, mtime, inode) and its
     bytes still match their CRCs; else it is rebuilt from the Parquet, which stays the artifact."""
     from pipeline.runtime.store import DamagedArtifactError
 
@@ -151,6 +152,8 @@ def _write_cache(path: Path, meta: dict, codes: np.ndarray, codes_t: np.ndarray 
     on the same artifact) sees either the old cache, no cache or the new one, never half of one."""
     folder = path.parent / CACHE_DIR
     stamp = {"parquet": _stamp(path), "crc32": meta["crc32"]}
+    if codes.nbytes > CACHE_MAX_BYTES:
+        return
     try:
         folder.mkdir(exist_ok=True)
         (folder / "matrix.json").unlink(missing_ok=True)
