@@ -137,3 +137,39 @@ def test_kill_in_the_middle_of_writing_leaves_no_artifact(tmp_path):
         out.file("matrix.parquet").write_bytes(b"whole")
     assert store.is_done("feedback", "k1")
     assert store.artifact("feedback", "k1").manifest["ok"] is True
+
+
+def test_matrix_cache_serves_the_parquet_codes_and_never_stale_ones(tmp_path, small_wordle):
+    """load_matrices keeps codes and their transpose beside the Parquet; a damaged cache or a rewritten
+    Parquet falls back to (and rebuilds from) the Parquet; the arrays come back read-only."""
+    import os
+
+    from pipeline.feedback.parquet import load_matrices, load_matrix
+    from pipeline.runtime.store import Artifact
+
+    game = small_wordle.game
+    codes = game_matrix(game)
+    folder = tmp_path / "feedback" / "k"
+    folder.mkdir(parents=True)
+    meta = {"guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest}
+    write_matrix(folder / "matrix.parquet", codes, meta, row_group_rows=100)
+    artifact = Artifact("feedback", "k", folder)
+    for _ in range(2):  # the first read makes the cache, the second maps it
+        got, got_t = load_matrices(artifact, game)
+        assert np.array_equal(got, codes) and np.array_equal(got_t, codes.T) and got_t.flags.c_contiguous
+        assert not got.flags.writeable and not got_t.flags.writeable
+        assert (folder / ".cache" / "codes_t.npy").is_file()
+    cached = folder / ".cache" / "codes.npy"
+    raw = bytearray(cached.read_bytes())
+    raw[-1] ^= 1  # one flipped bit: the CRC no longer matches, so the Parquet is read again
+    cached.write_bytes(raw)
+    assert np.array_equal(load_matrix(artifact, game), codes)
+    other = codes.copy()
+    other[0, 0] = (other[0, 0] + 1) % game.n_codes
+    write_matrix(folder / "matrix.parquet", other, meta, row_group_rows=100)  # a rebuilt artifact
+    os.utime(folder / "matrix.parquet", ns=(1, 1))
+    got, got_t = load_matrices(artifact, game)
+    assert np.array_equal(got, other) and np.array_equal(got_t, other.T)
+    (folder / "matrix.parquet").write_text("garbage")
+    with pytest.raises(PipelineError, match="damaged"):
+        load_matrices(artifact, game)

@@ -5,6 +5,7 @@ shape, the code convention, both lists' digests and a CRC of the codes.
 """
 
 import json
+import os
 import zlib
 from pathlib import Path
 
@@ -72,16 +73,103 @@ def read_matrix(path: Path) -> tuple[np.ndarray, dict]:
     return out, meta
 
 
+CACHE_DIR = ".cache"  # inside the feedback artifact: uncompressed copies of matrix.parquet's codes
+CACHE_MAX_BYTES = 256 * 2**20  # a bigger matrix (Nerdle's: 628 MB) is not copied twice more on disk
+
+
 def load_matrix(artifact, game) -> np.ndarray:
     """The code matrix of a feedback artifact, checked against the game it is used for."""
+    return load_matrices(artifact, game, transposed=False)[0]
+
+
+def load_matrices(artifact, game, transposed: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """(codes, codes.T made C-contiguous, or None unless `transposed`) of a feedback artifact, read-only.
+
+    Decoding the Parquet (zstd) and transposing cost about half a second on Wordle; so the first read keeps
+    both as uncompressed .npy files in the artifact's hidden `.cache/` folder (matrices up to CACHE_MAX_BYTES)
+    and later reads map them.  The cache is used only while the Parquet is the very file it was made from (size, mtime, inode) and its
+    bytes still match their CRCs; else it is rebuilt from the Parquet, which stays the artifact."""
     from pipeline.runtime.store import DamagedArtifactError
 
     path = artifact.file("matrix.parquet")
     try:
-        codes, meta = read_matrix(path)
+        meta = read_meta(path)
+        cached = _read_cache(path, meta, transposed)
+        if cached is None:
+            codes, meta = read_matrix(path)
+            codes_t = np.ascontiguousarray(codes.T) if transposed else None
+            _write_cache(path, meta, codes, codes_t)
+            cached = _read_only(codes), None if codes_t is None else _read_only(codes_t)
     except PipelineError as err:
         raise DamagedArtifactError(artifact.stage, path, "missing" if not path.is_file() else
                                    f"damaged ({str(err).replace(str(path), '').strip(' :')})") from None
     if meta["guesses_sha256"] != game.guesses_digest or meta["secrets_sha256"] != game.secrets_digest:
         raise PipelineError(f"{artifact.path}: matrix was built for other word lists than game {game.name}")
-    return codes
+    return cached
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def _stamp(path: Path) -> list[int]:
+    """What identifies the Parquet file a cache was made from."""
+    status = path.stat()
+    return [status.st_size, status.st_mtime_ns, status.st_ino]
+
+
+def _read_cache(path: Path, meta: dict, transposed: bool):
+    """(codes, codes_t or None) mapped from the cache, or None when it is missing, stale or damaged."""
+    folder = path.parent / CACHE_DIR
+    try:
+        stamp = json.loads((folder / "matrix.json").read_text())
+        if stamp["parquet"] != _stamp(path) or stamp["crc32"] != meta["crc32"] or (transposed and
+                                                                                   "crc32_t" not in stamp):
+            return None
+        codes = _mapped(folder / "codes.npy", meta, meta["shape"], stamp["crc32"])
+        codes_t = _mapped(folder / "codes_t.npy", meta, meta["shape"][::-1], stamp["crc32_t"]) if transposed \
+            else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if codes is None or (transposed and codes_t is None):
+        return None
+    return codes, codes_t
+
+
+def _mapped(path: Path, meta: dict, shape, crc: int) -> np.ndarray | None:
+    """The read-only array mapped from a cache file, or None if its dtype, shape or CRC is not the expected."""
+    array = np.asarray(np.load(path, mmap_mode="r"))  # a plain read-only ndarray over the mapping
+    if array.dtype != np.dtype(meta["dtype"]) or list(array.shape) != list(shape) or not array.flags.c_contiguous:
+        return None
+    return array if zlib.crc32(array.view(np.uint8).reshape(-1)) == crc else None
+
+
+def _write_cache(path: Path, meta: dict, codes: np.ndarray, codes_t: np.ndarray | None) -> None:
+    """Keep the decoded matrix (and its transpose) beside the Parquet; silently skipped where not writable.
+
+    Each file is written under a temporary name and renamed, the stamp last, so a reader (another process
+    on the same artifact) sees either the old cache, no cache or the new one, never half of one."""
+    folder = path.parent / CACHE_DIR
+    stamp = {"parquet": _stamp(path), "crc32": meta["crc32"]}
+    if codes.nbytes > CACHE_MAX_BYTES:
+        return
+    try:
+        folder.mkdir(exist_ok=True)
+        (folder / "matrix.json").unlink(missing_ok=True)
+        _save(folder / "codes.npy", codes)
+        if codes_t is not None:
+            _save(folder / "codes_t.npy", codes_t)
+            stamp["crc32_t"] = zlib.crc32(codes_t.view(np.uint8).reshape(-1))
+        tmp = folder / f".matrix.json.{os.getpid()}"
+        tmp.write_text(json.dumps(stamp))
+        os.replace(tmp, folder / "matrix.json")
+    except OSError:
+        pass  # a read-only artifact: read the Parquet every time
+
+
+def _save(target: Path, array: np.ndarray) -> None:
+    tmp = target.with_name(f".{target.name}.{os.getpid()}")
+    with open(tmp, "wb") as handle:
+        np.save(handle, array)
+    os.replace(tmp, target)

@@ -43,9 +43,11 @@ class ExactSolver:
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, hard_mode=False, encoded_guesses=None,
-                 max_guesses=None, memo_bits=21, max_depth=48, seed=0):
+                 max_guesses=None, memo_bits=21, max_depth=48, seed=0, codes_t=None):
         self.codes = kernel_input(codes)
-        self.codes_t = np.ascontiguousarray(codes.T)
+        self.codes_t = kernel_input(codes.T if codes_t is None else codes_t)  # read-only either way: one kernel type
+        if self.codes_t.shape != codes.shape[::-1] or self.codes_t.dtype != codes.dtype:
+            raise ValueError("codes_t must be the transpose of codes")
         self.n_secrets = codes.shape[1]
         self.max_depth = max_depth
         self.max_guesses = UNLIMITED if max_guesses is None else int(max_guesses)

@@ -16,8 +16,7 @@ import pyarrow.parquet as pq
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.errors import PipelineError
-from pipeline.feedback.parquet import load_matrix
-from pipeline.search.apmintotal import rank_openers
+from pipeline.feedback.parquet import load_matrices
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.search.tree import verify
@@ -40,12 +39,13 @@ def validate(cfg: ExactConfig, game) -> None:
 
 
 def solve_opener(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits, max_guesses,
-                 objective="total"):
+                 objective="total", codes_t=None):
     """(V*(opener, S), optimal tree nodes) under the game's rules and the objective; (None, None) if infeasible.
 
-    max_then_total: the least limit d <= max_guesses with a strategy opening with `opener`, then V* under d."""
+    max_then_total: the least limit d <= max_guesses with a strategy opening with `opener`, then V* under d.
+    `codes_t`: the transpose of `codes` when the caller has it (else the solver makes it)."""
     solver = ExactSolver(codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits=memo_bits,
-                         max_guesses=max_guesses)
+                         max_guesses=max_guesses, codes_t=codes_t)
 
     def within(left):
         total, _ = solver.guess_value(opener, left=left)
@@ -62,11 +62,10 @@ def solve_opener(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_gue
 
 def run(ctx: StageContext, cfg: ExactConfig) -> dict:
     game = ctx.game
-    codes = load_matrix(ctx.inputs["feedback"], game)
-    openers = [game.guess_index[w.lower()] for w in cfg.openers] or rank_openers(codes, game.secret_of_guess,
-                                                                                    game.n_codes, 1)
+    codes, codes_t = load_matrices(ctx.inputs["feedback"], game)
+    openers = [game.guess_index[w.lower()] for w in cfg.openers] or _best_opener(codes, codes_t, game)
     shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(), cfg.memo_bits,
-              game.max_guesses, cfg.objective)
+              game.max_guesses, cfg.objective, codes_t)
     results = ctx.fan_out(solve_opener, openers, shared, label=NAME)
     rows = [_row(ctx, cfg, codes, opener, total, nodes) for opener, (total, nodes) in zip(openers, results)]
     schema = pa.schema([("opener", pa.string()), ("objective", pa.string()), ("total", pa.int64()),
@@ -76,6 +75,13 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
              for r in rows if r["total"] is None]
     return {"objective": cfg.objective, "results": rows, "hard_mode": game.hard_mode,
             "game_max_guesses": game.max_guesses, **({"notes": notes} if notes else {})}
+
+
+def _best_opener(codes, codes_t, game) -> list[int]:
+    """ApMinTotal's best opener, for a run that names none (imported here: most runs name theirs)."""
+    from pipeline.search.apmintotal import rank_openers
+
+    return rank_openers(codes, game.secret_of_guess, game.n_codes, 1, codes_t=codes_t)
 
 
 def _row(ctx: StageContext, cfg: ExactConfig, codes, opener, total, nodes) -> dict:
