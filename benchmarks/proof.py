@@ -44,14 +44,13 @@ def exact_figures(game, codes, hard):
                          encoded_guesses=game.encoded_guesses(), max_guesses=6 if hard else None)
     salet = game.guess_index["salet"]
     solver.guess_value(salet, np.arange(20, dtype=np.int32))  # compile / load the kernels
-    solver.memo_flags[:] = 0
-    solver.stats[:] = 0
+    solver.reset()
     with Clock() as clock:
         value, exact = solver.guess_value(salet)
-    nodes, hits, evals = (int(x) for x in solver.stats)
+    counters = solver.counters()
     total = tree_total(solver.tree(salet), codes, np.arange(codes.shape[1]), game.n_codes - 1)
     return {"value": value, "exact": exact, "tree_total": total, "wall_s": clock.wall, "cpu_s": clock.cpu,
-            "nodes": nodes, "memo_hits": hits, "guess_evaluations": evals}
+            **counters}
 
 
 def main():
