@@ -189,6 +189,7 @@ def shape_overrides(cert: dict) -> list[str]:
 
 def verify_certificate_command(ns: argparse.Namespace) -> int:
     from pipeline.proofs.certificate import load_certificate, stderr_say, verify_certificate
+    from pipeline.proofs.leaderboard import verify_leaderboard
 
     folder, overrides, legacy = one_path(ns, "prove artifact folder")
     if set(legacy) - {"sample"}:
@@ -209,9 +210,8 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
     rules += shape_overrides(cert)
     game = load_game_from([f"game={cert['game']}", f"game.hard_mode={bool(cert.get('hard_mode', False))}", *rules,
                            *overrides])
-    if cert.get("kind") == "leaderboard":  # a leaderboard stage's certificate
-        from pipeline.proofs.leaderboard import verify_leaderboard as verify_certificate
-    result = verify_certificate(folder, game, sample, say=stderr_say, workers=ns.workers)
+    verify = verify_leaderboard if cert.get("kind") == "leaderboard" else verify_certificate
+    result = verify(folder, game, sample, say=stderr_say, workers=ns.workers)
     print_verdict(result, game)
     return 0
 
