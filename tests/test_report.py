@@ -79,3 +79,16 @@ def test_axes_are_honest(tmp_path, figures):
     ax = figures[-1].axes[0]
     assert ax.get_xlim()[0] == 0  # the bars are the differences, from zero
     assert [round(p.get_width()) for p in ax.patches] == [40, 3, 0]  # trace, reast, salet (best at the top)
+
+
+def test_information_axis_starts_at_zero_bits(tmp_path, figures):
+    """The openers stage's openers.png and the report's opener_information.png: bars from zero bits, so a
+    0.5 % difference looks like one."""
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"opener": ["soare", "roate"], "avg_bits": [6.2, 6.17], "avg_remaining": [274.4, 279.0]}),
+                   tmp_path / "openers.parquet")
+    plots.information_plot(tmp_path / "i.png", tmp_path, title="top openers")
+    ax = figures[-1].axes[0]
+    assert ax.get_xlim()[0] == 0 and ax.get_title() == "top openers"
+    assert [round(p.get_width(), 2) for p in ax.patches] == [6.2, 6.17]

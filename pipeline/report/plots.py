@@ -116,8 +116,9 @@ def simulated_plot(path, simulate_dir) -> str:
     return _save(fig, path)
 
 
-def information_plot(path, openers_dir, top: int = 20) -> str:
-    """The openers stage's best openers by average information, on an axis from zero bits."""
+def information_plot(path, openers_dir, top: int = 20, title: str | None = None) -> str:
+    """The openers stage's best openers by average information, on an axis from zero bits (the openers stage
+    draws its own openers.png with it too)."""
     rows = pq.read_table(openers_dir / "openers.parquet").slice(0, top).to_pylist()
     fig, ax = plt.subplots(figsize=(7, 0.25 * len(rows) + 1.5))
     ax.barh(range(len(rows)), [r["avg_bits"] for r in rows], color="#4c72b0")
@@ -128,7 +129,7 @@ def information_plot(path, openers_dir, top: int = 20) -> str:
                     textcoords="offset points", va="center", fontsize=7)
     ax.set_xlim(0, max(r["avg_bits"] for r in rows) * 1.35)
     ax.set_xlabel("average information (bits)")
-    ax.set_title(f"Top {len(rows)} openers by information")
+    ax.set_title(title or f"Top {len(rows)} openers by information")
     return _save(fig, path)
 
 

@@ -44,29 +44,6 @@ def _block(bounds, codes, n_codes, encoded_guesses, answer):
     return opener_stats(block, answer_matrix(encoded_guesses[start:stop], encoded_guesses, answer), n_codes)
 
 
-def _plot(path, table: pa.Table, top: int, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = table.slice(0, top).to_pylist()
-    fig, ax = plt.subplots(figsize=(7, 0.25 * len(rows) + 1.5))
-    ax.barh(range(len(rows)), [r["avg_bits"] for r in rows], color="#4c72b0")
-    ax.set_yticks(range(len(rows)), [r["opener"] for r in rows])
-    ax.invert_yaxis()
-    low = min(r["avg_bits"] for r in rows)
-    ax.set_xlim(max(0.0, low - 0.3), max(r["avg_bits"] for r in rows) + 0.15)
-    for y, r in enumerate(rows):
-        ax.annotate(f"{r['avg_remaining']:.0f} left", (r["avg_bits"], y), xytext=(3, 0),
-                    textcoords="offset points", va="center", fontsize=7)
-    ax.set_xlabel("average information (bits)")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
 def run(ctx: StageContext, cfg: OpenersConfig) -> dict:
     game = ctx.game
     codes = load_matrix(ctx.inputs["feedback"], game)
@@ -88,9 +65,11 @@ def run(ctx: StageContext, cfg: OpenersConfig) -> dict:
     }).sort_by([("avg_bits", "descending"), ("avg_remaining", "ascending"), ("opener", "ascending")])
     pq.write_table(table, ctx.out.file("openers.parquet"))
     top = min(cfg.plot_top, table.num_rows)
-    _plot(ctx.out.file("openers.png"), table, top,
-          f"{game.name}: top {top} openers by information over {n_secrets} secrets"
-          + (f"\n(candidates among all {n_universe} allowed guesses)" if over_guesses else ""))
+    from pipeline.report.plots import information_plot  # the report's chart: an axis from zero bits
+
+    information_plot(ctx.out.file("openers.png"), ctx.out.file("openers.parquet").parent, top,
+                     f"{game.name}: top {top} openers by information over {n_secrets} secrets"
+                     + (f"\n(candidates among all {n_universe} allowed guesses)" if over_guesses else ""))
     best = table.slice(0, 1).to_pylist()[0]
     by_remaining = table.sort_by([("avg_remaining", "ascending"), ("opener", "ascending")]).slice(0, 1).to_pylist()[0]
     return {
