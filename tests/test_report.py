@@ -92,3 +92,15 @@ def test_information_axis_starts_at_zero_bits(tmp_path, figures):
     ax = figures[-1].axes[0]
     assert ax.get_xlim()[0] == 0 and ax.get_title() == "top openers"
     assert [round(p.get_width(), 2) for p in ax.patches] == [6.2, 6.17]
+
+
+def test_report_draws_an_exact_tree_when_no_upper_bound_exists(run_pipeline, word_game):
+    """Figure 2 of a game solved only by `exact` (e.g. the hard group's runs): its tree, at the report's depth."""
+    exact = run_pipeline("stage=exact", *word_game, "stage.openers=[crate]")
+    report = run_pipeline("stage=report", *word_game, "stage.tree_depth=2", "stage.plots=false")
+    body = json.loads(exact.file("tree-crate.json").read_text())
+    svg = ET.fromstring(report.file("tree.svg").read_text())
+    drawn = [g for g in svg.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "node"]
+    assert len(drawn) == nodes_to_depth(body["tree"], 2) > 1 and drawn[0].get("data-guess") == "crate"
+    assert f"The best tree (exact/{exact.path.name}, crate, total {body['total']})" in \
+        report.file("report.md").read_text()

@@ -185,7 +185,7 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
             text += verdict_section([r for r in rows if r["stage"] == stage], "Published figures (stage=reproduce):")
     shown = {s for s in SECTIONS if found[s]}
     text += verdict_section([r for r in rows if r["stage"] not in shown], "## Published figures (stage=reproduce)")
-    text += tree_picture(ctx, cfg, game)
+    text += tree_picture(ctx, cfg, game, found["exact"])
     missing = [s for s in REPORTED if not found[s]]
     if missing:
         text += "## Missing artifacts\n\n" + "".join(
@@ -214,17 +214,31 @@ def make_plots(ctx: StageContext, found) -> list[str]:
     return [name for name in made if name]
 
 
-def tree_picture(ctx: StageContext, cfg: ReportConfig, game) -> str:
-    """The best upper_bound tree's top `cfg.tree_depth` levels as tree.svg (Figure 2); "" if there is none."""
+def best_drawn_tree(store, game, exact_found) -> tuple[int, str, object] | None:
+    """(total, label, tree file) of the store's best tree for `game`: the lowest total among the best upper_bound
+    tree and every exact tree (upper_bound first on a tie), so a game solved only by `exact` is drawn too."""
     from pipeline.artifacts.find import best_tree
+    from pipeline.artifacts.trees import tree_path
+
+    stored = best_tree(store, game)
+    candidates = [] if stored is None else [(stored.total, stored.label, stored.path)]
+    for m in exact_found:
+        candidates += [(r["total"], f"exact/{m['key']}, {r['opener']}", tree_path(m["path"], r["opener"]))
+                       for r in pq.read_table(m["path"] / "exact.parquet").to_pylist() if r["total"] is not None]
+    return min(candidates, key=lambda c: c[0]) if candidates else None
+
+
+def tree_picture(ctx: StageContext, cfg: ReportConfig, game, exact_found) -> str:
+    """The best tree's top `cfg.tree_depth` levels as tree.svg (Figure 2); "" if there is none."""
     from pipeline.artifacts.trees import load_tree
     from pipeline.artifacts.tree_svg import tree_svg
 
-    found = best_tree(ctx.store, game)
-    if found is None:
+    best = best_drawn_tree(ctx.store, game, exact_found)
+    if best is None:
         return ""
-    tree = load_tree(found.path, game).tree
-    title = f"{game.name}: {tree.guess}, total {found.total} ({found.label}, levels 1-{cfg.tree_depth})"
+    total, label, path = best
+    tree = load_tree(path, game).tree
+    title = f"{game.name}: {tree.guess}, total {total} ({label}, levels 1-{cfg.tree_depth})"
     ctx.out.file("tree.svg").write_text(tree_svg(tree, cfg.tree_depth, title))
-    return (f"## Strategy tree (Figure 2)\n\nThe best tree ({found.label}, total {found.total}), levels 1 to "
+    return (f"## Strategy tree (Figure 2)\n\nThe best tree ({label}, total {total}), levels 1 to "
             f"{cfg.tree_depth}: [tree.svg](tree.svg)\n\n![tree](tree.svg)\n\n")
