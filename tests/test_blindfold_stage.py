@@ -64,6 +64,15 @@ def test_uniqueness_matches_brute_force(run_pipeline, word_list_game, secrets, g
         assert sorted(found["other"]) in optimal_sets and sorted(found["other"]) != sorted(solution["guesses"])
 
 
+@pytest.mark.parametrize("initial,separates", [(["crane"], False), (WORDS, True)])
+def test_initial_set_is_verified_before_use(run_pipeline, word_game, initial, separates):
+    """A starting set is checked against every secret (stated in the artifact); the optimum is unchanged."""
+    artifact = run_pipeline("stage=blindfold", *word_game, f"stage.initial=[{','.join(initial)}]")
+    solution = json.loads(artifact.file("solution.json").read_text())
+    assert solution["initial"] == {"guesses": initial, "separates_all": separates}
+    assert solution["f_star"] == brute_force_f_star(WORDS) and solution["proven_optimal"] is True
+
+
 @pytest.mark.parametrize("override,message", [
     ("stage.check=[zzzzz]", "not an allowed guess"),
     ("stage.time_limit_s=0", "must be positive"),

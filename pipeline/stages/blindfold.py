@@ -51,6 +51,7 @@ def validate(cfg: BlindfoldConfig, game) -> None:
     one_of(cfg, "model_format", ("lp", "mps"))
     word_list(cfg, "check", game)
     word_list(cfg, "exclude", game)
+    word_list(cfg, "initial", game)
     if cfg.check and cfg.exclude:
         raise PipelineError("stage.check verifies a given set; stage.exclude applies only when solving (give one)")
     for pair in cfg.seed_pairs:
@@ -125,7 +126,9 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
         return run_hybrid(ctx, cfg, codes)
     cols, seeds = columns(cfg, game), starting_pairs(cfg, game)
     excluded = _words(game, cfg.exclude, "stage.exclude")
-    result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, **solver_options(cfg, game),
+    initial = _words(game, cfg.initial, "stage.initial")
+    result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, initial=initial or None,
+                             **solver_options(cfg, game),
                              model_path=str(ctx.out.file(f"model.{cfg.model_format}")),
                              log=lambda r: log.info(f"{NAME}: round {r.round}: {r.pairs} pairs, objective "
                                                     f"{r.objective}, bound {r.dual_bound:.2f}, {r.solver_seconds:.1f}s"))
@@ -134,6 +137,8 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
                              "secret_j": [game.secrets[j] for j in result.pairs_j]}), ctx.out.file("pairs.parquet"))
     summary = {**result.summary(), "guesses": [game.guesses[g] for g in result.chosen],
                "guesses_from": cfg.guesses_from, "excluded": [w.lower() for w in cfg.exclude]}
+    if initial:  # a given starting set is an upper bound only once checked here against every secret
+        summary["initial"] = {"guesses": [w.lower() for w in cfg.initial], "separates_all": not check(codes, initial)}
     if result.f_star is not None:
         summary["k_boards"] = {k: result.f_star + k for k in range(1, K_BOARDS + 1)}
     if cfg.uniqueness and result.proven_optimal:

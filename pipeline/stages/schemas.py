@@ -106,6 +106,7 @@ class BlindfoldConfig(StageConfig):
     guesses_from: str = "allowed"  # allowed | secrets (only answer words may be played)
     check: list[str] = field(default_factory=list)  # verify this set instead of solving
     exclude: list[str] = field(default_factory=list)  # guesses that may not be used
+    initial: list[str] = field(default_factory=list)  # a known set to start from, used only if verified to separate all
     seed_pairs: list[str] = field(default_factory=list)  # extra starting pairs, "word1,word2"
     seed_limit: int | None = 100  # start from the seeds separated by the fewest guesses (None: all seeds)
     warm_start: bool = True  # with guesses_from=allowed, first solve with the answer words only (an incumbent)
