@@ -17,10 +17,11 @@ def word_game(word_list_game):
     return word_list_game(WORDS)
 
 
-def separating_sets(words, size):
-    """Every set of `size` words (sorted lists) whose responses tell all words apart."""
+def separating_sets(words, size, secrets=None):
+    """Every set of `size` words (sorted lists) whose responses tell all secrets (default: the words) apart."""
+    secrets = words if secrets is None else secrets
     return [sorted(subset) for subset in itertools.combinations(words, size)
-            if len({tuple(feedback(g, s) for g in subset) for s in words}) == len(words)]
+            if len({tuple(feedback(g, s) for g in subset) for s in secrets}) == len(secrets)]
 
 
 def brute_force_f_star(words):
@@ -48,16 +49,28 @@ def test_check_mode_reports_unseparated_classes(run_pipeline, word_game):
     assert ["batch", "hatch", "latch", "match", "patch", "watch"] in result["unseparated_classes"]
 
 
-def test_uniqueness_resolves_without_each_word_on_ray(run_pipeline, word_game, ray_session):
-    artifact = run_pipeline("stage=blindfold", *word_game, "stage.uniqueness=true", "stage.guesses_from=secrets")
+@pytest.mark.parametrize("secrets,guesses", [(WORDS, None), (["batch", "catch", "hatch"], ["batch", "catch", "cobra",
+                                                                                       "hatch"])])
+def test_uniqueness_matches_brute_force(run_pipeline, word_list_game, secrets, guesses):
+    """Twelve words: 26 optimal 6-sets (another is found); three words and COBRA: COBRA alone (proven unique)."""
+    artifact = run_pipeline("stage=blindfold", *word_list_game(secrets, guesses), "stage.uniqueness=true")
     solution = json.loads(artifact.file("solution.json").read_text())
-    without = solution["uniqueness"]["without"]
-    assert set(without) == set(solution["guesses"])
-    optimal_sets = separating_sets(WORDS, solution["f_star"])
-    assert solution["f_star"] == brute_force_f_star(WORDS) and sorted(solution["guesses"]) in optimal_sets
-    assert solution["uniqueness"]["unique"] == (len(optimal_sets) == 1)
-    for word, result in without.items():  # the best set avoiding `word`, by brute force
-        assert (result["lower_bound"] > solution["f_star"]) == all(word in s for s in optimal_sets)
+    found = solution["uniqueness"]
+    optimal_sets = separating_sets(guesses or secrets, solution["f_star"], secrets)
+    assert solution["f_star"] == brute_force_f_star(secrets) if guesses is None else solution["f_star"] == 1
+    assert sorted(solution["guesses"]) in optimal_sets
+    assert found["unique"] == (len(optimal_sets) == 1) and found["status"] in ("proven", "another set")
+    if not found["unique"]:
+        assert sorted(found["other"]) in optimal_sets and sorted(found["other"]) != sorted(solution["guesses"])
+
+
+@pytest.mark.parametrize("initial,separates", [(["crane"], False), (WORDS, True)])
+def test_initial_set_is_verified_before_use(run_pipeline, word_game, initial, separates):
+    """A starting set is checked against every secret (stated in the artifact); the optimum is unchanged."""
+    artifact = run_pipeline("stage=blindfold", *word_game, f"stage.initial=[{','.join(initial)}]")
+    solution = json.loads(artifact.file("solution.json").read_text())
+    assert solution["initial"] == {"guesses": initial, "separates_all": separates}
+    assert solution["f_star"] == brute_force_f_star(WORDS) and solution["proven_optimal"] is True
 
 
 @pytest.mark.parametrize("override,message", [

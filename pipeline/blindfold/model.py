@@ -102,10 +102,11 @@ class CoverModel:
 
     `codes_t` is the secret-major code matrix (`pairs.transpose_codes`),
     `columns` the allowed guess indices, (pairs_i, pairs_j) the pairs.
-    With `reduce` the matrix is reduced by dominance first (exact).
+    With `reduce` the matrix is reduced by dominance first (exact).  Guesses in `protect` are kept and never
+    stand in for a dropped guess: a model with extra rows over them (a no-good cut) stays exact.
     """
 
-    def __init__(self, codes_t, columns, pairs_i, pairs_j, *, reduce: bool = True):
+    def __init__(self, codes_t, columns, pairs_i, pairs_j, *, reduce: bool = True, protect=None):
         self.columns = np.asarray(columns, dtype=np.int64)
         self.pairs_i = np.asarray(pairs_i, dtype=np.int32)
         self.pairs_j = np.asarray(pairs_j, dtype=np.int32)
@@ -120,7 +121,7 @@ class CoverModel:
         else:
             self.uncoverable = np.empty(0, dtype=np.int64)
         if reduce and n_pairs and len(self.columns) and self.uncoverable.size == 0:
-            keep_cols, keep_rows = self._reduce(codes_t)
+            keep_cols, keep_rows = self._reduce(codes_t, np.isin(self.columns, _as_indices(protect)))
         self.kept_columns = keep_cols  # positions into self.columns
         self.kept_rows = keep_rows  # positions into the pairs
         indptr, indices = P.separators(
@@ -149,7 +150,7 @@ class CoverModel:
                 np.ones(self.nonzeros),
             )
 
-    def _reduce(self, codes_t):
+    def _reduce(self, codes_t, protected):
         pi, pj = self.pairs_i, self.pairs_j
         n_pairs = len(pi)
         col_bits_all = P.column_bits(codes_t, pi, pj, self.columns)
@@ -159,7 +160,7 @@ class CoverModel:
             sub = col_bits_all[keep_cols]
             if len(keep_rows) != n_pairs:
                 sub = _select_bits(sub, keep_rows, n_pairs)
-            dom = P.column_dominators(sub)
+            dom = _dominators_outside(sub, protected[keep_cols])
             dropped = dom >= 0
             # remember dominators as positions into self.columns
             self.dominator[keep_cols[dropped]] = keep_cols[dom[dropped]]
@@ -178,6 +179,13 @@ class CoverModel:
                 q = self.dominator[q]
             self.dominator[k] = q
         return keep_cols, keep_rows
+
+    def add_at_most(self, guesses, bound: int) -> None:
+        """Add the row: at most `bound` of `guesses` (None: of all guesses) are chosen.  Guesses that are
+        dominated must be protected (`protect`) for the row to mean what it says."""
+        picked = np.arange(self.n_cols) if guesses is None else self.map_to_model(guesses)
+        self.highs.addRow(-highspy.kHighsInf, float(bound), len(picked), picked.astype(np.int32),
+                          np.ones(len(picked)))
 
     def map_to_model(self, guesses) -> np.ndarray:
         """Model column positions of a guess set (dominated guesses replaced by
@@ -281,6 +289,22 @@ class CoverModel:
         status = self.highs.writeModel(str(path))
         if status == highspy.HighsStatus.kError:
             raise OSError(f"HiGHS could not write {path}")
+
+
+def _as_indices(guesses) -> np.ndarray:
+    return np.empty(0, dtype=np.int64) if guesses is None else np.asarray(guesses, dtype=np.int64).ravel()
+
+
+def _dominators_outside(bits: np.ndarray, protected: np.ndarray) -> np.ndarray:
+    """`pairs.column_dominators` among the unprotected columns only (protected ones are kept and dominate
+    nothing); positions into `bits`, -1 for kept columns."""
+    if not protected.any():
+        return P.column_dominators(bits)
+    free = np.flatnonzero(~protected)
+    dom = np.full(bits.shape[0], -1, dtype=np.int64)
+    inner = P.column_dominators(bits[free])
+    dom[free[inner >= 0]] = free[inner[inner >= 0]]
+    return dom
 
 
 def _no_run(status: str, objective: float | None, dual_bound: float) -> dict:

@@ -172,17 +172,12 @@ def solution_of(key):
 
 
 def unique_set(artifacts):
-    """True when every re-solve without a chosen word needs more guesses; False when one finds as few;
-    else which re-solves stopped (time limit) before proving more are needed."""
-    solution = artifacts["blindfold"].read_json("solution.json")
-    found = solution.get("uniqueness")
-    if not found or found["unique"]:
-        return None if not found else True
-    without = found["without"]
-    if any(r["f_star"] is not None and r["f_star"] <= solution["f_star"] for r in without.values()):
-        return False
-    open_words = [w for w, r in without.items() if r["lower_bound"] <= solution["f_star"]]
-    return f"not proven without {', '.join(open_words)} (solver stopped, bound {solution['f_star']})"
+    """True when the no-good solve proved no other set of f* guesses separates every secret; False when it
+    found one; else why it stopped (time or round limit) before deciding."""
+    found = artifacts["blindfold"].read_json("solution.json").get("uniqueness")
+    if not found or found["unique"] is not None:
+        return None if not found else found["unique"]
+    return f"not proven: the uniqueness solve stopped ({found['status']}) after {found['rounds']} rounds"
 
 
 def chosen_set(artifacts):

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 
 from pipeline.blindfold.model import check, solve_blindfold
 from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs
+from pipeline.blindfold.unique import prove_unique
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
@@ -50,6 +51,7 @@ def validate(cfg: BlindfoldConfig, game) -> None:
     one_of(cfg, "model_format", ("lp", "mps"))
     word_list(cfg, "check", game)
     word_list(cfg, "exclude", game)
+    word_list(cfg, "initial", game)
     if cfg.check and cfg.exclude:
         raise PipelineError("stage.check verifies a given set; stage.exclude applies only when solving (give one)")
     for pair in cfg.seed_pairs:
@@ -103,10 +105,6 @@ def solver_options(cfg: BlindfoldConfig, game) -> dict:
             "seed_limit": cfg.seed_limit, "warm_columns": game.guess_of_secret if warm else None}
 
 
-def _solve(exclude, codes, cols, seeds, options):
-    return solve_blindfold(codes, seeds=seeds, columns=cols, exclude=exclude, **options)
-
-
 def run_check(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
     game = ctx.game
     classes = check(codes, _words(game, cfg.check, "stage.check"))
@@ -128,7 +126,9 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
         return run_hybrid(ctx, cfg, codes)
     cols, seeds = columns(cfg, game), starting_pairs(cfg, game)
     excluded = _words(game, cfg.exclude, "stage.exclude")
-    result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, **solver_options(cfg, game),
+    initial = _words(game, cfg.initial, "stage.initial")
+    result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, initial=initial or None,
+                             **solver_options(cfg, game),
                              model_path=str(ctx.out.file(f"model.{cfg.model_format}")),
                              log=lambda r: log.info(f"{NAME}: round {r.round}: {r.pairs} pairs, objective "
                                                     f"{r.objective}, bound {r.dual_bound:.2f}, {r.solver_seconds:.1f}s"))
@@ -137,24 +137,29 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
                              "secret_j": [game.secrets[j] for j in result.pairs_j]}), ctx.out.file("pairs.parquet"))
     summary = {**result.summary(), "guesses": [game.guesses[g] for g in result.chosen],
                "guesses_from": cfg.guesses_from, "excluded": [w.lower() for w in cfg.exclude]}
+    if initial:  # a given starting set is an upper bound only once checked here against every secret
+        summary["initial"] = {"guesses": [w.lower() for w in cfg.initial], "separates_all": not check(codes, initial)}
     if result.f_star is not None:
         summary["k_boards"] = {k: result.f_star + k for k in range(1, K_BOARDS + 1)}
     if cfg.uniqueness and result.proven_optimal:
-        summary["uniqueness"] = uniqueness(ctx, cfg, codes, cols, seeds, result)
+        summary["uniqueness"] = uniqueness(ctx, cfg, codes, cols, result)
     ctx.out.file("solution.json").write_text(json.dumps(summary, indent=2) + "\n")
     return {k: summary.get(k) for k in ("f_star", "guesses", "lower_bound", "proven_optimal", "rounds", "pairs")}
 
 
-def uniqueness(ctx: StageContext, cfg: BlindfoldConfig, codes, cols, seeds, result) -> dict:
-    """Re-solve without each chosen guess: the set is unique iff every re-solve needs more guesses."""
+def uniqueness(ctx: StageContext, cfg: BlindfoldConfig, codes, cols, result) -> dict:
+    """Is the proven-optimal set the only one of its size?  One lazy MIP over the sets other than it (no-good
+    cut), seeded with the main solve's pairs: infeasible on a subset of the pairs proves uniqueness."""
     game = ctx.game
-    shared = (codes, cols, seeds, solver_options(cfg, game))
-    excludes = [[*_words(game, cfg.exclude, "stage.exclude"), int(g)] for g in result.chosen]
-    again = ctx.fan_out(_solve, excludes, shared, label=f"{NAME}-uniqueness")
-    rows = {game.guesses[g]: {"lower_bound": r.lower_bound, "f_star": r.f_star, "proven_optimal": r.proven_optimal}
-            for g, r in zip(result.chosen, again)}
-    unique = all(r["lower_bound"] > result.f_star for r in rows.values())
-    return {"unique": unique, "without": rows}
+    allowed = cols[~np.isin(cols, _words(game, cfg.exclude, "stage.exclude"))]
+    found = prove_unique(codes, result.chosen, (result.pairs_i, result.pairs_j), columns=allowed,
+                         time_limit=cfg.time_limit_s,
+                         threads=cfg.threads, max_rounds=cfg.max_rounds,
+                         log=lambda r: log.info(f"{NAME}: uniqueness round {r['round']}: {r['pairs']} pairs, "
+                                                f"{r['status']}, {r['seconds']:.1f}s"))
+    summary = found.summary()
+    summary["other"] = None if found.other is None else [game.guesses[g] for g in found.other]
+    return summary
 
 
 def run_hybrid(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:

@@ -106,10 +106,11 @@ class BlindfoldConfig(StageConfig):
     guesses_from: str = "allowed"  # allowed | secrets (only answer words may be played)
     check: list[str] = field(default_factory=list)  # verify this set instead of solving
     exclude: list[str] = field(default_factory=list)  # guesses that may not be used
+    initial: list[str] = field(default_factory=list)  # a known set to start from, used only if verified to separate all
     seed_pairs: list[str] = field(default_factory=list)  # extra starting pairs, "word1,word2"
     seed_limit: int | None = 100  # start from the seeds separated by the fewest guesses (None: all seeds)
     warm_start: bool = True  # with guesses_from=allowed, first solve with the answer words only (an incumbent)
-    uniqueness: bool = False  # re-solve without each chosen word (one Ray task each)
+    uniqueness: bool = False  # prove the set is the only one of its size (one lazy MIP, no-good cut)
     time_limit_s: float = 900.0
     max_rounds: int = 200
     threads: int | None = None  # HiGHS threads; None = its default
