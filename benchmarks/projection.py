@@ -1,26 +1,30 @@
 """Project the cost of a whole proof of a big game from a partial run, and print it as JSON.
 
-    python benchmarks/projection.py --game wordle_nyt_jul2023 [--ub N] [--sample 40] [--max-level 5]
+    python benchmarks/projection.py --game primel [--sample 30] [--full-levels 1] [--ub N] [--max-level 8]
 
-What is measured (CPU seconds in this process, so a loaded machine changes little):
+It follows what `experiment=prove_wordle` does, stage by stage, and measures CPU seconds in this process
+(so a loaded machine changes little):
 - the code matrix; the upper bound: ApMinTotal (n = 10, under the game's guess limit) over the 10
-  best-ranked openers, one per orbit of the game's symmetries, then the best opener solved exactly (what
-  `experiment=prove_wordle` does with refine=1, with the stages' default memo sizes); `--ub` replaces both
-  by a given threshold (e.g. a published exact value), `--no-exact` keeps ApMinTotal's best as the
-  threshold when the exact solve is out of reach (the closure is then priced by V_max of the UB opener);
-- the game's symmetries (search/symmetry.py): the funnel runs on one opener per orbit, as the stage does;
-  S = G games (Primel, Nerdle) need nothing else: secret_of_guess maps every guess to its secret;
-- the funnel's V_1 over every opener and V_2 over the V_1 survivors, in full;
-- V_3 .. V_max on a seeded sample of the V_2 survivors: each sampled opener goes up the levels while it
-  survives, so every level's survival rate and cost per opener come from the sample;
-- the closure: prove solves each final survivor's classes exactly; its cost per opener is projected by the
-  exact solve of the UB opener (an opener the closure must settle too).
+  best-ranked openers, one per orbit of the game's symmetries, then the best opener solved exactly
+  (refine = 1); `--ub` replaces both by a given threshold, `--no-exact` keeps ApMinTotal's best;
+- the funnel: V_1 .. V_full-levels over every opener (one per orbit), in full; then a seeded sample of
+  that level's survivors (the UB opener apart) climbs every level up to max_level (the experiment's
+  `lower_bound.max_level` unless `--max-level`) while it survives, and the UB opener, which survives
+  every level, climbs beside it.  A level's survival rate is the sample's; when none of the sample
+  survive, the one-sided 95 % upper bound of the rate, 1 - 0.05^(1/n), is used instead of zero, and
+  the levels after it (no sampled survivor left) price every projected survivor at the UB opener's cost
+  and let all of them survive.  The climb stops where the stage stops: one survivor left, or every
+  survivor's bound at UB;
+- the closure, by the prove stage's own code (stages/prove.py): the UB opener's classes are bounded one
+  by one by `class_bound` against its UB tree's subtree totals (one task per class; a size-stratified
+  sample of `--class-sample` classes, the largest included, priced by the mean), and each other
+  survivor is closed by `close_opener` (one task per opener; measured on the sampled survivors of the
+  last level, else on the UB opener as a stand-in, whose every class must be solved exactly).
 
-The projection: the opener count of each level is the previous count times the sample's survival rate;
-core-seconds are counts times mean seconds. Wall on N cores is the sum over the steps of
-max(core-seconds / N, the longest single task), since levels run one after another; the matrix and the
-upper bound count as they ran. Sample sizes are printed beside every estimate: small samples of rare
-survivors give wide estimates.
+The projection: the opener count of each level is 1 (the UB opener) + the others times the survival
+rate; core-seconds are counts times mean seconds. Wall on N cores is the sum over the steps of
+max(core-seconds / N, the longest single task), since levels run one after another; the matrix and
+the upper bound count as they ran. Sample sizes are printed beside every estimate.
 """
 
 import argparse
@@ -28,20 +32,37 @@ import json
 import resource
 import sys
 import time
+from collections import Counter
+from pathlib import Path
 
 import numpy as np
+from omegaconf import OmegaConf
 
+from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
 from pipeline.search.exact import ExactSolver
-from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
+from pipeline.search.symmetry import first_of_each_orbit, opener_representatives, root_guesses
+from pipeline.search.tree import to_json
+from pipeline.stages.prove import (class_bound, class_solver, close_opener, guesses_left, opener_classes,
+                                   subtree_totals, symmetry_permutations)
+from pipeline.stages.schemas import ProveConfig, UpperBoundConfig
 
 CORES = (2, 8, 64, 512)
-BREADTH = 10
-AP_MEMO_ENTRIES = 2_000_000  # stage.max_memo_entries of upper_bound
-EXACT_MEMO_BITS = 22  # upper_bound's refine_memo_bits and prove's memo_bits
+EXPERIMENT = Path(__file__).resolve().parents[1] / "conf" / "experiment" / "prove_wordle.yaml"
+CONFIDENCE = 0.95  # one-sided bound on a survival rate the sample saw no survivor of
+
+
+def experiment_settings() -> dict:
+    """The settings of `experiment=prove_wordle` the projection mirrors: its yaml over the stage schemas."""
+    upstream = OmegaConf.load(EXPERIMENT).upstream
+    ub_cfg, prove_cfg = UpperBoundConfig(), ProveConfig()
+    return {"breadth": int(upstream.upper_bound.get("breadth", ub_cfg.breadth)),
+            "ap_memo_entries": ub_cfg.max_memo_entries, "refine_memo_bits": ub_cfg.refine_memo_bits,
+            "max_level": int(upstream.lower_bound.max_level),
+            "prove_max_level": prove_cfg.max_level, "prove_memo_bits": prove_cfg.memo_bits}
 
 
 def timed(fn, *args, **kwargs):
@@ -53,26 +74,53 @@ def timed(fn, *args, **kwargs):
     return result, seconds
 
 
-def ranked_openers(game, codes, rep: np.ndarray) -> list[int]:
-    """The BREADTH best-ranked openers, one per orbit (the upper_bound stage's `ranked`)."""
+def rate_upper(kept: int, sampled: int, confidence: float = CONFIDENCE) -> float:
+    """One-sided upper confidence bound of a binomial rate (Clopper-Pearson): the p at which seeing at most
+    `kept` of `sampled` has probability 1 - confidence; 1 - (1 - confidence)^(1/n) when kept = 0."""
+    if kept >= sampled:
+        return 1.0
+    alpha = 1.0 - confidence
+    if kept == 0:
+        return 1.0 - alpha ** (1.0 / sampled)
+
+    def cdf(p):  # P(X <= kept) for X ~ Binomial(sampled, p), decreasing in p
+        term, total = (1.0 - p) ** sampled, 0.0
+        for i in range(kept + 1):
+            total += term
+            term *= (sampled - i) / (i + 1) * p / (1.0 - p)
+        return total
+
+    low, high = kept / sampled, 1.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if cdf(mid) > alpha else (low, mid)
+    return high
+
+
+def stratified(sizes, n: int) -> np.ndarray:
+    """Indices of n items spread evenly over `sizes` sorted largest first (the largest always in)."""
+    order = np.argsort(-np.asarray(sizes), kind="stable")
+    if n >= len(order):
+        return order
+    return order[np.unique(np.linspace(0, len(order) - 1, n).round().astype(int))]
+
+
+def ranked_openers(game, codes, rep: np.ndarray, breadth: int) -> list[int]:
+    """The `breadth` best-ranked openers, one per orbit (the upper_bound stage's `ranked`)."""
     symmetric = not np.array_equal(rep, np.arange(len(rep)))
-    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, len(rep) if symmetric else BREADTH)
-    return first_of_each_orbit(ranked, rep)[:BREADTH]
+    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, len(rep) if symmetric else breadth)
+    return first_of_each_orbit(ranked, rep)[:breadth]
 
 
-def exact_solver(game, codes) -> ExactSolver:
-    return ExactSolver(codes, game.secret_of_guess, game.n_codes, max_guesses=game.max_guesses,
-                       memo_bits=EXACT_MEMO_BITS)
-
-
-def upper_bound(game, codes, rep, given: int | None, exact: bool = True) -> dict:
-    """ApMinTotal (n = 10) over the 10 best-ranked openers under the game's guess limit, then (`exact`) the
-    best feasible one solved exactly."""
+def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = True) -> tuple[dict, dict]:
+    """ApMinTotal (n = breadth) over the best-ranked openers under the game's guess limit, then (`exact`)
+    the best feasible one solved exactly; (figures, the UB tree's subtree totals by response)."""
     if given is not None:
-        return {"ub": given, "source": "--ub", "cpu_s": 0.0, "longest_task_s": 0.0}
-    search = ApSearch(codes, game.secret_of_guess, game.n_codes, BREADTH, max_guesses=game.max_guesses,
-                      max_entries=AP_MEMO_ENTRIES)
-    ranked, rank_s = timed(ranked_openers, game, codes, rep)
+        return {"ub": given, "source": "--ub", "cpu_s": 0.0, "longest_task_s": 0.0}, {}
+    breadth = settings["breadth"]
+    search = ApSearch(codes, game.secret_of_guess, game.n_codes, breadth, max_guesses=game.max_guesses,
+                      max_entries=settings["ap_memo_entries"])
+    ranked, rank_s = timed(ranked_openers, game, codes, rep, breadth)
     results, ap_s = [], []
     for opener in ranked:
         result, seconds = timed(search.strategy, None, opener)
@@ -84,13 +132,18 @@ def upper_bound(game, codes, rep, given: int | None, exact: bool = True) -> dict
     best = min(feasible, key=lambda r: r.total)
     out = {"opener": game.guesses[best.opener], "apmintotal": best.total, "openers_tried": len(results),
            "infeasible": len(results) - len(feasible), "apmintotal_task_s": round(max(ap_s), 1)}
-    value, exact_s = None, 0.0
+    tree, value, exact_s = best.tree(list(game.guesses), game.answering.text), None, 0.0
     if exact:
-        (value, solved), exact_s = timed(exact_solver(game, codes).guess_value, best.opener, None, best.total + 1)
+        solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, max_guesses=game.max_guesses,
+                             memo_bits=settings["refine_memo_bits"])
+        (value, solved), exact_s = timed(solver.guess_value, best.opener, None, best.total + 1)
         value = int(value) if solved else None
+        if value is not None and value < best.total:  # the stage keeps ApMinTotal's tree on a tie
+            tree = exact_tree(solver.tree(best.opener), game, codes)
     longest = max(max(ap_s), exact_s)
-    return {"ub": value or best.total, **out, "exact": value, "cpu_s": round(rank_s + sum(ap_s) + exact_s, 1),
-            "exact_s": round(exact_s, 1) if exact else "skipped (--no-exact)", "longest_task_s": round(longest, 1)}
+    return ({"ub": value or best.total, **out, "exact": value, "cpu_s": round(rank_s + sum(ap_s) + exact_s, 1),
+             "exact_s": round(exact_s, 1) if exact else "skipped (--no-exact)", "longest_task_s": round(longest, 1)},
+            subtree_totals(to_json(tree)))
 
 
 def full_level(codes, game, k_s, solver, alive, level, ub) -> tuple[np.ndarray, dict]:
@@ -102,36 +155,138 @@ def full_level(codes, game, k_s, solver, alive, level, ub) -> tuple[np.ndarray, 
                        "cpu_s": round(seconds, 1), "mean_s": round(seconds / max(len(alive), 1), 4)}
 
 
-def sampled_levels(solver, sample, n_openers, ub, first, last) -> list[dict]:
-    """Levels first..last on a sample that climbs while it survives; counts projected from `n_openers`."""
+def level_row(level, count, has_ub, seconds, values, ub, ub_cost) -> dict:
+    """One sampled level's projection from the sample's (seconds, values) and the UB opener's (seconds,
+    value) or None: openers entering `count` (the UB opener among them when `has_ub`); survivors = the UB
+    opener + the others times the sample's rate, its one-sided upper bound when none survive, every one
+    when no sample is left (priced at the UB opener's cost)."""
+    others = count - has_ub
+    kept = sum(v <= ub for v in values)
+    if values:
+        rate, rule = kept / len(values), "the sample's rate"
+        if not kept:
+            rate, rule = rate_upper(0, len(values)), f"none of the sample survive: one-sided {CONFIDENCE:.0%} bound"
+        mean_s = float(np.mean(seconds))
+    else:
+        rate, rule, mean_s = 1.0, "no sampled survivor left: all assumed to survive, at the UB opener's cost", ub_cost[0]
+    longest = max(seconds + ([ub_cost[0]] if ub_cost else []))
+    row = {"level": level, "openers": round(count), "sampled": len(values), "sample_survivors": int(kept),
+           "survivors": round(has_ub + others * rate), "survivors_exact": round(has_ub + others * rate, 2),
+           "survival_rate": round(rate, 4), "rate_rule": rule, "mean_s": round(mean_s, 4),
+           "longest_s": round(longest, 2), "cpu_s": round(others * mean_s + (ub_cost[0] if ub_cost else 0.0), 1)}
+    if values:
+        row["survival_rate_upper95"] = round(rate_upper(int(kept), len(values)), 4)
+    if ub_cost:
+        row["ub_opener_s"] = round(ub_cost[0], 2)
+    return row
+
+
+def stage_stops(row, values, ub, ub_cost) -> bool:
+    """The lower_bound stage's stop: one survivor left, or every survivor's bound at UB (judged on the
+    sample's survivors and the UB opener, when the sample has any)."""
+    if row["survivors_exact"] <= 1:
+        return True
+    seen = [v for v in values if v <= ub] + ([ub_cost[1]] if ub_cost else [])
+    return row["sample_survivors"] > 0 and all(v >= ub for v in seen)
+
+
+def sampled_levels(solver, sample, ub_opener, n_openers, ub, first, last) -> tuple[list[dict], list[int]]:
+    """Levels first..last on a sample (UB opener apart) that climbs while it survives, the UB opener
+    beside it; (rows, the sampled openers alive after the last level run)."""
     everyone = np.arange(solver.codes.shape[1], dtype=np.int32)
-    rows, alive, count = [], list(sample), float(n_openers)
+    rows, alive, count, has_ub = [], list(sample), float(n_openers), int(ub_opener is not None)
     for level in range(first, last + 1):
-        if not alive:
-            break
-        seconds, kept = [], []
+        seconds, values = [], []
         for g in alive:
             (value, _), s = timed(solver.v, int(g), everyone, level, ub)
             seconds.append(s)
-            if value <= ub:
-                kept.append(g)
-        rows.append({"level": level, "openers": round(count), "sampled": len(alive), "sample_survivors": len(kept),
-                     "survivors": round(count * len(kept) / len(alive)), "mean_s": round(float(np.mean(seconds)), 4),
-                     "longest_s": round(max(seconds), 2), "cpu_s": round(count * float(np.mean(seconds)), 1)})
-        count, alive = count * len(kept) / len(alive), kept
-    return rows
+            values.append(int(value))
+        ub_cost = None
+        if has_ub:
+            (value, _), s = timed(solver.v, int(ub_opener), everyone, level, ub)
+            ub_cost = (s, int(value))
+        if not alive and not has_ub:
+            break
+        row = level_row(level, count, has_ub, seconds, values, ub, ub_cost)
+        rows.append(row)
+        alive, count = [g for g, v in zip(alive, values) if v <= ub], row["survivors_exact"]
+        if stage_stops(row, values, ub, ub_cost):
+            row["stage_stops_here"] = True
+            break
+    return rows, alive
 
 
-def closure(game, codes, ub_row: dict, survivors: float, last_level: dict) -> dict:
-    """The closure's cost per surviving opener: the UB opener's exact solve when it ran, else the last
-    level's longest V (a floor: the closure solves classes the bounds could not settle)."""
-    if "opener" not in ub_row:
-        return {"skipped": "no UB opener (--ub given)"}
-    seconds = ub_row["exact_s"] if ub_row["exact"] is not None else last_level.get("longest_s",
-                                                                                 last_level["mean_s"])
-    basis = "the UB opener's exact solve" if ub_row["exact"] is not None else "V_max's longest opener (a floor)"
-    return {"per_opener_s": seconds, "priced_by": basis, "openers": round(survivors, 1),
-            "cpu_s": round(max(survivors, 1.0) * seconds, 1), "longest_task_s": seconds}
+def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, roots, n_sample) -> dict:
+    """The prove stage's tasks for the UB opener: `class_bound` of each response class against its UB subtree
+    total, on a size-stratified sample of the classes; the projection is the mean times the class count."""
+    classes = opener_classes(codes, game, ub_opener)
+    picked = stratified([len(m) for _, m, _ in classes], n_sample)
+    seconds, methods = [], Counter()
+    for i in picked:
+        colours, members, state = classes[i]
+        (_, method), s = timed(class_bound, members, targets.get(colours), codes, game.secret_of_guess, game.n_codes,
+                               k_s, settings["prove_max_level"], settings["prove_memo_bits"], state,
+                               game.encoded_guesses(), guesses_left(game), roots)
+        seconds.append(s)
+        methods[method] += 1
+    mean_s = float(np.mean(seconds))
+    return {"opener": game.guesses[ub_opener], "classes": len(classes), "sampled": len(picked),
+            "sampled_sizes": [len(classes[i][1]) for i in picked], "methods": dict(methods),
+            "mean_s": round(mean_s, 3), "longest_s": round(max(seconds), 2),
+            "cpu_s": round(mean_s * len(classes), 1)}
+
+
+def close_survivor(game, codes, opener, ub, settings) -> tuple[float, dict]:
+    """(CPU seconds, figures) of the prove stage's task for a survivor other than the UB opener:
+    `close_opener` over its classes."""
+    classes = [(m, state) for _, m, state in opener_classes(codes, game, opener)]
+    start = time.process_time()
+    solver = class_solver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(),
+                          settings["prove_memo_bits"], guesses_left(game))
+    bounds = close_opener(classes, len(game.secrets), ub, solver)
+    seconds = time.process_time() - start
+    print(f"{time.strftime('%H:%M:%S')} close_opener {game.guesses[opener]}: {seconds:.1f} CPU s", file=sys.stderr,
+          flush=True)
+    return seconds, {"opener": game.guesses[opener], "classes": len(classes), "cpu_s": round(seconds, 2),
+                     "value": len(game.secrets) + sum(b for b, _ in bounds),
+                     "exact_classes": sum(method == "exact" for _, method in bounds)}
+
+
+def others_closure(game, codes, survivors, alive, ub_opener, ub, settings, n_sample) -> dict:
+    """The other survivors' closure: `close_opener` on up to n_sample sampled survivors of the last level,
+    or, when none is left, on the UB opener as a stand-in; projected over `survivors` openers."""
+    measured_on = alive[:n_sample] if alive else ([ub_opener] if ub_opener is not None and survivors > 0 else [])
+    if not measured_on:
+        return {"openers": 0, "cpu_s": 0.0, "longest_s": 0.0, "priced_by": "no other survivor"}
+    figures = [close_survivor(game, codes, int(g), ub, settings) for g in measured_on]
+    seconds = [s for s, _ in figures]
+    basis = ("close_opener on the sampled survivors of the last level" if alive else
+             "close_opener on the UB opener (a stand-in: no sampled survivor left; every class solved exactly)")
+    return {"openers": round(survivors, 1), "priced_by": basis, "measured": [f for _, f in figures],
+            "mean_s": round(float(np.mean(seconds)), 2), "longest_s": round(max(seconds), 2),
+            "cpu_s": round(survivors * float(np.mean(seconds)), 1)}
+
+
+def closure(game, codes, k_s, ub_row, targets, survivors, alive, settings, roots, args) -> dict:
+    """The prove stage priced by its own code: the UB opener's class tasks and the other survivors'
+    opener tasks. The legacy keys (per_opener_s, openers, cpu_s, longest_task_s) sum both."""
+    ub_opener = game.guess_index[ub_row["opener"]] if "opener" in ub_row else None
+    out = {}
+    if ub_opener is not None:
+        out["ub_opener"] = ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, roots, args.class_sample)
+    others = max(survivors - (ub_opener is not None), 0.0)
+    out["others"] = others_closure(game, codes, others, alive, ub_opener, ub_row["ub"], settings, args.closure_sample)
+    cpu = out.get("ub_opener", {}).get("cpu_s", 0.0) + out["others"]["cpu_s"]
+    longest = max(out.get("ub_opener", {}).get("longest_s", 0.0), out["others"]["longest_s"])
+    return {"per_opener_s": round(cpu / max(survivors, 1.0), 1), "openers": round(survivors, 1),
+            "priced_by": "stages/prove.py class_bound (UB opener, per class) and close_opener (others)",
+            "cpu_s": round(cpu, 1), "longest_task_s": longest, **out}
+
+
+def closure_steps(close: dict) -> list[tuple[float, float]]:
+    """The prove stage's two fan-outs, one after the other: (core-seconds, longest task) of each."""
+    steps = [(close["ub_opener"]["cpu_s"], close["ub_opener"]["longest_s"])] if "ub_opener" in close else []
+    return steps + [(close["others"]["cpu_s"], close["others"]["longest_s"])]
 
 
 def projected_wall(steps: list[tuple[float, float]]) -> dict:
@@ -139,42 +294,67 @@ def projected_wall(steps: list[tuple[float, float]]) -> dict:
     return {str(n): round(sum(max(cpu / n, longest) for cpu, longest in steps), 1) for n in CORES}
 
 
-def main():
+def arguments(settings: dict):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="wordle_nyt_jul2023")
     parser.add_argument("--ub", type=int, default=None, help="funnel threshold instead of computing the UB")
-    parser.add_argument("--sample", type=int, default=40, help="V_2 survivors sampled for V_3 and up")
-    parser.add_argument("--max-level", type=int, default=5)
+    parser.add_argument("--sample", type=int, default=30, help="openers sampled from the last full level")
+    parser.add_argument("--full-levels", type=int, default=2, help="levels run over every opener (1 or 2)")
+    parser.add_argument("--max-level", type=int, default=settings["max_level"],
+                        help="deepest V_i (default: experiment=prove_wordle's lower_bound.max_level)")
+    parser.add_argument("--class-sample", type=int, default=30, help="UB opener classes bounded to price them")
+    parser.add_argument("--closure-sample", type=int, default=10, help="last-level survivors closed to price them")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-exact", action="store_true", help="skip the UB opener's exact solve")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def funnel(game, codes, rep, ub_row, args) -> tuple[list[dict], list[int], int]:
+    """V_1..V_full-levels in full, then the sampled climb; (rows, sampled survivors of the last level, K_S)."""
+    k_s = k_of_game(codes, game.n_codes)
+    solver = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_s, game.encoded_guesses(),
+                         game.encoded_secrets())
+    ub, alive, levels = ub_row["ub"], np.unique(rep).astype(np.int32), []
+    for level in range(1, args.full_levels + 1):
+        alive, row = full_level(codes, game, k_s, solver, alive, level, ub)
+        levels.append(row)
+    ub_opener = game.guess_index[ub_row["opener"]] if "opener" in ub_row else None
+    pool = alive[alive != ub_opener] if ub_opener is not None else alive
+    sample = np.random.default_rng(args.seed).choice(pool, size=min(args.sample, len(pool)), replace=False)
+    rows, kept = sampled_levels(solver, sample, ub_opener, len(alive), ub, args.full_levels + 1, args.max_level)
+    return levels + rows, kept, k_s
+
+
+def main():
+    settings = experiment_settings()
+    args = arguments(settings)
     game = builtin_game(args.game)
     codes, matrix_s = timed(game_matrix, game)
-    out = {"game": args.game, "guesses": len(game.guesses), "secrets": len(game.secrets),
+    out = {"game": args.game, "guesses": len(game.guesses), "secrets": len(game.secrets), "settings": settings,
+           "sample": args.sample, "full_levels": args.full_levels, "max_level": args.max_level,
            "matrix": {"shape": list(codes.shape), "cpu_s": round(matrix_s, 1), "mb": round(codes.nbytes / 2**20)}}
     generators, rep = opener_representatives(game.encoded_guesses(), game.encoded_secrets(), codes,
                                              len(game.alphabet))
     out["symmetry"] = {"generators": len(generators), "orbits": int(len(np.unique(rep)))}
-    ub = upper_bound(game, codes, rep, args.ub, exact=not args.no_exact)
+    ub, targets = upper_bound(game, codes, rep, settings, args.ub, exact=not args.no_exact)
     out["upper_bound"] = ub
-    k_s = k_of_game(codes, game.n_codes)
-    solver = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_s, game.encoded_guesses(),
-                         game.encoded_secrets())
-    alive, levels = np.unique(rep).astype(np.int32), []
-    for level in (1, 2):
-        alive, row = full_level(codes, game, k_s, solver, alive, level, ub["ub"])
-        levels.append(row)
-    rng = np.random.default_rng(args.seed)
-    sample = rng.choice(alive, size=min(args.sample, len(alive)), replace=False)
-    levels += sampled_levels(solver, sample, len(alive), ub["ub"], 3, args.max_level)
-    out["funnel"] = levels
-    out["closure"] = close = closure(game, codes, ub, levels[-1]["survivors"], levels[-1])
+    out["funnel"], alive, k_s = funnel(game, codes, rep, ub, args)
+    last = out["funnel"][-1]
+    survivors = last.get("survivors_exact", last["survivors"])
+    roots = None
+    if "opener" in ub and not game.hard_mode:
+        perms = symmetry_permutations(game, codes, {"symmetry": {"generators": generators}})
+        roots = root_guesses(perms, game.guess_index[ub["opener"]])
+    out["closure"] = close = closure(game, codes, k_s, ub, targets, survivors, alive, settings, roots, args)
     steps = [(matrix_s, matrix_s), (ub["cpu_s"], ub["longest_task_s"])]
-    steps += [(row["cpu_s"], row.get("longest_s", row["mean_s"])) for row in levels]
-    steps.append((close.get("cpu_s", 0.0), close.get("longest_task_s", 0.0)))
+    steps += [(row["cpu_s"], row.get("longest_s", row["mean_s"])) for row in out["funnel"]]
+    steps += closure_steps(close)
     out["core_hours"] = round(sum(cpu for cpu, _ in steps) / 3600, 2)
     out["projected_wall_s"] = projected_wall(steps)
-    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    out["fits_60_min_on_2_cores"] = out["projected_wall_s"]["2"] <= 3600
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out["measured_cpu_s"] = round(usage.ru_utime + usage.ru_stime, 1)
+    out["peak_rss_mb"] = round(usage.ru_maxrss / 1024)
     print(json.dumps(out, indent=2))
 
 

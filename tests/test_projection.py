@@ -1,0 +1,86 @@
+"""benchmarks/projection.py's pure helpers: the survival-rate bound, the class sample, a level's projection,
+and the sampled climb against the full funnel on a tiny game."""
+
+import importlib.util
+from math import comb
+
+import numpy as np
+import pytest
+
+from pipeline.config import PROJECT_ROOT
+from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
+from test_exact import build
+
+
+@pytest.fixture(scope="module")
+def projection():
+    spec = importlib.util.spec_from_file_location("projection", PROJECT_ROOT / "benchmarks" / "projection.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def binomial_cdf(k, n, p):
+    return sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+
+
+def test_rate_upper_is_the_one_sided_clopper_pearson_bound(projection):
+    assert projection.rate_upper(0, 20) == pytest.approx(0.13911, abs=1e-5)  # 1 - 0.05 ** (1 / 20)
+    assert projection.rate_upper(0, 1) == pytest.approx(0.95)
+    assert projection.rate_upper(5, 5) == 1.0
+    for kept, sampled in [(1, 20), (3, 17), (14, 30), (29, 30)]:
+        p = projection.rate_upper(kept, sampled)
+        assert binomial_cdf(kept, sampled, p) == pytest.approx(0.05, abs=1e-9)
+        assert kept / sampled < p < 1
+    assert projection.rate_upper(1, 20) > projection.rate_upper(0, 20)
+
+
+def test_stratified_takes_the_largest_and_spreads_over_sizes(projection):
+    sizes = [5, 1, 9, 3, 7]
+    assert list(projection.stratified(sizes, 3)) == [2, 0, 1]  # sizes 9, 5, 1
+    assert sorted(projection.stratified(sizes, 9)) == [0, 1, 2, 3, 4]
+    assert list(projection.stratified(sizes, 1)) == [2]
+
+
+def test_level_row_projects_counts_and_costs(projection):
+    ub = 100
+    # 101 openers in, the UB opener among them; 2 of 4 sampled survive
+    row = projection.level_row(3, 101, 1, [1.0, 2.0, 3.0, 2.0], [99, 105, 101, 100], ub, (4.0, 100))
+    assert row["survivors_exact"] == 1 + 100 * 0.5 and row["sample_survivors"] == 2
+    assert row["cpu_s"] == 100 * 2.0 + 4.0 and row["longest_s"] == 4.0
+    # none of 4 survive: the rate is the one-sided bound, not zero
+    row = projection.level_row(3, 101, 1, [1.0] * 4, [101] * 4, ub, (4.0, 100))
+    assert row["survival_rate"] == round(1 - 0.05 ** 0.25, 4)
+    assert row["survivors_exact"] == round(1 + 100 * (1 - 0.05 ** 0.25), 2)
+    # no sample left: all survive, each at the UB opener's cost
+    row = projection.level_row(4, 11, 1, [], [], ub, (4.0, 100))
+    assert row["survivors_exact"] == 11 and row["cpu_s"] == 10 * 4.0 + 4.0
+
+
+def test_stage_stops_like_the_lower_bound_stage(projection):
+    ub = 100
+    row = projection.level_row(5, 19, 1, [1.0, 1.0], [100, 120], ub, (1.0, 100))
+    assert projection.stage_stops(row, [100, 120], ub, (1.0, 100))  # every survivor's bound at UB
+    row = projection.level_row(5, 19, 1, [1.0, 1.0], [99, 120], ub, (1.0, 100))
+    assert not projection.stage_stops(row, [99, 120], ub, (1.0, 100))
+    row = projection.level_row(5, 19, 1, [1.0, 1.0], [120, 120], ub, (1.0, 100))
+    assert not projection.stage_stops(row, [120, 120], ub, (1.0, 100))  # projected survivors, values unknown
+
+
+@pytest.mark.parametrize("name", ["eels", "aabb"])
+def test_a_sample_of_every_opener_climbs_like_the_full_funnel(projection, name):
+    secrets, guesses, codes, sog, n_codes = build(name)
+    k_s = k_of_game(codes, n_codes)
+    everyone = np.arange(len(guesses), dtype=np.int32)
+    v3 = opener_values(codes, sog, n_codes, k_s, everyone, 3)[0]
+    ub = int(np.median(v3))
+    ub_opener = int(np.argmin(v3))
+    others = everyone[everyone != ub_opener]
+    solver = BoundSolver(codes, sog, n_codes, k_s)
+    rows, _ = projection.sampled_levels(solver, others, ub_opener, len(everyone), ub, 1, 5)
+    alive = everyone
+    for row in rows:  # the reference: the funnel's own batch path over every survivor
+        values = opener_values(codes, sog, n_codes, k_s, alive, row["level"], ub)[0]
+        alive = alive[values <= ub]
+        assert row["survivors_exact"] == len(alive), row
+    assert rows and len(alive) < len(everyone)
