@@ -47,6 +47,8 @@ def word_list(cfg, name: str, game, index: str = "guess_index", allow_empty: boo
     what = "allowed guess" if index == "guess_index" else "secret"
     lowered = []
     for word in words:
+        if isinstance(word, int) and not isinstance(word, bool):
+            word = str(word)  # Hydra reads a digit word (a Primel prime) as a number
         if not isinstance(word, str) or word.lower() not in known:
             raise PipelineError(f"stage.{name}: {word!r} is not an {what} of game {game.name}")
         lowered.append(word.lower())

@@ -463,3 +463,17 @@ def test_a_reused_pid_does_not_keep_a_stale_folder(tmp_path):
     assert not writer_alive(os.getpid(), since=0.0)  # written in 1970: this process started later
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     assert not writer_alive(int(done.stdout), since=1e12)
+
+
+def test_a_digit_word_read_as_a_number_is_still_a_word():
+    """Hydra reads `stage.openers=[45817]` as the integer 45817: for Primel it is the word '45817'."""
+    from types import SimpleNamespace
+
+    from pipeline.errors import PipelineError
+    from pipeline.validation import word_list
+    game = SimpleNamespace(name="digits", guess_index={"45817": 0, "14783": 1})
+    assert word_list(SimpleNamespace(openers=[45817, "14783"]), "openers", game) == ["45817", "14783"]
+    with pytest.raises(PipelineError, match="99991"):
+        word_list(SimpleNamespace(openers=[99991]), "openers", game)
+    with pytest.raises(PipelineError, match="True"):
+        word_list(SimpleNamespace(openers=[True]), "openers", game)
