@@ -1,6 +1,8 @@
 """Stage prove: close the gap. For each opener that survived the funnel, raise a lower bound on every
 response class (LB_j for growing j, then an exact solve), one Ray task per class, until
 |S| + sum of class bounds reaches UB. Writes certificate.json (checked by `verify-certificate`).
+A worker process builds its solvers once per matrix and reuses them for every class it is given
+(`task_solvers`: a new solver costs seconds on a big game, more than most classes' bounds).
 
 The game's rules hold throughout: in hard mode a class is closed by the hard-mode bounds or a
 hard-mode exact solve from the state its opener's response leaves, and a class has
