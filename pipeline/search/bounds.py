@@ -192,6 +192,11 @@ class BoundSolver:
         self.memo_limit = memo_limit
         self.win_guess = winning_guess(self.codes, self.win)
 
+    def reset(self) -> None:
+        """Empty the memo: the solver then answers as a new one would, its per-matrix arrays kept (they are
+        what costs: a new solver on Nerdle's matrix takes seconds to build)."""
+        self.memo.clear()
+
     # ---- LB_i(C) -------------------------------------------------------
     def lb(self, candidates, level, budget=UNBOUNDED):
         """(LB_level(C), exact); when not exact the value is a lower bound > budget."""

@@ -141,6 +141,13 @@ class HardBoundSolver:
         self.normal = (BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
                        if secret_of_guess is not None else None)
 
+    def reset(self) -> None:
+        """Empty the memos: the solver then answers as a new one would, its per-matrix arrays kept."""
+        self.memo.clear()
+        self.allowed_memo.clear()
+        if self.normal is not None:
+            self.normal.reset()
+
     def allowed(self, state) -> np.ndarray:
         """Indices of the guesses allowed in `state`."""
         key = state[0].tobytes() + state[1].tobytes()

@@ -38,8 +38,8 @@ from pipeline.search.apmintotal import rank_openers
 from pipeline.search.bounds import k_of_game
 from pipeline.search.tree import to_json, verify
 from pipeline.stages.base import StageContext
-from pipeline.stages.prove import (_class_task, class_solver, close_opener, game_claims, guesses_left,
-                                   opener_classes, subtree_totals, survivor_entry)
+from pipeline.stages.prove import (_class_task, close_opener, fan_out_tasks, game_claims, guesses_left,
+                                   opener_classes, subtree_totals, survivor_entry, task_solvers)
 from pipeline.stages.schemas import LeaderboardConfig
 
 NAME, VERSION, INPUTS = "leaderboard", 1, ("feedback", "upper_bound")  # the stage contract: stages/base.py
@@ -82,10 +82,11 @@ def _settle(job, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, ha
     value and its tree when it is <= the threshold, else class bounds summing past it (prove.close_opener)."""
     opener, classes, threshold = job
     left = None if limit is None else limit - 1
-    solver = class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bits, left)
-    bounds = close_opener(classes, n_secrets, threshold, solver)
-    value = n_secrets + sum(b for b, _ in bounds)
-    return value, bounds, solver.tree(opener, left=limit) if value <= threshold else None
+    with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
+        solver = solvers.exact(hard, memo_bits, left)
+        bounds = close_opener(classes, n_secrets, threshold, solver)
+        value = n_secrets + sum(b for b, _ in bounds)
+        return value, bounds, solver.tree(opener, left=limit) if value <= threshold else None
 
 
 def settle(ctx: StageContext, cfg: LeaderboardConfig, codes, openers: list[int], threshold: int, label: str,
@@ -95,7 +96,7 @@ def settle(ctx: StageContext, cfg: LeaderboardConfig, codes, openers: list[int],
     jobs = [(g, [(m, state) for _, m, state in opener_classes(codes, game, g)], threshold) for g in openers]
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.memo_bits, game.encoded_guesses(), game.hard_mode,
               len(game.secrets), game.max_guesses)
-    for g, (value, bounds, nodes) in zip(openers, ctx.fan_out(_settle, jobs, shared, label=label)):
+    for g, (value, bounds, nodes) in zip(openers, fan_out_tasks(ctx, _settle, jobs, shared, label)):
         settled[g] = (int(value), bounds, nodes)
 
 
@@ -161,7 +162,7 @@ def leader_entries(ctx, cfg, codes, k_s, leaders: list[int], settled: dict) -> l
         owners.append((g, classes, targets, name))
     shared = (codes, game.secret_of_guess, game.n_codes, k_s, cfg.closure_level, cfg.memo_bits,
               game.encoded_guesses(), guesses_left(game))
-    results = iter(ctx.fan_out(_class_task, jobs, shared, label=f"{NAME}-closure") if jobs else [])
+    results = iter(fan_out_tasks(ctx, _class_task, jobs, shared, f"{NAME}-closure"))
     for g, classes, targets, name in owners:
         entry = survivor_entry(game.guesses[g], classes, [next(results) for _ in classes], targets)
         digest = hashlib.sha256(ctx.out.file(f"{name}.json").read_bytes()).hexdigest()

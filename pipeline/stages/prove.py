@@ -1,6 +1,8 @@
 """Stage prove: close the gap. For each opener that survived the funnel, raise a lower bound on every
 response class (LB_j for growing j, then an exact solve), one Ray task per class, until
 |S| + sum of class bounds reaches UB. Writes certificate.json (checked by `verify-certificate`).
+A worker process builds its solvers once per matrix and reuses them for every class it is given
+(`task_solvers`: a new solver costs seconds on a big game, more than most classes' bounds).
 
 The game's rules hold throughout: in hard mode a class is closed by the hard-mode bounds or a
 hard-mode exact solve from the state its opener's response leaves, and a class has
@@ -14,6 +16,7 @@ tries one first guess per orbit of them (search/symmetry.py root_guesses)."""
 import hashlib
 import json
 import shutil
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -53,8 +56,95 @@ def class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bi
                        memo_bits=memo_bits, max_guesses=left)
 
 
+class ClassSolvers:
+    """The solvers of one matrix that bound and solve response classes, each built on first use and kept.
+
+    Building one is what costs on a big game (a BoundSolver takes 0.6 s on Midi Nerdle's matrix and 9-15 s
+    on Nerdle's, more than most classes' bounds), so a process builds them once and reuses them class
+    after class.  `reset()` empties their memos: a reused solver then answers exactly as a new one would.
+    """
+
+    def __init__(self, codes, secret_of_guess, n_codes, encoded_guesses):
+        self.codes, self.secret_of_guess, self.n_codes = codes, secret_of_guess, n_codes
+        self.encoded_guesses = encoded_guesses
+        self.built: dict[tuple, object] = {}
+
+    def bounds(self, k_s, hard: bool):
+        """The LB_j solver: hard-mode bounds (HardBoundSolver) or normal ones (BoundSolver)."""
+        key = ("bounds", k_s, hard)
+        if key not in self.built:
+            self.built[key] = (HardBoundSolver(self.codes, self.n_codes, k_s, self.encoded_guesses,
+                                               secret_of_guess=self.secret_of_guess) if hard else
+                               BoundSolver(self.codes, self.secret_of_guess, self.n_codes, k_s))
+        return self.built[key]
+
+    def exact(self, hard: bool, memo_bits, left) -> ExactSolver:
+        """The exact solver (`class_solver`) for the game's mode with `left` guesses left."""
+        key = ("exact", hard, memo_bits, left)
+        if key not in self.built:
+            self.built[key] = class_solver(self.codes, self.secret_of_guess, self.n_codes, hard,
+                                           self.encoded_guesses, memo_bits, left)
+        return self.built[key]
+
+    def reset(self) -> None:
+        """Empty every built solver's memo (their per-matrix arrays stay)."""
+        for solver in self.built.values():
+            solver.reset()
+
+
+SMALL_ARRAY = 1 << 20  # bytes: an array this small is named by its contents in the solvers' cache
+_CACHED: list = []  # [(key, the arrays it names, ClassSolvers)]: this process's solvers from its last task
+
+
+def _array_key(array) -> tuple | None:
+    """What names an input array in the solvers' cache.  A small one by its bytes (Ray copies it into every
+    task); a big one by where its buffer lies: Ray maps the same immutable object-store buffer into every
+    task of a process, the cache holds the array so no other can take that place, and the driver forgets the
+    cache after each fan-out (`fan_out_tasks`), so an in-process run's arrays cannot change under it."""
+    if array is None:
+        return None
+    array = np.asarray(array)
+    if array.nbytes <= SMALL_ARRAY:
+        return array.dtype.str, array.shape, array.tobytes()
+    return array.dtype.str, array.shape, array.strides, array.__array_interface__["data"][0]
+
+
+@contextmanager
+def task_solvers(codes, secret_of_guess, n_codes, encoded_guesses):
+    """The ClassSolvers of these inputs for one task: those of this process's previous task when its inputs
+    were the same, else new ones; their memos are emptied when the task ends, so every task starts afresh
+    (same results as new solvers) and an idle process keeps no memo."""
+    arrays = (codes, secret_of_guess, encoded_guesses)
+    key = (tuple(_array_key(a) for a in arrays), int(n_codes))
+    if not _CACHED or _CACHED[0][0] != key:
+        _CACHED[:] = [(key, arrays, ClassSolvers(codes, secret_of_guess, n_codes, encoded_guesses))]
+    solvers = _CACHED[0][2]
+    try:
+        yield solvers
+    finally:
+        solvers.reset()
+
+
+def fan_out_tasks(ctx: StageContext, fn, jobs: list, shared: tuple, label: str) -> list:
+    """ctx.fan_out of tasks that take their solvers from `task_solvers`; then the solvers cached in this
+    process (by tasks the in-process executor ran here) are dropped with the arrays they hold."""
+    if not jobs:
+        return []
+    try:
+        return ctx.fan_out(fn, jobs, shared, label=label)
+    finally:
+        _CACHED.clear()
+
+
 def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, hard_state,
                 encoded_guesses, left=None, roots=None):
+    """`bound_class` with solvers of its own (what one class costs on its own, set-up included)."""
+    solvers = ClassSolvers(codes, secret_of_guess, n_codes, encoded_guesses)
+    return bound_class(solvers, members, target, k_s, max_level, memo_bits, hard_state, left, roots)
+
+
+def bound_class(solvers: ClassSolvers, members, target, k_s, max_level, memo_bits, hard_state, left=None,
+                roots=None):
     """(bound, method) for one response class: the first LB_j reaching `target`, else the exact MinTotal.
 
     With target None (an opener without a known tree) the exact MinTotal is computed directly.
@@ -63,24 +153,20 @@ def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level
     raises values.  The exact solve plays hard mode from `hard_state` (None = normal mode) with `left`
     guesses left (None = unlimited); a class it cannot solve in time gets a bound >= exact.IMPOSSIBLE.
     `roots` (normal mode): first guesses enough for the exact solve, one per orbit of the symmetries
-    fixing the opener.
+    fixing the opener.  The solvers' memos must be empty (as `task_solvers` hands them over).
     """
     members = np.asarray(members, dtype=np.int32)
     hard = hard_state is not None
     if target is not None:
-        if hard:
-            solver = HardBoundSolver(codes, n_codes, k_s, encoded_guesses, secret_of_guess=secret_of_guess)
-            bound_of = lambda level: solver.lb(members, hard_state, level, target)  # noqa: E731
-        else:
-            solver = BoundSolver(codes, secret_of_guess, n_codes, k_s)
-            bound_of = lambda level: solver.lb(members, level, target)  # noqa: E731
+        solver = solvers.bounds(k_s, hard)
         for level in range(1, max_level + 1):
-            value, _ = bound_of(level)
+            value, _ = (solver.lb(members, hard_state, level, target) if hard else
+                        solver.lb(members, level, target))
             if value >= target:
                 return int(value), f"hard LB_{level}" if hard else f"LB_{level}"
-    exact_solver = class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bits, left)
+    exact_solver = solvers.exact(hard, memo_bits, left)
     if roots is not None and not hard:
-        return symmetric_min_total(exact_solver, codes, members, roots), "exact"
+        return symmetric_min_total(exact_solver, solvers.codes, members, roots), "exact"
     value, _ = exact_solver.min_total(members, state=hard_state)
     return int(value), "exact"
 
@@ -103,8 +189,8 @@ def symmetric_min_total(solver: ExactSolver, codes, members, roots) -> int:
 
 def _class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, encoded_guesses, left):
     members, target, hard_state, roots = job
-    return class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits,
-                       hard_state, encoded_guesses, left, roots)
+    with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
+        return bound_class(solvers, members, target, k_s, max_level, memo_bits, hard_state, left, roots)
 
 
 def symmetry_permutations(game, codes, funnel: dict) -> list[np.ndarray]:
@@ -136,8 +222,8 @@ def close_opener(classes, n_secrets, ub, exact_solver) -> list[tuple[int, str]]:
 
 
 def _opener_task(classes, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, left, hard, n_secrets, ub):
-    exact_solver = class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bits, left)
-    return close_opener(classes, n_secrets, ub, exact_solver)
+    with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
+        return close_opener(classes, n_secrets, ub, solvers.exact(hard, memo_bits, left))
 
 
 def guesses_left(game) -> int | None:
@@ -205,11 +291,11 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
               guesses_left(game))
     ub_classes = classes.pop(ub_opener, [])
     jobs = [(m, targets.get(colours), state, roots) for colours, m, state in ub_classes]
-    ub_results = ctx.fan_out(_class_task, jobs, shared, label=f"{NAME}-classes") if jobs else []
     others = [[(m, state) for _, m, state in cls] for cls in classes.values()]
+    ub_results = fan_out_tasks(ctx, _class_task, jobs, shared, f"{NAME}-classes")
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.memo_bits, game.encoded_guesses(), guesses_left(game),
               game.hard_mode, len(game.secrets), ub)
-    other_results = ctx.fan_out(_opener_task, others, shared, label=f"{NAME}-openers") if others else []
+    other_results = fan_out_tasks(ctx, _opener_task, others, shared, f"{NAME}-openers")
     survivors = {}
     if ub_classes:
         survivors[ub_opener] = survivor_entry(ub_opener, ub_classes, ub_results, targets)

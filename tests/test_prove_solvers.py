@@ -1,0 +1,82 @@
+"""prove's class tasks reuse their process's solvers: one build per matrix, the same bounds as new solvers."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from pipeline.feedback.matrix import game_matrix
+from pipeline.games.catalog import builtin_game
+from pipeline.runtime.executors import _read_only
+from pipeline.search.bounds import k_of_game
+from pipeline.search.exact import ExactSolver
+from pipeline.stages import prove
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    prove._CACHED.clear()
+    yield
+    prove._CACHED.clear()
+
+
+def mini(hard: bool):
+    game = builtin_game("mini_nerdle", hard_mode=hard)
+    return game, game_matrix(game)
+
+
+def shared_of(game, codes, max_level=5):
+    """The prove stage's shared values for _class_task, read-only as a fan-out hands them over."""
+    return [_read_only(v) for v in (codes, game.secret_of_guess, game.n_codes, k_of_game(codes, game.n_codes),
+                                    max_level, 12, game.encoded_guesses(), prove.guesses_left(game))]
+
+
+def class_jobs(game, codes, opener):
+    """Each class of an opener (3 members or more) twice: against a target LB_j reach, then one it misses."""
+    jobs = []
+    for _, members, state in prove.opener_classes(codes, game, opener):
+        if len(members) >= 3:
+            jobs += [(members, 2 * len(members), state, None), (members, 3 * len(members), state, None)]
+    return jobs
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_reused_solvers_give_the_bounds_of_new_ones(hard):
+    game, codes = mini(hard)
+    shared = shared_of(game, codes)
+    codes_, sog, n_codes, k_s, max_level, memo_bits, words, left = shared
+    jobs = class_jobs(game, codes, game.guess_index["4*7=28"]) + class_jobs(game, codes, game.guess_index["10-9=1"])
+    reused = [prove._class_task(job, *shared) for job in jobs]
+    assert len(prove._CACHED) == 1  # one set of solvers served every class
+    fresh = [prove.class_bound(m, t, codes_, sog, n_codes, k_s, max_level, memo_bits, s, words, left, r)
+             for m, t, s, r in jobs]
+    assert reused == fresh
+    methods = {method.split()[-1] for _, method in reused}
+    assert {"exact", "LB_2"} <= methods or {"exact", "LB_3"} <= methods, methods
+    exact = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(), max_guesses=left)
+    for (members, target, state, _), (value, method) in zip(jobs, reused):
+        minimum, _ = exact.min_total(members, state=state)
+        assert value == minimum if method == "exact" else target <= value <= minimum
+
+
+def test_solvers_are_built_once_per_matrix_and_emptied_after_each_task(monkeypatch):
+    game, codes = mini(False)
+    monkeypatch.setattr(prove, "SMALL_ARRAY", 0)  # name every array by its buffer, as a big matrix is
+    shared = shared_of(game, codes)
+    jobs = class_jobs(game, codes, game.guess_index["4*7=28"])
+    first = prove._class_task(jobs[0], *shared)
+    solvers = prove._CACHED[0][2]
+    again = [_read_only(v) for v in shared]  # new array objects on the same buffers: a Ray task's arguments
+    assert prove._class_task(jobs[0], *again) == first and prove._CACHED[0][2] is solvers
+    assert all(not s.memo for key, s in solvers.built.items() if key[0] == "bounds")
+    elsewhere = [np.array(v) if isinstance(v, np.ndarray) else v for v in shared]  # same values, other buffers
+    assert prove._class_task(jobs[0], *elsewhere) == first and prove._CACHED[0][2] is not solvers
+
+
+def test_fan_out_tasks_drops_the_cache_of_this_process():
+    game, codes = mini(False)
+    jobs = class_jobs(game, codes, game.guess_index["4*7=28"])[:4]
+    ctx = SimpleNamespace(fan_out=lambda fn, items, shared, label: [fn(item, *shared) for item in items])
+    results = prove.fan_out_tasks(ctx, prove._class_task, jobs, shared_of(game, codes), "test")
+    assert len(results) == 4 and prove._CACHED == []
+    assert prove.fan_out_tasks(ctx, prove._class_task, [], (), "test") == []
