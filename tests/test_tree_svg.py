@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pipeline.artifacts.tree_svg import tree_svg
+from pipeline.errors import PipelineError
 from pipeline.games.answer import feedback
 from pipeline.search.tree import Tree, from_json
 
@@ -69,10 +70,19 @@ def word_game(word_list_game):
     return word_list_game(WORDS)
 
 
-def test_upper_bound_writes_the_svg_beside_tree_json(run_pipeline, word_game):
-    artifact = run_pipeline("stage=upper_bound", *word_game)
-    body = json.loads(artifact.file("tree.json").read_text())
-    nodes = drawn(artifact.file("tree.svg").read_text())
+@pytest.mark.parametrize("stage, depth", [("upper_bound", None), ("upper_bound", 3), ("exact", 1), ("exact", 4)])
+def test_stages_draw_the_svg_beside_each_tree_json_to_the_chosen_depth(run_pipeline, word_game, stage, depth):
+    artifact = run_pipeline(f"stage={stage}", *word_game, *([] if depth is None else [f"stage.tree_depth={depth}"]))
+    name = "tree" if stage == "upper_bound" else next(artifact.path.glob("tree-*.json")).stem
+    body = json.loads(artifact.file(f"{name}.json").read_text())
+    nodes = drawn(artifact.file(f"{name}.svg").read_text())
     assert nodes[0].get("data-guess") == body["tree"]["guess"]
-    assert len(nodes) == sum(per_level(body["tree"], 2).values())
+    assert len(nodes) == sum(per_level(body["tree"], depth or 2).values())
+    assert max(int(g.get("data-level")) for g in nodes) == min(depth or 2, body["max_guesses"])
     assert from_json(body["tree"]).candidates == len(WORDS)
+
+
+@pytest.mark.parametrize("stage", ["upper_bound", "exact", "leaderboard"])
+def test_stages_refuse_tree_depth_zero(run_pipeline, word_game, stage):
+    with pytest.raises(PipelineError, match="stage.tree_depth must be at least 1"):
+        run_pipeline(f"stage={stage}", *word_game, "stage.tree_depth=0")

@@ -16,9 +16,10 @@ from pipeline.runtime.store import MANIFEST, read_json_file
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 
 
-def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree", objective: str | None = None) -> dict:
-    """Write <name>.json, <name>.txt and <name>.svg (its top levels drawn: pipeline.artifacts.tree_svg); return
-    the tree's statistics.
+def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree", objective: str | None = None,
+               depth: int = DEFAULT_DEPTH) -> dict:
+    """Write <name>.json, <name>.txt and <name>.svg (levels 1..`depth` drawn: pipeline.artifacts.tree_svg);
+    return the tree's statistics.
 
     `objective`: what the search that built the tree minimised (pipeline.search.objective), recorded
     when given; trees of heuristics optimise neither and record none."""
@@ -33,8 +34,8 @@ def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree", objectiv
             "tree": to_json(tree)}
     folder_file(f"{name}.json").write_text(json.dumps(body) + "\n")
     folder_file(f"{name}.txt").write_text(to_text(tree))
-    title = f"{game.name}: {tree.guess}, total {stats['total']} (levels 1-{DEFAULT_DEPTH} of {stats['max_guesses']})"
-    folder_file(f"{name}.svg").write_text(tree_svg(tree, DEFAULT_DEPTH, title))
+    title = f"{game.name}: {tree.guess}, total {stats['total']} (levels 1-{depth} of {stats['max_guesses']})"
+    folder_file(f"{name}.svg").write_text(tree_svg(tree, depth, title))
     return stats
 
 

@@ -30,9 +30,10 @@ SCHEMA = ExactConfig
 
 
 def validate(cfg: ExactConfig, game) -> None:
-    from pipeline.validation import enough_secrets, memo_bits, one_of, word_list
+    from pipeline.validation import at_least, enough_secrets, memo_bits, one_of, word_list
 
     word_list(cfg, "openers", game)
+    at_least(cfg, "tree_depth", 1)
     one_of(cfg, "objective", OBJECTIVES)
     memo_bits(cfg)
     enough_secrets(game, NAME)
@@ -94,5 +95,6 @@ def _row(ctx: StageContext, cfg: ExactConfig, codes, opener, total, nodes) -> di
     tree = exact_tree(nodes, game, codes)
     if verify(tree, game.guesses, game.secrets, game.answering.response) != total:
         raise PipelineError(f"internal error: the exact tree of {game.guesses[opener]} does not replay to {total}")
-    stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]), objective=cfg.objective)
+    stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]), objective=cfg.objective,
+                       depth=cfg.tree_depth)
     return row | {"expected": stats["expected"], "max_guesses": stats["max_guesses"]}

@@ -52,7 +52,7 @@ def validate(cfg: LeaderboardConfig, game) -> None:
     total_only(cfg, "the leaderboard certifies")
     if cfg.k > len(game.guesses):
         raise PipelineError(f"stage.k={cfg.k} is more than the {len(game.guesses)} openers of {game.name}")
-    for name in ("k", "funnel_level", "closure_level", "round_size"):
+    for name in ("k", "funnel_level", "closure_level", "round_size", "tree_depth"):
         at_least(cfg, name, 1, allow_none=name == "round_size")
     at_least(cfg, "candidates", 0)
     memo_bits(cfg)
@@ -155,7 +155,7 @@ def leader_entries(ctx, cfg, codes, k_s, leaders: list[int], settled: dict) -> l
         if verify(tree, game.guesses, game.secrets, game.answering.response) != value:
             raise PipelineError(f"internal error: the exact tree of {game.guesses[g]} does not replay to {value}")
         name = tree_name(game.guesses[g])
-        write_tree(ctx.out.file, tree, game, name=name, objective="total")
+        write_tree(ctx.out.file, tree, game, name=name, objective="total", depth=cfg.tree_depth)
         targets = subtree_totals(to_json(tree))
         classes = opener_classes(codes, game, g)
         jobs += [(m, targets[colours], state, None) for colours, m, state in classes]

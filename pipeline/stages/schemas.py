@@ -54,6 +54,7 @@ class UpperBoundConfig(StageConfig):
     refine_memo_bits: int = 22  # exact-search memo of 2**bits entries (~41 bytes each) per refine task
     objective: str = "total"  # total | max_then_total (fewest guesses at worst, then the least Total)
     symmetry: bool = True  # ranked/all: one opener per orbit of the game's symmetries (none for Wordle lists)
+    tree_depth: int = 2  # levels of each tree drawn in the .svg beside its tree .json (root and its children)
 
 
 @schema
@@ -75,6 +76,7 @@ class ExactConfig(StageConfig):
     openers: list[str] = field(default_factory=list)  # [] = the opener ranked first by MostParts,InSet,ExpSizeSplit
     memo_bits: int = 22  # exact-search memo of 2**memo_bits entries (~41 bytes each) per task
     objective: str = "total"  # total | max_then_total (fewest guesses at worst, then the least Total)
+    tree_depth: int = 2  # levels of each tree drawn in the .svg beside its tree .json (root and its children)
 
 
 @schema
@@ -97,6 +99,7 @@ class LeaderboardConfig(StageConfig):
     closure_level: int = 5  # a listed opener's class bounds try LB_1..LB_closure_level before an exact value
     memo_bits: int = 20  # exact-search memo per task: 2**memo_bits entries (~41 bytes each)
     round_size: int | None = None  # survivors solved per round before the threshold is lowered; None = 2 per CPU
+    tree_depth: int = 2  # levels of each tree drawn in the .svg beside its tree .json (root and its children)
 
 
 @schema

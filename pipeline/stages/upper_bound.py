@@ -56,6 +56,7 @@ def validate(cfg: UpperBoundConfig, game) -> None:
     at_least(cfg, "batch_size", 1)
     at_least(cfg, "max_memo_entries", 1)
     at_least(cfg, "refine", 0)
+    at_least(cfg, "tree_depth", 1)
     memo_bits(cfg, "refine_memo_bits")
     one_of(cfg, "objective", OBJECTIVES)
     fits_memory("max_memo_entries", cfg.max_memo_entries, AP_MEMO_ENTRY_BYTES)
@@ -180,7 +181,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     tree = chosen["tree"]
     if verify(tree, game.guesses, game.secrets, game.answering.response) != chosen["total"]:
         raise PipelineError("internal error: the best tree does not replay to its total")
-    stats = write_tree(ctx.out.file, tree, game, objective=cfg.objective)
+    stats = write_tree(ctx.out.file, tree, game, objective=cfg.objective, depth=cfg.tree_depth)
     summary = {"ub": chosen["total"], "objective": cfg.objective, "opener": game.guesses[chosen["opener"]],
                "method": chosen["method"],
                "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results),
