@@ -399,3 +399,13 @@ def test_verify_certificate_command(mini_proof, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.strip().startswith("error: certificate rejected: optimal_openers")
     assert proc.stderr.count("\nerror") == 0 and "Traceback" not in proc.stderr
+
+
+def test_long_checks_say_their_progress_with_an_eta():
+    from pipeline.proofs.parallel import counted
+
+    ticks = iter([0.0, 10.0, 31.0, 40.0, 70.0, 75.0])  # the clock at start and after each of 5 results
+    said: list[str] = []
+    out = list(counted(iter("abcde"), 5, "class bounds", said.append, every=30.0, clock=lambda: next(ticks)))
+    assert out == list("abcde")  # every result passes through, in order
+    assert said == ["checked 2/5 class bounds (40%), ETA 0m46s", "checked 4/5 class bounds (80%), ETA 0m17s"]

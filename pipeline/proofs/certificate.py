@@ -174,7 +174,7 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
     say("re-deriving " + ", ".join(f"{rule} V_{level} of {len(by_level[(level, rule)])}" for level, rule in keys)
         + " eliminated opener(s)")
     deep = [i for i, (level, rule, _, _) in enumerate(jobs) if (level >= 3 or rule == "hard") and workers > 1]
-    values = dict(zip(deep, pooled_values(game, [jobs[i] for i in deep], workers))) if deep else {}
+    values = dict(zip(deep, pooled_values(game, [jobs[i] for i in deep], workers, say))) if deep else {}
     for i, (level, rule, openers, budget) in enumerate(jobs):
         if i not in values:
             values[i] = opener_values(bounds, hard, level, rule, openers, budget)
@@ -194,7 +194,7 @@ def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, l
     costly = [i for i, job in enumerate(jobs) if job[2] == "exact" or job[3] >= 3]
     values = {}
     if workers > 1 and len(costly) > 1 and exact.group is None:  # a symmetry group stays in this process
-        values = dict(zip(costly, pooled_class_values(game, [jobs[i] for i in costly], workers)))
+        values = dict(zip(costly, pooled_class_values(game, [jobs[i] for i in costly], workers, say)))
     for i, ((opener, c), job) in enumerate(zip(picked, jobs)):
         value = values[i] if i in values else class_value(bounds, hard, exact, job)
         claimed, method = int(c["bound"]), str(c["method"])

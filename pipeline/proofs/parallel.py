@@ -7,6 +7,7 @@ themselves: nothing is shared with the process that asks, or with the prover.
 """
 
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
@@ -15,6 +16,7 @@ import numpy as np
 from pipeline.proofs.symmetry import stabiliser
 
 CHUNKS_PER_WORKER = 4  # smaller chunks even out openers of very different cost
+SAY_EVERY_SECONDS = 30.0  # a progress line this often while checks keep finishing
 _worker: dict = {}
 
 
@@ -85,18 +87,33 @@ def _pool(game, workers: int, run):
             os.environ["NUMBA_NUM_THREADS"] = saved
 
 
-def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int) -> list[list[int]]:
+def counted(results, total: int, what: str, say, every: float = SAY_EVERY_SECONDS, clock=time.monotonic):
+    """Yield `results`, saying `checked done/total what (pct), ETA` at most every `every` seconds: a check that
+    runs for an hour is not silent."""
+    started = last = clock()
+    for done, result in enumerate(results, 1):
+        yield result
+        now = clock()
+        if say is not None and now - last >= every and done < total:
+            last = now
+            eta = (now - started) / done * (total - done)
+            say(f"checked {done}/{total} {what} ({100 * done // total}%), ETA {int(eta // 60)}m{int(eta % 60):02d}s")
+
+
+def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int, say=None) -> list[list[int]]:
     """opener_values of each job (level, rule, openers, budget), spread over `workers` processes."""
     parts = [chunks(openers, workers) for _, _, openers, _ in jobs]
     split = [(level, rule, part, budget) for (level, rule, _, budget), pieces in zip(jobs, parts) for part in pieces]
-    results = iter(_pool(game, workers, lambda pool: list(pool.map(_chunk, split))))
+    results = iter(_pool(game, workers, lambda pool: list(
+        counted(pool.map(_chunk, split), len(split), "chunks of eliminated openers", say))))
     return [[value for _ in pieces for value in next(results)] for pieces in parts]
 
 
-def pooled_class_values(game, jobs: list[tuple], workers: int) -> list[int]:
+def pooled_class_values(game, jobs: list[tuple], workers: int, say=None) -> list[int]:
     """class_value of each job, largest classes first over `workers` processes, in job order."""
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
-    values = _pool(game, workers, lambda pool: list(pool.map(_class_job, [jobs[i] for i in order])))
+    values = _pool(game, workers, lambda pool: list(
+        counted(pool.map(_class_job, [jobs[i] for i in order]), len(jobs), "class bounds", say)))
     out = [0] * len(jobs)
     for i, value in zip(order, values):
         out[i] = value
