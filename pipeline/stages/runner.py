@@ -20,7 +20,7 @@ from pipeline.stages.base import StageConfig, StageContext, StageContract, contr
 NOT_IN_KEY = ("name", "force")
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 RESULT_PACKAGES = ("games", "feedback", "search", "blindfold", "artifacts")  # their code shapes results
-READS_PUBLISHED = ("report", "reproduce")  # stages whose result also depends on report/ (published figures, plots)
+READS_PUBLISHED = ("report", "reproduce", "openers")  # results also depend on report/ (published figures, plots)
 RESULT_MODULES = ("validation.py",)
 DEPENDENCIES = ("ray", "numpy", "pyarrow", "hydra-core", "omegaconf", "numba", "llvmlite", "highspy",
                 "matplotlib", "psutil")
