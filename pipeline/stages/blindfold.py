@@ -24,11 +24,12 @@ K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous board
 SCHEMA = BlindfoldConfig
 
 
-def _words(game, words, what) -> list[int]:
-    for w in words:
-        if w.lower() not in game.guess_index:
-            raise PipelineError(f"{what}: {w!r} is not an allowed guess of game {game.name}")
-    return [game.guess_index[w.lower()] for w in words]
+def _indices(cfg: BlindfoldConfig, name: str, game) -> list[int]:
+    """The guess indices of the word list stage.<name>, read as `validate` checked it (a Primel prime that
+    Hydra read as a number included)."""
+    from pipeline.validation import word_list
+
+    return [game.guess_index[w] for w in word_list(cfg, name, game)]
 
 
 def validate(cfg: BlindfoldConfig, game) -> None:
@@ -73,7 +74,7 @@ def validate_hybrid(cfg: BlindfoldConfig, game) -> None:
     if cfg.check or cfg.uniqueness:
         raise PipelineError("stage.check and stage.uniqueness belong to stage.mode=cover; give stage.mode=hybrid "
                             "without them")
-    usable = len(columns(cfg, game)) - len({w.lower() for w in cfg.exclude})
+    usable = len(columns(cfg, game)) - len(_indices(cfg, "exclude", game))
     if cfg.fixed > usable:
         raise PipelineError(f"stage.fixed={cfg.fixed} asks for more fixed guesses than the {usable} allowed")
     if game.max_guesses is not None and cfg.fixed + cfg.depth > game.max_guesses:
@@ -107,8 +108,9 @@ def solver_options(cfg: BlindfoldConfig, game) -> dict:
 
 def run_check(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
     game = ctx.game
-    classes = check(codes, _words(game, cfg.check, "stage.check"))
-    result = {"check": [w.lower() for w in cfg.check], "separates_all": not classes,
+    chosen = _indices(cfg, "check", game)
+    classes = check(codes, chosen)
+    result = {"check": [game.guesses[g] for g in chosen], "separates_all": not classes,
               "unseparated_classes": [[game.secrets[i] for i in c] for c in classes]}
     ctx.out.file("solution.json").write_text(json.dumps(result, indent=2) + "\n")
     if classes:
@@ -125,8 +127,8 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
     if cfg.mode == "hybrid":
         return run_hybrid(ctx, cfg, codes)
     cols, seeds = columns(cfg, game), starting_pairs(cfg, game)
-    excluded = _words(game, cfg.exclude, "stage.exclude")
-    initial = _words(game, cfg.initial, "stage.initial")
+    excluded = _indices(cfg, "exclude", game)
+    initial = _indices(cfg, "initial", game)
     result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, initial=initial or None,
                              **solver_options(cfg, game),
                              model_path=str(ctx.out.file(f"model.{cfg.model_format}")),
@@ -136,9 +138,9 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
                              "secret_i": [game.secrets[i] for i in result.pairs_i],
                              "secret_j": [game.secrets[j] for j in result.pairs_j]}), ctx.out.file("pairs.parquet"))
     summary = {**result.summary(), "guesses": [game.guesses[g] for g in result.chosen],
-               "guesses_from": cfg.guesses_from, "excluded": [w.lower() for w in cfg.exclude]}
+               "guesses_from": cfg.guesses_from, "excluded": [game.guesses[g] for g in excluded]}
     if initial:  # a given starting set is an upper bound only once checked here against every secret
-        summary["initial"] = {"guesses": [w.lower() for w in cfg.initial], "separates_all": not check(codes, initial)}
+        summary["initial"] = {"guesses": [game.guesses[g] for g in initial], "separates_all": not check(codes, initial)}
     if result.f_star is not None:
         summary["k_boards"] = {k: result.f_star + k for k in range(1, K_BOARDS + 1)}
     if cfg.uniqueness and result.proven_optimal:
@@ -151,7 +153,7 @@ def uniqueness(ctx: StageContext, cfg: BlindfoldConfig, codes, cols, result) -> 
     """Is the proven-optimal set the only one of its size?  One lazy MIP over the sets other than it (no-good
     cut), seeded with the main solve's pairs: infeasible on a subset of the pairs proves uniqueness."""
     game = ctx.game
-    allowed = cols[~np.isin(cols, _words(game, cfg.exclude, "stage.exclude"))]
+    allowed = cols[~np.isin(cols, _indices(cfg, "exclude", game))]
     found = prove_unique(codes, result.chosen, (result.pairs_i, result.pairs_j), columns=allowed,
                          time_limit=cfg.time_limit_s,
                          threads=cfg.threads, max_rounds=cfg.max_rounds,
@@ -167,7 +169,7 @@ def run_hybrid(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
     from pipeline.blindfold.hybrid import enumerates, solve_hybrid
 
     game = ctx.game
-    excluded = set(_words(game, cfg.exclude, "stage.exclude"))
+    excluded = set(_indices(cfg, "exclude", game))
     cols = [int(g) for g in columns(cfg, game) if int(g) not in excluded]
     result = solve_hybrid(codes, cols, cfg.fixed, cfg.depth, game.answering.win, game.n_codes, cfg.beam,
                           cfg.exhaustive_sets)
