@@ -162,3 +162,20 @@ def test_prove_refuses_when_the_ub_is_below_the_optimum(run_pipeline, ray_sessio
     with pytest.raises(PipelineError, match="below the optimum"):
         run_pipeline("stage=prove", "game=mini_nerdle", "upstream.lower_bound.ub=543")
     assert not list((outputs / "prove").glob("[!.]*"))
+
+
+def test_a_survivor_better_than_the_upper_bound_is_named_and_nothing_is_claimed_optimal(run_pipeline, ray_session):
+    artifact = run_pipeline("stage=prove", "game=mini_nerdle", "upstream.upper_bound.openers=['1+9=10']")
+    cert = json.loads(artifact.file("certificate.json").read_text())
+    assert cert["ub_opener"] == "1+9=10" and cert["ub"] > 544
+    assert cert["proven"] is False and cert["optimal_openers"] == []  # an unproven certificate names no optimum
+    better = cert["better_openers"]
+    assert better[0] == {"opener": "4*7=28", "value": 544}  # the proven optimum, found from a worse bound
+    game = builtin_game("mini_nerdle")
+    search = ApSearch(game_matrix(game), game.secret_of_guess, game.n_codes, len(game.guesses))
+    for b in better:  # each value is the opener's exact MinTotal (ApMinTotal with n = |G|), below the bound
+        assert b["value"] == search.strategy(None, game.guess_index[b["opener"]]).total < cert["ub"]
+    assert [b["value"] for b in better] == sorted(b["value"] for b in better)
+    assert "rerun with 'upstream.upper_bound.openers=[4*7=28]'" in artifact.file("stage.log").read_text()
+    with pytest.raises(CertificateError, match="below ub"):
+        verify_certificate(artifact.path, game)

@@ -23,6 +23,7 @@ import numpy as np
 from pipeline.artifacts.trees import rule_violation
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
+from pipeline.runtime.log import log
 from pipeline.search.bounds import BoundSolver, k_of_game
 from pipeline.search.exact import INF, ExactSolver
 from pipeline.search.hard_bounds import HardBoundSolver
@@ -309,7 +310,10 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
         shutil.copy(tree_file.with_suffix(".svg"), ctx.out.file("tree.svg"))
     certificate = {"objective": cfg.objective} | build_certificate(ctx, ub, ub_opener, tree_file, survivors, k_s)
     ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
-    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers")}
+    if not certificate["proven"]:
+        say_why_not_proven(certificate)
+    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers")} | (
+        {} if certificate["proven"] else {"better_openers": certificate["better_openers"][:5]})
 
 
 def eliminated_openers(lower_bound_artifact) -> list[dict]:
@@ -318,19 +322,44 @@ def eliminated_openers(lower_bound_artifact) -> list[dict]:
             for r in rows if r["eliminated"]]
 
 
+def better_openers(survivors: dict, ub: int) -> list[dict]:
+    """Survivors whose classes all solved exactly to a total below ub, best first: each is a better opener
+    than the upper bound's (its exact value), so ub is not the optimum and the proof cannot close."""
+    return sorted(({"opener": w, "value": s["value"]} for w, s in survivors.items()
+                   if s["value"] < ub and all(c["method"] == "exact" for c in s["classes"])),
+                  key=lambda b: (b["value"], b["opener"]))
+
+
 def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_s) -> dict:
+    """The certificate; `optimal_openers` are named only when the proof closes (an unproven certificate
+    claims no optimum), and `better_openers` lists survivors shown better than ub."""
     game = ctx.game
     ub_entry = survivors.get(ub_opener)
     closes = ub_entry is not None and ub_entry["value"] == ub
-    others_not_better = all(s["value"] >= ub for s in survivors.values())
-    return {
+    proven = bool(closes and all(s["value"] >= ub for s in survivors.values()))
+    certificate = {
         **game_claims(game), "k_s": k_s,
         "ub": ub, "ub_opener": ub_opener, "ub_tree_sha256": hashlib.sha256(tree_file.read_bytes()).hexdigest(),
         "eliminated": eliminated_openers(ctx.inputs["lower_bound"]),
         "survivors": list(survivors.values()),
         "optimal_openers": sorted(w for w, s in survivors.items() if s["value"] == ub),
-        "proven": bool(closes and others_not_better),
+        "better_openers": better_openers(survivors, ub),
+        "proven": proven,
     } | symmetry_claims(ctx.inputs["lower_bound"], survivors, ub)
+    return certificate if proven else certificate | {"optimal_openers": []}
+
+
+def say_why_not_proven(certificate: dict) -> None:
+    """One warning line naming what stopped the proof, and the command that goes on from there."""
+    better = certificate["better_openers"]
+    if better:
+        best = better[0]
+        log.warning(f"{NAME}: not proven: opener {best['opener']} solves exactly to {best['value']}, below the "
+                    f"upper bound {certificate['ub']} ({certificate['ub_opener']}; {len(better)} better opener(s) "
+                    f"in all): rerun with 'upstream.upper_bound.openers=[{best['opener']}]' to prove from it")
+    else:
+        log.warning(f"{NAME}: not proven: the upper bound opener {certificate['ub_opener']}'s class bounds do not "
+                    f"reach {certificate['ub']}: raise stage.max_level or stage.memo_bits")
 
 
 def game_claims(game) -> dict:
