@@ -164,18 +164,18 @@ def test_prove_refuses_when_the_ub_is_below_the_optimum(run_pipeline, ray_sessio
     assert not list((outputs / "prove").glob("[!.]*"))
 
 
-def test_a_survivor_better_than_the_upper_bound_is_named_and_nothing_is_claimed_optimal(run_pipeline, ray_session):
+def test_a_survivor_better_than_the_upper_bound_becomes_the_bound_and_the_proof_closes(run_pipeline, ray_session):
     artifact = run_pipeline("stage=prove", "game=mini_nerdle", "upstream.upper_bound.openers=['1+9=10']")
     cert = json.loads(artifact.file("certificate.json").read_text())
-    assert cert["ub_opener"] == "1+9=10" and cert["ub"] > 544
-    assert cert["proven"] is False and cert["optimal_openers"] == []  # an unproven certificate names no optimum
-    better = cert["better_openers"]
-    assert better[0] == {"opener": "4*7=28", "value": 544}  # the proven optimum, found from a worse bound
     game = builtin_game("mini_nerdle")
     search = ApSearch(game_matrix(game), game.secret_of_guess, game.n_codes, len(game.guesses))
-    for b in better:  # each value is the opener's exact MinTotal (ApMinTotal with n = |G|), below the bound
-        assert b["value"] == search.strategy(None, game.guess_index[b["opener"]]).total < cert["ub"]
-    assert [b["value"] for b in better] == sorted(b["value"] for b in better)
-    assert "rerun with 'upstream.upper_bound.openers=[4*7=28]'" in artifact.file("stage.log").read_text()
-    with pytest.raises(CertificateError, match="below ub"):
-        verify_certificate(artifact.path, game)
+    given = cert["upper_bound_given"]  # ApMinTotal's bound for 1+9=10 alone, above the optimum
+    assert given["opener"] == "1+9=10" and given["ub"] > 544
+    assert cert["proven"] is True and cert["ub"] == 544 and cert["optimal_openers"] == ["4*7=28"]
+    assert cert["ub_opener"] == "4*7=28" and search.strategy(None, game.guess_index["4*7=28"]).total == 544
+    body = json.loads(artifact.file("tree.json").read_text())
+    assert body["tree"]["guess"] == "4*7=28" and body["total"] == 544  # the better opener's own optimal tree
+    assert "solves exactly to 544, below the upper bound" in artifact.file("stage.log").read_text()
+    result = verify_certificate(artifact.path, game)  # the independent checker accepts the adopted bound
+    assert result["complete"] and result["ub"] == 544 and result["optimal_openers"] == ["4*7=28"]
+

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from pipeline.artifacts.trees import rule_violation
+from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.artifacts.trees import rule_violation, write_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
@@ -30,7 +31,7 @@ from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
 from pipeline.search.symmetry import guess_permutations, root_guesses
-from pipeline.search.tree import from_json
+from pipeline.search.tree import from_json, verify
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ProveConfig
 
@@ -305,15 +306,23 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     for entry in survivors.values():
         entry["sum"] = sum(c["bound"] for c in entry["classes"])
         entry["value"] = len(game.secrets) + entry["sum"]
-    shutil.copy(tree_file, ctx.out.file("tree.json"))
-    if tree_file.with_suffix(".svg").exists():  # the drawing of its top levels, beside it as everywhere
-        shutil.copy(tree_file.with_suffix(".svg"), ctx.out.file("tree.svg"))
-    certificate = {"objective": cfg.objective} | build_certificate(ctx, ub, ub_opener, tree_file, survivors, k_s)
+    given = {"ub": ub, "opener": ub_opener}  # the upper bound stage's, recorded beside a better one
+    better = better_openers(survivors, ub)
+    if better:
+        ub, ub_opener = better[0]["value"], better[0]["opener"]
+        log.info(f"{NAME}: opener {ub_opener} solves exactly to {ub}, below the upper bound {given['ub']} "
+                 f"({given['opener']}): the proof goes on from {ub_opener}'s optimal tree")
+        tree_file = write_better_tree(ctx, cfg, codes, ub_opener, ub)
+    else:
+        shutil.copy(tree_file, ctx.out.file("tree.json"))
+        if tree_file.with_suffix(".svg").exists():  # the drawing of its top levels, beside it as everywhere
+            shutil.copy(tree_file.with_suffix(".svg"), ctx.out.file("tree.svg"))
+    certificate = {"objective": cfg.objective, "upper_bound_given": given} | build_certificate(
+        ctx, ub, ub_opener, ctx.out.file("tree.json"), survivors, k_s)
     ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
     if not certificate["proven"]:
         say_why_not_proven(certificate)
-    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers")} | (
-        {} if certificate["proven"] else {"better_openers": certificate["better_openers"][:5]})
+    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers", "upper_bound_given")}
 
 
 def eliminated_openers(lower_bound_artifact) -> list[dict]:
@@ -322,17 +331,37 @@ def eliminated_openers(lower_bound_artifact) -> list[dict]:
             for r in rows if r["eliminated"]]
 
 
+def write_better_tree(ctx: StageContext, cfg: ProveConfig, codes, opener: str, value: int):
+    """An optimal tree of `opener`, whose classes the opener task solved exactly to `value`, written as this
+    artifact's tree.json/.txt/.svg: the proof's upper bound from now on."""
+    game = ctx.game
+    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(),
+                         max_guesses=game.max_guesses, memo_bits=cfg.memo_bits)
+    tree = exact_tree(solver.tree(game.guess_index[opener]), game, codes)
+    replayed = verify(tree, game.guesses, game.secrets, game.answering.response)
+    if replayed != value:
+        raise PipelineError(f"internal error: {opener}'s exact tree replays to {replayed}, its classes sum to {value}")
+    write_tree(ctx.out.file, tree, game, objective="total")
+    return ctx.out.file("tree.json")
+
+
+def exact_class(c: dict) -> bool:
+    """The class's bound is its exact MinTotal: solved exactly, or a lower bound that meets the UB tree's
+    subtree total (so that subtree is optimal)."""
+    return c["method"] == "exact" or c["bound"] == c.get("target")
+
+
 def better_openers(survivors: dict, ub: int) -> list[dict]:
-    """Survivors whose classes all solved exactly to a total below ub, best first: each is a better opener
-    than the upper bound's (its exact value), so ub is not the optimum and the proof cannot close."""
+    """Survivors whose class bounds are all exact and sum below ub, best first: each is a better opener than
+    the upper bound's tree (the UB opener itself when its tree was not optimal), by its exact value."""
     return sorted(({"opener": w, "value": s["value"]} for w, s in survivors.items()
-                   if s["value"] < ub and all(c["method"] == "exact" for c in s["classes"])),
+                   if s["value"] < ub and all(exact_class(c) for c in s["classes"])),
                   key=lambda b: (b["value"], b["opener"]))
 
 
 def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_s) -> dict:
     """The certificate; `optimal_openers` are named only when the proof closes (an unproven certificate
-    claims no optimum), and `better_openers` lists survivors shown better than ub."""
+    claims no optimum)."""
     game = ctx.game
     ub_entry = survivors.get(ub_opener)
     closes = ub_entry is not None and ub_entry["value"] == ub
@@ -343,23 +372,17 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
         "eliminated": eliminated_openers(ctx.inputs["lower_bound"]),
         "survivors": list(survivors.values()),
         "optimal_openers": sorted(w for w, s in survivors.items() if s["value"] == ub),
-        "better_openers": better_openers(survivors, ub),
         "proven": proven,
     } | symmetry_claims(ctx.inputs["lower_bound"], survivors, ub)
     return certificate if proven else certificate | {"optimal_openers": []}
 
 
 def say_why_not_proven(certificate: dict) -> None:
-    """One warning line naming what stopped the proof, and the command that goes on from there."""
-    better = certificate["better_openers"]
-    if better:
-        best = better[0]
-        log.warning(f"{NAME}: not proven: opener {best['opener']} solves exactly to {best['value']}, below the "
-                    f"upper bound {certificate['ub']} ({certificate['ub_opener']}; {len(better)} better opener(s) "
-                    f"in all): rerun with 'upstream.upper_bound.openers=[{best['opener']}]' to prove from it")
-    else:
-        log.warning(f"{NAME}: not proven: the upper bound opener {certificate['ub_opener']}'s class bounds do not "
-                    f"reach {certificate['ub']}: raise stage.max_level or stage.memo_bits")
+    """One warning line naming the survivors whose bounds fall short of ub, and what to raise."""
+    short = [f"{s['opener']} ({s['value']})" for s in certificate["survivors"] if s["value"] < certificate["ub"]]
+    log.warning(f"{NAME}: not proven: the class bounds of {', '.join(short[:5])} do not reach ub={certificate['ub']}"
+                f"{f' (and {len(short) - 5} more)' if len(short) > 5 else ''}: raise stage.max_level or "
+                "stage.memo_bits")
 
 
 def game_claims(game) -> dict:

@@ -114,10 +114,7 @@ def prove_section(found, game) -> str:
         if c["proven"]:
             claim = f"MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])}"
         else:
-            better = c.get("better_openers") or []
-            found = ", ".join(f"{b['opener']} {b['value']}" for b in better[:5])
-            claim = f"upper bound {c['ub']} ({c['ub_opener']}) not shown optimal" + (
-                f"; better openers found: {found}" if better else "")
+            claim = f"upper bound {c['ub']} ({c['ub_opener']}) not shown optimal"
         out += (f"proven: **{c['proven']}** — {claim}; {len(c['eliminated'])} openers eliminated by the funnel; "
                 f"certificate `{m['path']}` ({m['run_seconds']} s)\n\n")
     return out
