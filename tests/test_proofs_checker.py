@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -327,17 +328,21 @@ def test_forged_547_certificate_is_caught_only_by_the_full_check(tmp_path_factor
     eliminated with a bound of 548: each hidden bound is re-derivable, but only below 547."""
     folder, game = _prove(tmp_path_factory, "game=mini_nerdle", "upstream.upper_bound.openers=['3*9=27']")
     cert = json.loads((folder / "certificate.json").read_text())
-    assert cert["ub"] == 547 and not cert["proven"]
+    assert cert["upper_bound_given"] == {"ub": 547, "opener": "3*9=27"}  # the prover itself went on to 544
+    assert cert["proven"] and cert["ub"] == 544
+    given_tree = json.loads((Path(json.loads((folder / "manifest.json").read_text())["inputs"]["upper_bound"]["path"])
+                             / "tree.json").read_text())
 
-    def forge(c):
+    def forge(c):  # the certificate the prover would write if it stopped at 547 and lied about the rest
         better = [s for s in c["survivors"] if s["value"] < 547]
         assert [s["opener"] for s in better] and "4*7=28" in [s["opener"] for s in better]
+        c.update(ub=547, ub_opener="3*9=27", proven=True)
         c["survivors"] = [s for s in c["survivors"] if s["value"] >= 547]
         c["eliminated"] += [{"opener": s["opener"], "level": 3, "bound": 548} for s in better]
         c["optimal_openers"] = sorted(s["opener"] for s in c["survivors"] if s["value"] == 547)
-        c["proven"] = True
+        assert "3*9=27" in c["optimal_openers"]
 
-    forged = tampered(folder, tmp_path, forge)
+    forged = tampered(folder, tmp_path, forge, lambda tree: (tree.clear(), tree.update(given_tree)))
     with pytest.raises(CertificateError, match="V_3 re-derived as .* not above ub=547"):
         verify_certificate(forged, game)
     partial = verify_certificate(forged, game, sample=3)
