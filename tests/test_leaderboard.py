@@ -218,5 +218,6 @@ def test_bad_input_on_the_command_line_is_one_line(tmp_path):
 
 def test_fewer_ranked_openers_than_k_is_refused(run_pipeline, tiny_game, ray_session):
     overrides = tiny_game[0]
-    with pytest.raises(PipelineError, match="upstream.upper_bound.top_k=4"):
+    with pytest.raises(PipelineError, match=r"for 2 of its 2 openers, fewer than stage.k=4: rerun with a larger "
+                                            r"upstream.upper_bound.top_k \(e.g. 8\)"):
         run_pipeline("stage=leaderboard", "stage.k=4", "upstream.upper_bound.top_k=2", *overrides)

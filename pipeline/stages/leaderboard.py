@@ -69,10 +69,13 @@ def first_threshold(ctx: StageContext, k: int) -> tuple[int, list[int]]:
                             "upstream.upper_bound.objective=total")
     if (summary.get("guesses_sha256"), summary.get("secrets_sha256")) != (game.guesses_digest, game.secrets_digest):
         raise PipelineError(f"{artifact.path} is an upper bound for other word lists")
-    rows = [r for r in artifact.read_table("openers.parquet").to_pylist() if r["total"] is not None]
+    tried = artifact.read_table("openers.parquet").to_pylist()
+    rows = [r for r in tried if r["total"] is not None]
     if len(rows) < k:
-        raise PipelineError(f"the upper bound found strategies for {len(rows)} openers, fewer than stage.k={k}: "
-                            f"rerun with upstream.upper_bound.top_k={k} (or more)")
+        more = min(len(game.guesses), 2 * len(tried) * -(-k // max(len(rows), 1)))
+        raise PipelineError(f"the upper bound found a strategy within the guess limit for {len(rows)} of its "
+                            f"{len(tried)} openers, fewer than stage.k={k}: rerun with a larger "
+                            f"upstream.upper_bound.top_k (e.g. {more})")
     t0 = sorted(r["total"] for r in rows)[k - 1]
     return t0, sorted(game.guess_index[r["opener"]] for r in rows if r["total"] <= t0)
 
