@@ -414,3 +414,12 @@ def test_long_checks_say_their_progress_with_an_eta():
     out = list(counted(iter("abcde"), 5, "class bounds", said.append, every=30.0, clock=lambda: next(ticks)))
     assert out == list("abcde")  # every result passes through, in order
     assert said == ["checked 2/5 class bounds (40%), ETA 0m46s", "checked 4/5 class bounds (80%), ETA 0m17s"]
+
+
+def test_progress_lines_reach_a_log_but_announcements_stay_on_terminals(capsys, monkeypatch):
+    from pipeline.proofs.certificate import stderr_say
+
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
+    stderr_say("re-deriving 12 closure class bound(s)")
+    stderr_say("checked 2/5 class bounds (40%), ETA 0m46s")
+    assert capsys.readouterr().err == "verify-certificate: checked 2/5 class bounds (40%), ETA 0m46s\n"

@@ -33,7 +33,8 @@ from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_o
 from pipeline.proofs.bounds import LowerBounds, split
 from pipeline.proofs.exact import ExactSolver
 from pipeline.proofs.hard_bounds import HardLowerBounds
-from pipeline.proofs.parallel import class_value, opener_values, pooled_class_values, pooled_values
+from pipeline.proofs.parallel import (PROGRESS_PREFIX, class_value, opener_values, pooled_class_values,
+                                      pooled_values)
 from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry, group_elements, stabiliser
 from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit
 
@@ -267,6 +268,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
 
 
 def stderr_say(message: str) -> None:
-    """Progress on a terminal only, so that a rejection stays one `error:` line otherwise."""
-    if sys.stderr.isatty():
+    """What the check is doing, on a terminal; the periodic `checked done/total` lines of a long check also in
+    logs (stderr not a terminal). A check rejected within its first 30 s still prints one `error:` line."""
+    if sys.stderr.isatty() or message.startswith(PROGRESS_PREFIX):
         print(f"verify-certificate: {message}", file=sys.stderr, flush=True)

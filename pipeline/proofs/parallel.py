@@ -17,6 +17,7 @@ from pipeline.proofs.symmetry import stabiliser
 
 CHUNKS_PER_WORKER = 4  # smaller chunks even out openers of very different cost
 SAY_EVERY_SECONDS = 30.0  # a progress line this often while checks keep finishing
+PROGRESS_PREFIX = "checked "  # how those lines start (they reach logs, not only terminals)
 _worker: dict = {}
 
 
@@ -97,7 +98,8 @@ def counted(results, total: int, what: str, say, every: float = SAY_EVERY_SECOND
         if say is not None and now - last >= every and done < total:
             last = now
             eta = (now - started) / done * (total - done)
-            say(f"checked {done}/{total} {what} ({100 * done // total}%), ETA {int(eta // 60)}m{int(eta % 60):02d}s")
+            say(f"{PROGRESS_PREFIX}{done}/{total} {what} ({100 * done // total}%), "
+                f"ETA {int(eta // 60)}m{int(eta % 60):02d}s")
 
 
 def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int, say=None) -> list[list[int]]:
