@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from pipeline.search.tree import Tree
+from pipeline.errors import PipelineError
+from pipeline.search.tree import Tree, verify
 
 
 def exact_tree(nodes, game, codes, candidates=None) -> Tree:
@@ -14,4 +15,13 @@ def exact_tree(nodes, game, codes, candidates=None) -> Tree:
     for code, child in children.items():
         members = candidates[row[candidates] == code]
         tree.children[game.code_text(code)] = exact_tree(child, game, codes, members)
+    return tree
+
+
+def replayed_exact_tree(nodes, game, codes, value: int) -> Tree:
+    """exact_tree of a whole-game search result, refused (an internal error) unless every secret replays
+    through it to the total the search reported."""
+    tree = exact_tree(nodes, game, codes)
+    if verify(tree, game.guesses, game.secrets, game.answering.response) != value:
+        raise PipelineError(f"internal error: the exact tree of {tree.guess} does not replay to {value}")
     return tree

@@ -13,13 +13,11 @@ optimum (pipeline.search.objective).  Every row records its objective."""
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import tree_name, write_tree
-from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrices
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.objective import OBJECTIVES, least_limit
-from pipeline.search.tree import verify
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ExactConfig
 
@@ -92,9 +90,7 @@ def _row(ctx: StageContext, cfg: ExactConfig, codes, opener, total, nodes) -> di
            "max_guesses": None}
     if total is None:
         return row
-    tree = exact_tree(nodes, game, codes)
-    if verify(tree, game.guesses, game.secrets, game.answering.response) != total:
-        raise PipelineError(f"internal error: the exact tree of {game.guesses[opener]} does not replay to {total}")
+    tree = replayed_exact_tree(nodes, game, codes, total)
     stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]), objective=cfg.objective,
                        depth=cfg.tree_depth)
     return row | {"expected": stats["expected"], "max_guesses": stats["max_guesses"]}

@@ -31,12 +31,12 @@ import json
 from types import SimpleNamespace
 
 from pipeline.artifacts.trees import tree_name, write_tree
-from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import rank_openers
 from pipeline.search.bounds import k_of_game
-from pipeline.search.tree import to_json, verify
+from pipeline.search.tree import to_json
 from pipeline.stages.base import StageContext
 from pipeline.stages.prove import (_class_task, close_opener, fan_out_tasks, game_claims, guesses_left,
                                    opener_classes, subtree_totals, survivor_entry, task_solvers)
@@ -154,9 +154,7 @@ def leader_entries(ctx, cfg, codes, k_s, leaders: list[int], settled: dict) -> l
     game, entries, jobs, owners = ctx.game, [], [], []
     for g in leaders:
         value, _, nodes = settled[g]
-        tree = exact_tree(nodes, game, codes)
-        if verify(tree, game.guesses, game.secrets, game.answering.response) != value:
-            raise PipelineError(f"internal error: the exact tree of {game.guesses[g]} does not replay to {value}")
+        tree = replayed_exact_tree(nodes, game, codes, value)
         name = tree_name(game.guesses[g])
         write_tree(ctx.out.file, tree, game, name=name, objective="total", depth=cfg.tree_depth)
         targets = subtree_totals(to_json(tree))

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import rule_violation, write_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
@@ -31,7 +31,7 @@ from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
 from pipeline.search.symmetry import guess_permutations, root_guesses
-from pipeline.search.tree import from_json, verify
+from pipeline.search.tree import from_json
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ProveConfig
 
@@ -337,10 +337,7 @@ def write_better_tree(ctx: StageContext, cfg: ProveConfig, codes, opener: str, v
     game = ctx.game
     solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(),
                          max_guesses=game.max_guesses, memo_bits=cfg.memo_bits)
-    tree = exact_tree(solver.tree(game.guess_index[opener]), game, codes)
-    replayed = verify(tree, game.guesses, game.secrets, game.answering.response)
-    if replayed != value:
-        raise PipelineError(f"internal error: {opener}'s exact tree replays to {replayed}, its classes sum to {value}")
+    tree = replayed_exact_tree(solver.tree(game.guess_index[opener]), game, codes, value)
     write_tree(ctx.out.file, tree, game, objective="total")
     return ctx.out.file("tree.json")
 
@@ -378,11 +375,11 @@ def build_certificate(ctx: StageContext, ub, ub_opener, tree_file, survivors, k_
 
 
 def say_why_not_proven(certificate: dict) -> None:
-    """One warning line naming the survivors whose bounds fall short of ub, and what to raise."""
+    """One warning line naming the survivors whose class bounds, not all exact, fall short of ub (a lower bound
+    that meets a subtree total, or an exact solve, would have settled them)."""
     short = [f"{s['opener']} ({s['value']})" for s in certificate["survivors"] if s["value"] < certificate["ub"]]
     log.warning(f"{NAME}: not proven: the class bounds of {', '.join(short[:5])} do not reach ub={certificate['ub']}"
-                f"{f' (and {len(short) - 5} more)' if len(short) > 5 else ''}: raise stage.max_level or "
-                "stage.memo_bits")
+                f"{f' (and {len(short) - 5} more)' if len(short) > 5 else ''}")
 
 
 def game_claims(game) -> dict:
