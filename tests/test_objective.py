@@ -18,6 +18,7 @@ from pipeline.feedback.matrix import game_matrix
 from pipeline.games.answer import feedback
 from pipeline.games.catalog import builtin_game
 from pipeline.search.objective import depth_lower_bound, least_limit
+from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.search.tree import statistics, verify
 from pipeline.stages import exact, upper_bound
 from tests.test_hard_mode_chain import HARD_BINDS, INF, LIMIT_BINDS, hard_ok, tiny_game, tree_keeps_rules
@@ -90,7 +91,7 @@ def test_exact_max_then_total_is_the_brute_force_per_opener(case, hard, limit):
         if expected is None:
             assert total is None, word
             continue
-        tree = exact.exact_tree(nodes, game, codes)
+        tree = exact_tree(nodes, game, codes)
         assert (statistics(tree)["max_guesses"], total) == expected, word
         assert verify(tree, game.guesses, game.secrets) == total and tree_keeps_rules(tree, hard, limit)
         best = expected if best is None else min(best, expected)
@@ -125,7 +126,7 @@ def test_the_objectives_differ_on_a_tiny_game():
     for objective, expected in (("total", (5, 24)), ("max_then_total", (4, 25))):
         total, nodes = exact.solve_opener(g, codes, game.secret_of_guess, game.n_codes, False, None, 16, None,
                                           objective)
-        tree = exact.exact_tree(nodes, game, codes)
+        tree = exact_tree(nodes, game, codes)
         assert (statistics(tree)["max_guesses"], total) == expected
 
 
@@ -138,7 +139,7 @@ def test_small_mastermind_max_then_total_is_the_brute_force(overrides):
     for g, word in enumerate(game.guesses):
         total, nodes = exact.solve_opener(g, codes, game.secret_of_guess, game.n_codes, False, None, 16, None,
                                           "max_then_total")
-        results[word] = (statistics(exact.exact_tree(nodes, game, codes))["max_guesses"], total)
+        results[word] = (statistics(exact_tree(nodes, game, codes))["max_guesses"], total)
         assert results[word] == lexicographic(fronts(word), None), word
     assert min(results.values()) == lexicographic(fronts(), None)
 
