@@ -18,6 +18,7 @@ from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal import ApSearch
 from pipeline.proofs.certificate import CertificateError, verify_certificate
 from pipeline.artifacts.trees import tree_path
+from tests.test_tree_svg import drawn, per_level
 
 
 def prove(game_name, outputs):
@@ -116,7 +117,8 @@ def test_mini_nerdle_proof_end_to_end(mini_proof):
     assert len(cert["eliminated"]) == 205 and all(e["bound"] > 544 for e in cert["eliminated"])
     survivor = cert["survivors"][0]
     assert survivor["opener"] == "4*7=28" and 206 + sum(c["bound"] for c in survivor["classes"]) == 544
-    assert "4*7=28" in artifact.file("tree.svg").read_text()  # the drawn tree travels with the proof
+    tree = json.loads(artifact.file("tree.json").read_text())["tree"]  # drawn with the proof, default 2 levels
+    assert len(drawn(artifact.file("tree.svg").read_text())) == sum(per_level(tree, 2).values())
     result = verify_certificate(artifact.path, game)
     assert result["complete"] and result["ub"] == 544 and result["openers_rederived"] == 205
     assert result["classes_rederived"] == len(survivor["classes"])
@@ -165,7 +167,8 @@ def test_prove_refuses_when_the_ub_is_below_the_optimum(run_pipeline, ray_sessio
 
 
 def test_a_survivor_better_than_the_upper_bound_becomes_the_bound_and_the_proof_closes(run_pipeline, ray_session):
-    artifact = run_pipeline("stage=prove", "game=mini_nerdle", "upstream.upper_bound.openers=['1+9=10']")
+    artifact = run_pipeline("stage=prove", "game=mini_nerdle", "upstream.upper_bound.openers=['1+9=10']",
+                            "stage.tree_depth=3")
     cert = json.loads(artifact.file("certificate.json").read_text())
     game = builtin_game("mini_nerdle")
     search = ApSearch(game_matrix(game), game.secret_of_guess, game.n_codes, len(game.guesses))
@@ -175,6 +178,8 @@ def test_a_survivor_better_than_the_upper_bound_becomes_the_bound_and_the_proof_
     assert cert["ub_opener"] == "4*7=28" and search.strategy(None, game.guess_index["4*7=28"]).total == 544
     body = json.loads(artifact.file("tree.json").read_text())
     assert body["tree"]["guess"] == "4*7=28" and body["total"] == 544  # the better opener's own optimal tree
+    nodes = drawn(artifact.file("tree.svg").read_text())  # drawn to the chosen depth, from the adopted tree
+    assert nodes[0].get("data-guess") == "4*7=28" and len(nodes) == sum(per_level(body["tree"], 3).values())
     assert "solves exactly to 544, below the upper bound" in artifact.file("stage.log").read_text()
     result = verify_certificate(artifact.path, game)  # the independent checker accepts the adopted bound
     assert result["complete"] and result["ub"] == 544 and result["optimal_openers"] == ["4*7=28"]

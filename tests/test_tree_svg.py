@@ -82,7 +82,7 @@ def test_stages_draw_the_svg_beside_each_tree_json_to_the_chosen_depth(run_pipel
     assert from_json(body["tree"]).candidates == len(WORDS)
 
 
-@pytest.mark.parametrize("stage", ["upper_bound", "exact", "leaderboard"])
+@pytest.mark.parametrize("stage", ["upper_bound", "exact", "leaderboard", "prove"])
 def test_stages_refuse_tree_depth_zero(run_pipeline, word_game, stage):
     with pytest.raises(PipelineError, match="stage.tree_depth must be at least 1"):
         run_pipeline(f"stage={stage}", *word_game, "stage.tree_depth=0")

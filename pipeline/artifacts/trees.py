@@ -34,9 +34,15 @@ def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree", objectiv
             "tree": to_json(tree)}
     folder_file(f"{name}.json").write_text(json.dumps(body) + "\n")
     folder_file(f"{name}.txt").write_text(to_text(tree))
+    draw_tree(folder_file, tree, game, name, depth)
+    return stats
+
+
+def draw_tree(folder_file, tree: Tree, game: Game, name: str = "tree", depth: int = DEFAULT_DEPTH) -> None:
+    """Write <name>.svg: the tree's levels 1..`depth` (the paper's Figure 2), titled with its total."""
+    stats = statistics(tree)
     title = f"{game.name}: {tree.guess}, total {stats['total']} (levels 1-{depth} of {stats['max_guesses']})"
     folder_file(f"{name}.svg").write_text(tree_svg(tree, depth, title))
-    return stats
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
-from pipeline.artifacts.trees import rule_violation, write_tree
+from pipeline.artifacts.trees import draw_tree, rule_violation, write_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
@@ -48,6 +48,7 @@ def validate(cfg: ProveConfig, game) -> None:
 
     total_only(cfg, "a proof closes")
     at_least(cfg, "max_level", 1)
+    at_least(cfg, "tree_depth", 1)
     memo_bits(cfg)
     enough_secrets(game, NAME)
 
@@ -315,8 +316,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
         tree_file = write_better_tree(ctx, cfg, codes, ub_opener, ub)
     else:
         shutil.copy(tree_file, ctx.out.file("tree.json"))
-        if tree_file.with_suffix(".svg").exists():  # the drawing of its top levels, beside it as everywhere
-            shutil.copy(tree_file.with_suffix(".svg"), ctx.out.file("tree.svg"))
+        draw_tree(ctx.out.file, from_json(tree_body["tree"]), game, depth=cfg.tree_depth)
     certificate = {"objective": cfg.objective, "upper_bound_given": given} | build_certificate(
         ctx, ub, ub_opener, ctx.out.file("tree.json"), survivors, k_s)
     ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
@@ -338,7 +338,7 @@ def write_better_tree(ctx: StageContext, cfg: ProveConfig, codes, opener: str, v
     solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(),
                          max_guesses=game.max_guesses, memo_bits=cfg.memo_bits)
     tree = replayed_exact_tree(solver.tree(game.guess_index[opener]), game, codes, value)
-    write_tree(ctx.out.file, tree, game, objective="total")
+    write_tree(ctx.out.file, tree, game, objective="total", depth=cfg.tree_depth)
     return ctx.out.file("tree.json")
 
 

@@ -86,6 +86,7 @@ class ProveConfig(StageConfig):
     max_level: int = 5  # class bounds LB_1..LB_max_level are tried before an exact solve
     memo_bits: int = 20  # exact-search memo per task: 2**memo_bits entries (~41 bytes each)
     objective: str = "total"  # the only objective a proof closes (max_then_total is refused); recorded in the certificate
+    tree_depth: int = 2  # levels of the proof's tree (the upper bound's, or a better one it found) drawn in tree.svg
 
 
 @schema
