@@ -1,9 +1,6 @@
 """Shared fixtures: one embedded Ray session for the whole run, composed configs, tiny games."""
 
 import os
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,29 +9,6 @@ import pytest
 from pipeline.config import GameConfig, WordListConfig
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-
-
-@pytest.fixture(scope="session", autouse=True)
-def kernels_compiled_alongside():
-    """On a cold numba cache (a fresh clone, as in CI), compile the stages' kernels in a second process while
-    the tests run: a tiny proof end to end (the Docker image's warm-up) fills the same on-disk cache, so the
-    second core compiles what later tests would otherwise compile one after another.  A warm cache starts
-    nothing.  Every test still computes and checks its own values; only compiled machine code is shared."""
-    cache = Path(os.environ["NUMBA_CACHE_DIR"])  # set per source digest by `import pipeline`
-    if cache.is_dir() and any(cache.iterdir()):
-        yield
-        return
-    with tempfile.TemporaryDirectory() as outputs:
-        warm = subprocess.Popen([sys.executable, "-m", "pipeline", "experiment=prove_wordle", "game=mini_nerdle",
-                                 "ray.num_cpus=1", "progress=false", f"paths.outputs={outputs}"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        yield
-        warm.terminate()  # long finished on a full run; a run of a few tests stops it (Ray's nodes follow it)
-        try:
-            warm.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            warm.kill()
-            warm.wait()
 
 
 @pytest.fixture(scope="session")
