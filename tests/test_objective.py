@@ -13,12 +13,12 @@ from functools import lru_cache
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.answer import feedback
 from pipeline.games.catalog import builtin_game
 from pipeline.search.objective import depth_lower_bound, least_limit
-from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.search.tree import statistics, verify
 from pipeline.stages import exact, upper_bound
 from tests.test_hard_mode_chain import HARD_BINDS, INF, LIMIT_BINDS, hard_ok, tiny_game, tree_keeps_rules
