@@ -64,16 +64,16 @@ def test_default_outputs_are_in_the_working_directory(tmp_path):
 
 
 def can_build_wheels_offline() -> bool:
-    """setuptools >= 70.1 (the `test` extra) or the `wheel` package: a wheel builds without the network."""
+    """setuptools >= 77 (the `test` extra) or the `wheel` package: a wheel builds without the network."""
     from importlib.util import find_spec
 
     from packaging.version import Version
 
-    return find_spec("wheel") is not None or Version(metadata.version("setuptools")) >= Version("70.1")
+    return find_spec("wheel") is not None or Version(metadata.version("setuptools")) >= Version("77")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not can_build_wheels_offline(), reason="needs setuptools>=70.1 (the test extra): make install")
+@pytest.mark.skipif(not can_build_wheels_offline(), reason="needs setuptools>=77 (the test extra): make install")
 def test_installed_copy_runs_from_an_empty_folder(tmp_path):
     """A regular (non-editable) install of this checkout, run from an empty folder: configs and lists come
     from the package, artifacts go to ./outputs. Installed with --target so it reuses this venv's deps."""
