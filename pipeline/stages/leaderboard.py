@@ -1,6 +1,6 @@
 """Stage leaderboard: the exact values of the k best openers, and a certificate that every other opener is worse.
 
-The method (issue 13):
+The method:
 1. candidates: the upper bound's openers (ApMinTotal totals, upper bounds on their exact values); T0 = the
    k-th best of those totals bounds the k-th best exact value from above.  The candidates with a total
    <= T0, and the `stage.candidates` best-ranked openers (a tighter T for the funnel: the ApMinTotal list
