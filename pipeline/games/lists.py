@@ -1,23 +1,61 @@
-"""Reading and checking word lists: one clear error for each way a list can be wrong."""
+"""Reading and checking word lists: one clear error for each way a list can be wrong.
+
+A list loads exactly as a person reading it sees it, or not at all: one leading UTF-8 byte order mark is
+dropped (editors write one), and a word holding an invisible character (NUL, another control or format
+character) or a character that lower-casing or Unicode normalisation would change into something else
+(the Kelvin sign K, a full-width letter, a decomposed accent) is refused, naming its line.  Plain ASCII
+capitals are lower-cased as before."""
 
 import logging
+import unicodedata
 from pathlib import Path
 
 from pipeline.errors import PipelineError
 from pipeline.games.digest import sorted_sha256
 
 log = logging.getLogger("pipeline")
+BOM = "\ufeff"
 
 
 def read_words(path: str, what: str, hint: str = "") -> list[str]:
-    """The non-empty lines of a list file (any file of one word per line, or whitespace-separated)."""
+    """The words of a list file (one word per line, or whitespace-separated), each checked by `check_word`."""
     file = Path(path)
     if not path or not file.is_file():
         raise PipelineError(f"{what} list not found: {path or '(no path given)'}" + (f" — {hint}" if hint else ""))
     try:
-        return file.read_text(encoding="utf-8").split()
+        text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise PipelineError(f"{what} list {path} is not UTF-8 text") from None
+    text = text[1:] if text.startswith(BOM) else text
+    words = []
+    for number, line in enumerate(text.split("\n"), 1):
+        for word in line.split():
+            check_word(word, f"{what} list {path} line {number}")
+            words.append(word)
+    return words
+
+
+def check_word(word: str, where: str) -> None:
+    """Refuse a word a reader would not see as it is stored, or that lower-casing would turn into another."""
+    for char in word:
+        if unicodedata.category(char) in ("Cc", "Cf"):
+            raise PipelineError(f"{where}: {word!r} contains the invisible character {describe(char)}; "
+                                "write one word per line")
+        if char.isascii():
+            continue
+        changed = {form for form in (char.lower(), char.casefold(), unicodedata.normalize("NFKC", char))
+                   if form != char}
+        if changed:
+            raise PipelineError(f"{where}: {word!r} contains {describe(char)}, which lower-casing or Unicode "
+                                f"normalisation turns into {sorted(changed)[0]!r}; write the plain letter")
+    if unicodedata.normalize("NFC", word) != word:
+        raise PipelineError(f"{where}: {word!r} is not in Unicode normal form NFC (a decomposed accent?); "
+                            "write each letter as one character")
+
+
+def describe(char: str) -> str:
+    """A character as U+XXXX and its Unicode name, e.g. U+212A KELVIN SIGN."""
+    return f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}"
 
 
 def clean(words: list[str], length: int, alphabet: str, what: str, keep_matching_only: bool) -> list[str]:

@@ -1,0 +1,63 @@
+"""Ctrl-C and SIGTERM end a command-line run with one line on stderr and a conventional exit status.
+
+    error: interrupted; finished shards are kept, rerun the same command to resume
+
+Exit status 130 (128 + SIGINT) after Ctrl-C and 143 (128 + SIGTERM) after SIGTERM.  Both signals raise
+`Interrupted` in the main thread, so the run unwinds as after Ctrl-C: a stage's temp folder is removed by
+its `finally`, while the shards its fan-out finished stay on disk for the rerun.  `ray.init` installs a
+C++ SIGTERM handler that prints a stack dump ("SIGTERM received ... PC: ..."); `after_ray_start`
+installs the handlers again over it.  Library use is untouched: only `install` (the command line's entry
+point) turns the handlers on.
+"""
+
+import os
+import signal
+import sys
+import threading
+
+MESSAGE = "error: interrupted; finished shards are kept, rerun the same command to resume"
+EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+_installed = False
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by a signal; `signum` says which (SIGINT for a plain KeyboardInterrupt)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise(signum, frame):
+    raise Interrupted(signum)
+
+
+def install() -> None:
+    """Make SIGINT and SIGTERM raise Interrupted (main thread only: Python delivers signals there)."""
+    global _installed
+    if threading.current_thread() is threading.main_thread():
+        for signum in EXIT_STATUS:
+            signal.signal(signum, _raise)
+        _installed = True
+
+
+def after_ray_start() -> None:
+    """Put the handlers back over the ones `ray.init` installed, if the command line had installed them."""
+    if _installed:
+        install()
+
+
+def exit_status(err: BaseException) -> int:
+    """130 for Ctrl-C (a plain KeyboardInterrupt too), 143 for SIGTERM."""
+    return EXIT_STATUS.get(getattr(err, "signum", signal.SIGINT), 130)
+
+
+def report(err: BaseException) -> int:
+    """Print the one line and return the exit status; a second signal while the process exits (Ray shutting
+    down) ends it at once with the same status instead of a traceback."""
+    status = exit_status(err)
+    if threading.current_thread() is threading.main_thread():
+        for signum in EXIT_STATUS:
+            signal.signal(signum, lambda *_: os._exit(status))
+    print(MESSAGE, file=sys.stderr, flush=True)
+    return status
