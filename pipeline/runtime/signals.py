@@ -56,7 +56,7 @@ def report(err: BaseException) -> int:
     """Print the one line and return the exit status; a second signal while the process exits (Ray shutting
     down) ends it at once with the same status instead of a traceback."""
     status = exit_status(err)
-    if threading.current_thread() is threading.main_thread():
+    if _installed and threading.current_thread() is threading.main_thread():
         for signum in EXIT_STATUS:
             signal.signal(signum, lambda *_: os._exit(status))
     print(MESSAGE, file=sys.stderr, flush=True)
