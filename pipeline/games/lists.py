@@ -56,10 +56,10 @@ def changed_by_folding(word: str) -> str | None:
     for char in word:
         if char.isascii():
             continue
-        forms = {form for form in (char.lower(), char.casefold(), unicodedata.normalize("NFKC", char)) if form != char}
+        forms = [form for form in (char.lower(), char.casefold(), unicodedata.normalize("NFKC", char)) if form != char]
         if forms:
             return (f"contains {describe(char)}, which lower-casing or Unicode normalisation turns into "
-                    f"{sorted(forms)[0]!r}; write the plain letter")
+                    f"{forms[0]!r}; write the plain letter")
     if unicodedata.normalize("NFC", word) != word:
         return "is not in Unicode normal form NFC (a decomposed accent?); write each letter as one character"
     return None
