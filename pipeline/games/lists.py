@@ -67,7 +67,8 @@ def changed_by_folding(word: str) -> str | None:
 
 def describe(char: str) -> str:
     """A character as U+XXXX and its Unicode name, e.g. U+212A KELVIN SIGN."""
-    return f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}"
+    name = unicodedata.name(char, "") or ("(a control character)" if unicodedata.category(char) == "Cc" else "")
+    return f"U+{ord(char):04X} {name}".strip()
 
 
 def clean(words: list[str], length: int, alphabet: str, what: str, keep_matching_only: bool) -> list[str]:
