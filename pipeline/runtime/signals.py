@@ -18,6 +18,7 @@ import threading
 MESSAGE = "error: interrupted; finished shards are kept, rerun the same command to resume"
 EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
 _installed = False
+_received: int | None = None  # the last signal the handler saw (Ray's waits re-raise a plain KeyboardInterrupt)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -29,6 +30,8 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _raise(signum, frame):
+    global _received
+    _received = signum
     raise Interrupted(signum)
 
 
@@ -48,8 +51,8 @@ def after_ray_start() -> None:
 
 
 def exit_status(err: BaseException) -> int:
-    """130 for Ctrl-C (a plain KeyboardInterrupt too), 143 for SIGTERM."""
-    return EXIT_STATUS.get(getattr(err, "signum", signal.SIGINT), 130)
+    """130 for Ctrl-C, 143 for SIGTERM: the signal `err` carries, else the last one received, else Ctrl-C."""
+    return EXIT_STATUS.get(getattr(err, "signum", None) or _received or signal.SIGINT, 130)
 
 
 def report(err: BaseException) -> int:
