@@ -422,7 +422,8 @@ SLOW_MAIN = ("import sys, fault_injection; fault_injection.slow_tasks(float(sys.
 
 def pipeline_process(args: list[str], delay: float | None = None) -> subprocess.Popen:
     """`python -m pipeline args` (tasks sleeping `delay` s first when given: tests/fault_injection.py)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(PROJECT_ROOT / "tests")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(PROJECT_ROOT / "tests")]),
+           "RAY_worker_register_timeout_seconds": "180"}  # a loaded test machine starts workers slowly
     command = ["-m", "pipeline", *args] if delay is None else ["-c", SLOW_MAIN, str(delay), *args]
     return subprocess.Popen([sys.executable, *command], cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
