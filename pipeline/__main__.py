@@ -18,6 +18,10 @@ def main(argv: list[str]) -> int:
         return commands_main(argv)
     except KeyboardInterrupt as err:
         return signals.report(err)
+    except Exception as err:  # a library turned the interrupt into another error while it unwound
+        if signals.received() is None:
+            raise
+        return signals.report(err)
 
 
 def run() -> None:

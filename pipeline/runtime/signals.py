@@ -2,18 +2,21 @@
 
     error: interrupted; finished shards are kept, rerun the same command to resume
 
-Exit status 130 (128 + SIGINT) after Ctrl-C and 143 (128 + SIGTERM) after SIGTERM.  Both signals raise
-`Interrupted` in the main thread, so the run unwinds as after Ctrl-C: a stage's temp folder is removed by
-its `finally`, while the shards its fan-out finished stay on disk for the rerun.  `ray.init` installs a
-C++ SIGTERM handler that prints a stack dump ("SIGTERM received ... PC: ..."); `after_ray_start`
-installs the handlers again over it.  Library use is untouched: only `install` (the command line's entry
-point) turns the handlers on.
+Exit status 130 (128 + SIGINT) after Ctrl-C and 143 (128 + SIGTERM) after SIGTERM.  While an artifact is
+being written (`unwinding`: the store's write), a signal raises `Interrupted`, so the run unwinds as after
+Ctrl-C: the stage's temp folder is removed by its `finally`, while the shards its fan-out finished stay on
+disk for the rerun.  Anywhere else (start-up: imports, composing the config, loading the game) nothing
+needs cleaning up, and an exception raised inside a library there can turn into another error with a
+traceback, so the process prints the line and ends at once.  `ray.init` installs a C++ SIGTERM handler
+that prints a stack dump ("SIGTERM received ... PC: ..."); `after_ray_start` installs the handlers again
+over it.  Library use is untouched: only `install` (the command line's entry point) turns them on.
 """
 
 import os
 import signal
 import sys
 import threading
+from contextlib import contextmanager
 
 MESSAGE = "error: interrupted; finished shards are kept, rerun the same command to resume"
 EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -29,10 +32,34 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-def _raise(signum, frame):
+_unwinding = 0  # how many blocks that must clean up after themselves are running
+
+
+def _handle(signum, frame):
+    """Raise Interrupted inside a block that cleans up after itself; elsewhere print the line and exit."""
     global _received
     _received = signum
-    raise Interrupted(signum)
+    if _unwinding:
+        raise Interrupted(signum)
+    sys.stdout.flush()
+    print(MESSAGE, file=sys.stderr, flush=True)
+    os._exit(EXIT_STATUS[signum])
+
+
+@contextmanager
+def unwinding():
+    """While the block runs, a signal raises Interrupted (so its finally clauses run) instead of exiting."""
+    global _unwinding
+    _unwinding += 1
+    try:
+        yield
+    finally:
+        _unwinding -= 1
+
+
+def received() -> int | None:
+    """The signal that interrupted this run, if one did."""
+    return _received
 
 
 def install() -> None:
@@ -40,7 +67,7 @@ def install() -> None:
     global _installed
     if threading.current_thread() is threading.main_thread():
         for signum in EXIT_STATUS:
-            signal.signal(signum, _raise)
+            signal.signal(signum, _handle)
         _installed = True
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import PipelineError
+from pipeline.runtime.signals import unwinding
 
 MANIFEST = "manifest.json"
 JSON_CHECK_BYTES = 64 * 2**20  # JSON files up to this size are parsed when a finished artifact is reused
@@ -330,19 +331,21 @@ class ArtifactStore:
             raise_write_problem(err, f"the {stage} artifact's temp folder {tmp}")
         writer = ArtifactWriter(tmp)
         started = time.time()
-        try:
+        with unwinding():  # Ctrl-C / SIGTERM on the command line unwind through the finally below
             try:
-                yield writer
-                files = self._files(tmp)
-                body = {**manifest, **writer.extra, "files": files,
-                        "written_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "write_seconds": round(time.time() - started, 3)}
-                write_new(tmp / MANIFEST, (json.dumps(body, indent=2, default=str) + "\n").encode(),
-                          f"the {stage} artifact's manifest")
-                self._publish(tmp, final, replace)
-            except OSError as err:
-                raise_write_problem(err, f"the {stage} artifact into {tmp}", written=_folder_bytes(tmp))
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+                try:
+                    yield writer
+                    files = self._files(tmp)
+                    body = {**manifest, **writer.extra, "files": files,
+                            "written_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                            "write_seconds": round(time.time() - started, 3)}
+                    write_new(tmp / MANIFEST, (json.dumps(body, indent=2, default=str) + "\n").encode(),
+                              f"the {stage} artifact's manifest")
+                    self._publish(tmp, final, replace)
+                except OSError as err:
+                    raise_write_problem(err, f"the {stage} artifact into {tmp}", written=_folder_bytes(tmp))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(self.root / stage / f".shards-{key}", ignore_errors=True)
 
     @staticmethod
