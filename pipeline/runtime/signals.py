@@ -21,6 +21,7 @@ from contextlib import contextmanager
 MESSAGE = "error: interrupted; finished shards are kept, rerun the same command to resume"
 EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
 _installed = False
+_ignored: set[int] = set()  # signals ignored when the process started: never handled
 _received: int | None = None  # the last signal the handler saw (Ray's waits re-raise a plain KeyboardInterrupt)
 
 
@@ -41,8 +42,7 @@ def _handle(signum, frame):
     _received = signum
     if _unwinding:
         raise Interrupted(signum)
-    sys.stdout.flush()
-    print(MESSAGE, file=sys.stderr, flush=True)
+    os.write(2, f"{MESSAGE}\n".encode())  # not print: the interrupted code may be inside a write to stderr
     os._exit(EXIT_STATUS[signum])
 
 
@@ -63,11 +63,15 @@ def received() -> int | None:
 
 
 def install() -> None:
-    """Make SIGINT and SIGTERM raise Interrupted (main thread only: Python delivers signals there)."""
+    """Handle SIGINT and SIGTERM (main thread only: Python delivers signals there); a signal the process was
+    started ignoring (`nohup`, a shell's background job) stays ignored."""
     global _installed
     if threading.current_thread() is threading.main_thread():
         for signum in EXIT_STATUS:
-            signal.signal(signum, _handle)
+            if signal.getsignal(signum) is not signal.SIG_IGN and signum not in _ignored:
+                signal.signal(signum, _handle)
+            else:
+                _ignored.add(signum)
         _installed = True
 
 
@@ -87,7 +91,7 @@ def report(err: BaseException) -> int:
     down) ends it at once with the same status instead of a traceback."""
     status = exit_status(err)
     if _installed and threading.current_thread() is threading.main_thread():
-        for signum in EXIT_STATUS:
+        for signum in set(EXIT_STATUS) - _ignored:
             signal.signal(signum, lambda *_: os._exit(status))
     print(MESSAGE, file=sys.stderr, flush=True)
     return status
