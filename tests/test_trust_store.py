@@ -426,7 +426,7 @@ def pipeline_process(args: list[str], delay: float | None = None) -> subprocess.
            "RAY_worker_register_timeout_seconds": "180"}  # a loaded test machine starts workers slowly
     command = ["-m", "pipeline", *args] if delay is None else ["-c", SLOW_MAIN, str(delay), *args]
     return subprocess.Popen([sys.executable, *command], cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def assert_interrupted(proc: subprocess.Popen, signum: int) -> str:
@@ -453,8 +453,9 @@ def test_a_signal_during_start_up_is_one_line(signum, tmp_path):
     assert err.strip() == MESSAGE
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, tmp_path):
+@pytest.mark.parametrize("signum,group", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
+                         ids=["SIGINT", "SIGTERM", "Ctrl-C to the process group (Ray's processes too)"])
+def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, group, tmp_path):
     from pipeline.feedback.parquet import read_matrix
 
     outputs = tmp_path / "outputs"
@@ -464,7 +465,7 @@ def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, tm
     while not list(outputs.glob("feedback/.shards-*/feedback/*.shard.npz")) and time.time() < deadline:
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.2)
-    proc.send_signal(signum)
+    os.killpg(proc.pid, signum) if group else proc.send_signal(signum)
     assert_interrupted(proc, signum)
     kept = list(outputs.glob("feedback/.shards-*/feedback/*.shard.npz"))
     assert 1 <= len(kept) < 4 and not list(outputs.glob("feedback/.tmp-*"))
