@@ -6,7 +6,8 @@ Each test pins one such property with values computed by the code under test and
 - verify-certificate compares a survivor's class list with Split(S, g): a class's size, its response or an
   invented class is refused, in the sampled check too;
 - a leaderboard's `settled` openers lie strictly above the threshold: an opener valued at it is a leader;
-- a sampled check that re-derives every item of one list but not of the other is partial, never verified.
+- a sampled check that re-derives every item of one list but not of the other is partial, never verified
+  (a proof: every class, not every elimination; a leaderboard: every elimination, not every class).
 """
 
 import json
@@ -129,3 +130,16 @@ def test_sample_larger_than_the_classes_but_not_the_eliminations_is_partial(mini
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("partially checked") and "verified" not in proc.stdout
     assert "re-derived 100 of 205 elimination bounds and 74 of 74 closure class bounds" in proc.stdout
+
+
+def test_leaderboard_sample_covering_the_eliminations_but_not_the_classes_is_partial(board):  # noqa: F811
+    """The other way round, on the tiny leaderboard: a sample of 20 re-derives all of its few eliminations but
+    not all of its classes, so that check too is partial."""
+    artifact, game, _, _ = board
+    cert = json.loads((artifact.path / "certificate.json").read_text())
+    n_classes = sum(len(e["classes"]) for part in ("leaders", "settled") for e in cert[part])
+    assert len(cert["eliminated"]) < 20 < n_classes
+    result = verify_leaderboard(artifact.path, game, sample=20)
+    assert (result["openers_rederived"], result["openers_eliminated"]) == (len(cert["eliminated"]),) * 2
+    assert (result["classes_rederived"], result["classes"]) == (20, n_classes)
+    assert result["complete"] is False
