@@ -3,8 +3,8 @@
 Each test pins one such property with values computed by the code under test and compared with a reference:
 - the exact solver's memo keeps one candidate set under different numbers of guesses left apart (one solver
   asked under a loose limit and then a tight one, and the other way round, against brute force);
-- verify-certificate compares a survivor's class list with Split(S, g): a class's size, its response or an
-  invented class is refused, in the sampled check too;
+- verify-certificate compares a survivor's (a leaderboard entry's) class list with Split(S, g): a class's size,
+  its response or an invented class is refused, in the sampled check too;
 - a leaderboard's `settled` openers lie strictly above the threshold: an opener valued at it is a leader;
 - a sampled check that re-derives every item of one list but not of the other is partial, never verified
   (a proof: every class, not every elimination; a leaderboard: every elimination, not every class).
@@ -56,24 +56,25 @@ def _unused_response(classes, length):
                 if (text := "".join(str(code // 3 ** i % 3) for i in range(length))) not in taken)
 
 
-def _grow_a_class(cert):  # one class claims a member more; its bound and every sum are unchanged
-    cert["survivors"][0]["classes"][0]["size"] += 1
+def _grow_a_class(classes, length):  # one class claims a member more; its bound and every sum are unchanged
+    classes[0]["size"] += 1
 
 
-def _rename_a_class(cert):  # one class claims a response that is no class of the opener's split
-    classes = cert["survivors"][0]["classes"]
-    classes[-1]["response"] = _unused_response(classes, 6)
+def _rename_a_class(classes, length):  # one class claims a response that is no class of the opener's split
+    classes[-1]["response"] = _unused_response(classes, length)
 
 
-def _invent_a_class(cert):  # an extra class of one member bounded at 1, paid for by a class bound 1 lower
-    classes = cert["survivors"][0]["classes"]
-    response = _unused_response(classes, 6)
+def _invent_a_class(classes, length):  # an extra class of one member bounded at 1, paid for by a bound 1 lower
+    response = _unused_response(classes, length)
     max(classes, key=lambda c: c["bound"])["bound"] -= 1
     classes.append({"response": response, "size": 1, "bound": 1, "method": "LB_1"})
 
 
+CLASS_EDITS = [_grow_a_class, _rename_a_class, _invent_a_class]
+
+
 @pytest.mark.parametrize("sample", [None, 5], ids=["full", "sampled"])
-@pytest.mark.parametrize("edit", [_grow_a_class, _rename_a_class, _invent_a_class])
+@pytest.mark.parametrize("edit", CLASS_EDITS)
 def test_class_list_other_than_the_split_is_rejected(mini_proof, tmp_path, edit, sample):
     """Sums still close and the tampered class may never be sampled: only comparing the listed classes (response
     and size) with Split(S, opener) notices, and that comparison runs whatever is sampled."""
@@ -82,8 +83,26 @@ def test_class_list_other_than_the_split_is_rejected(mini_proof, tmp_path, edit,
     survivor = cert["survivors"][0]
     assert len(survivor["classes"]) > 5 and survivor["value"] == len(game.secrets) + sum(
         c["bound"] for c in survivor["classes"])
+    forged = tampered(folder, tmp_path, lambda c: edit(c["survivors"][0]["classes"], game.length))
     with pytest.raises(CertificateError, match=r"its classes are not the classes of Split\(S, "):
-        verify_certificate(tampered(folder, tmp_path, edit), game, sample=sample)
+        verify_certificate(forged, game, sample=sample)
+
+
+@pytest.mark.parametrize("sample", [None, 5], ids=["full", "sampled"])
+@pytest.mark.parametrize("edit", CLASS_EDITS)
+def test_leaderboard_class_list_other_than_the_split_is_rejected(board, tmp_path, edit, sample):  # noqa: F811
+    """The same three edits to the classes of a settled opener (the one with most classes) on a leaderboard
+    certificate are refused."""
+    artifact, game, _, _ = board
+    cert = json.loads((artifact.path / "certificate.json").read_text())
+    classes = max(cert["settled"], key=lambda e: len(e["classes"]))["classes"]
+    assert sum(len(e["classes"]) for part in ("leaders", "settled") for e in cert[part]) > 5  # more than sampled
+    edit(classes, game.length)
+    folder = tmp_path / "forged"
+    shutil.copytree(artifact.path, folder)
+    (folder / "certificate.json").write_text(json.dumps(cert))
+    with pytest.raises(CertificateError, match=r"its classes are not the classes of Split\(S, "):
+        verify_leaderboard(folder, game, sample=sample)
 
 
 # ---- leaderboard: settled openers are worth more than the threshold ---------------------------------------------
