@@ -8,6 +8,18 @@ from pathlib import Path
 __version__ = "0.1.0"
 
 
+def _command_line_signals() -> None:
+    """Under `python -m pipeline` or `wordle-pipeline`, Ctrl-C and SIGTERM are handled from here on (the source
+    digest below takes a moment), not only once pipeline.__main__ runs; a library import changes nothing."""
+    if sys.argv[:1] == ["-m"] or Path(sys.argv[0]).name == "wordle-pipeline":
+        from pipeline.runtime import signals
+
+        signals.install()
+
+
+_command_line_signals()
+
+
 def _source_digest() -> str:
     """A digest of every module of the package, as it is on disk now."""
     digest = hashlib.sha256()

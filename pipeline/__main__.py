@@ -1,8 +1,27 @@
-"""python -m pipeline ... (and the `wordle-pipeline` command): see pipeline.cli and pipeline.commands."""
+"""python -m pipeline ... (and the `wordle-pipeline` command): see pipeline.cli and pipeline.commands.
+
+Ctrl-C and SIGTERM, even while the modules are still importing, end the run with one line and exit
+status 130 or 143 (pipeline.runtime.signals)."""
 
 import sys
 
-from pipeline.commands import main
+from pipeline.runtime import signals
+
+signals.install()
+
+
+def main(argv: list[str]) -> int:
+    """The command line, with an interrupt reported as one line (its exit status: 130 SIGINT, 143 SIGTERM)."""
+    try:
+        from pipeline.commands import main as commands_main
+
+        return commands_main(argv)
+    except KeyboardInterrupt as err:
+        return signals.report(err)
+    except Exception as err:  # a library turned the interrupt into another error while it unwound
+        if signals.received() is None:
+            raise
+        return signals.report(err)
 
 
 def run() -> None:

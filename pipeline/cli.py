@@ -191,9 +191,10 @@ def run_task(cfg: DictConfig) -> Path:
         fail(f"{err}; {rebuild_hint(err, config)}")
     except PipelineError as err:
         fail(str(err))
-    except KeyboardInterrupt:
-        print("interrupted: finished shards are kept; rerun the same command to resume", file=sys.stderr)
-        sys.exit(130)
+    except KeyboardInterrupt as err:  # one line, exit 130 (Ctrl-C) or 143 (SIGTERM): pipeline.runtime.signals
+        from pipeline.runtime.signals import report
+
+        sys.exit(report(err))
     print(artifact.path)
     if failed:
         print(f"error: {' '.join(failed.split())}", file=sys.stderr)

@@ -345,6 +345,17 @@ def main(argv: list[str]) -> int:
             print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
             return EXIT_BAD_INPUT
     from pipeline.cli import hydra_main
+    from pipeline.runtime.log import setup_console
 
-    hydra_main(argv)
+    setup_console()  # warnings while the game loads (dropped duplicates) reach stderr as plain lines
+    try:
+        hydra_main(argv)
+    except OSError as err:  # a full disk or read-only folder outside an artifact (Hydra's run folder)
+        from pipeline.runtime.store import write_problem
+
+        problem = write_problem(err, str(err.filename or "the run's files"))
+        if problem is None:
+            raise
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return 0

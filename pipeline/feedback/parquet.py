@@ -91,7 +91,10 @@ def load_matrices(artifact, game, transposed: bool = True) -> tuple[np.ndarray, 
     bytes still match their CRCs; else it is rebuilt from the Parquet, which stays the artifact."""
     from pipeline.runtime.store import DamagedArtifactError
 
+    from pipeline.runtime.store import refuse_link
+
     path = artifact.file("matrix.parquet")
+    refuse_link(path.parent / CACHE_DIR)  # the cache is written and mapped: never through a link
     try:
         meta = read_meta(path)
         cached = _read_cache(path, meta, transposed)
@@ -121,7 +124,11 @@ def _stamp(path: Path) -> list[int]:
 
 def _read_cache(path: Path, meta: dict, transposed: bool):
     """(codes, codes_t or None) mapped from the cache, or None when it is missing, stale or damaged."""
+    from pipeline.runtime.store import is_link
+
     folder = path.parent / CACHE_DIR
+    if any(is_link(folder / name) for name in ("matrix.json", "codes.npy", "codes_t.npy")):
+        return None  # rebuilt: the rename replaces the link itself, never what it points to
     try:
         stamp = json.loads((folder / "matrix.json").read_text())
         if stamp["parquet"] != _stamp(path) or stamp["crc32"] != meta["crc32"] or (transposed and
@@ -161,15 +168,21 @@ def _write_cache(path: Path, meta: dict, codes: np.ndarray, codes_t: np.ndarray 
         if codes_t is not None:
             _save(folder / "codes_t.npy", codes_t)
             stamp["crc32_t"] = zlib.crc32(codes_t.view(np.uint8).reshape(-1))
-        tmp = folder / f".matrix.json.{os.getpid()}"
-        tmp.write_text(json.dumps(stamp))
-        os.replace(tmp, folder / "matrix.json")
+        _save(folder / "matrix.json", json.dumps(stamp).encode())
     except OSError:
-        pass  # a read-only artifact: read the Parquet every time
+        pass  # a read-only artifact or a full disk: read the Parquet every time
 
 
-def _save(target: Path, array: np.ndarray) -> None:
+def _save(target: Path, content: np.ndarray | bytes) -> None:
+    """Write an array (.npy) or bytes under a temporary name, then rename it to `target`; the temp file is
+    created afresh (never through a link) and removed if the write fails (a full disk keeps no orphan)."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}")
-    with open(tmp, "wb") as handle:
-        np.save(handle, array)
-    os.replace(tmp, target)
+    tmp.unlink(missing_ok=True)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            np.save(handle, content) if isinstance(content, np.ndarray) else handle.write(content)
+        os.replace(tmp, target)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise

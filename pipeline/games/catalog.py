@@ -50,8 +50,12 @@ def _secrets_and_guesses(cfg: GameConfig) -> tuple[list[str], list[str]]:
     if cfg.source != "lists":
         words = _generated(cfg)
         return words, words
-    secrets = read_words(cfg.secrets.path, f"{cfg.name} secrets", cfg.missing_hint)
-    guesses = read_words(cfg.guesses.path, f"{cfg.name} guesses", cfg.missing_hint) if cfg.guesses.path else []
+    skipped = None
+    if cfg.keep_matching_only:  # a dictionary's other lines are skipped; a lookalike of a game word is refused
+        skipped = lambda word: len(word) != cfg.length or not set(word) <= set(cfg.alphabet)  # noqa: E731
+    secrets = read_words(cfg.secrets.path, f"{cfg.name} secrets", cfg.missing_hint, skipped)
+    guesses = read_words(cfg.guesses.path, f"{cfg.name} guesses", cfg.missing_hint, skipped) if cfg.guesses.path \
+        else []
     clean_words = lambda words, what: clean(words, cfg.length, cfg.alphabet, what, cfg.keep_matching_only)  # noqa: E731
     secrets = clean_words(secrets, f"{cfg.name} secrets")
     guesses = clean_words(guesses, f"{cfg.name} guesses") if guesses else list(secrets)

@@ -1,23 +1,74 @@
-"""Reading and checking word lists: one clear error for each way a list can be wrong."""
+"""Reading and checking word lists: one clear error for each way a list can be wrong.
+
+A list loads exactly as a person reading it sees it, or not at all: one leading UTF-8 byte order mark is
+dropped (editors write one); a word holding an invisible character (NUL, another control or format
+character) is refused, naming its line; so is a word that lower-casing or Unicode normalisation would
+change beyond plain ASCII capitals (the Kelvin sign K becoming k, a full-width letter, a decomposed
+accent), unless the list keeps matching words only and no form of the word would match (a dictionary's
+"Ångström" is skipped as before)."""
 
 import logging
+import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.errors import PipelineError
 from pipeline.games.digest import sorted_sha256
 
 log = logging.getLogger("pipeline")
+BOM = "\ufeff"
 
 
-def read_words(path: str, what: str, hint: str = "") -> list[str]:
-    """The non-empty lines of a list file (any file of one word per line, or whitespace-separated)."""
+def read_words(path: str, what: str, hint: str = "", skipped: Callable[[str], bool] | None = None) -> list[str]:
+    """The words of a list file (one word per line, or whitespace-separated), each checked by `check_word`;
+    `skipped(word)` says the caller drops a (lower-cased) word anyway (game.keep_matching_only)."""
     file = Path(path)
     if not path or not file.is_file():
         raise PipelineError(f"{what} list not found: {path or '(no path given)'}" + (f" — {hint}" if hint else ""))
     try:
-        return file.read_text(encoding="utf-8").split()
+        text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise PipelineError(f"{what} list {path} is not UTF-8 text") from None
+    text = text[1:] if text.startswith(BOM) else text
+    words = []
+    for number, line in enumerate(text.split("\n"), 1):
+        for word in line.split():
+            check_word(word, f"{what} list {path} line {number}", skipped)
+            words.append(word)
+    return words
+
+
+def check_word(word: str, where: str, skipped: Callable[[str], bool] | None = None) -> None:
+    """Refuse a word a reader would not see as it is stored, or that lower-casing or normalisation would turn
+    into another word (one the game would keep, when `skipped` says which words it drops)."""
+    for char in word:
+        if unicodedata.category(char) in ("Cc", "Cf"):
+            raise PipelineError(f"{where}: {word!r} contains the invisible character {describe(char)}; "
+                                "write one word per line")
+    problem = changed_by_folding(word)
+    forms = {word.lower(), word.casefold(), unicodedata.normalize("NFKC", word).lower()}
+    if problem and (skipped is None or not all(skipped(form) for form in forms)):
+        raise PipelineError(f"{where}: {word!r} {problem}")
+
+
+def changed_by_folding(word: str) -> str | None:
+    """What lower-casing or Unicode normalisation would change in `word` beyond ASCII capitals, or None."""
+    for char in word:
+        if char.isascii():
+            continue
+        forms = [form for form in (char.lower(), char.casefold(), unicodedata.normalize("NFKC", char)) if form != char]
+        if forms:
+            return (f"contains {describe(char)}, which lower-casing or Unicode normalisation turns into "
+                    f"{forms[0]!r}; write the plain letter")
+    if unicodedata.normalize("NFC", word) != word:
+        return "is not in Unicode normal form NFC (a decomposed accent?); write each letter as one character"
+    return None
+
+
+def describe(char: str) -> str:
+    """A character as U+XXXX and its Unicode name, e.g. U+212A KELVIN SIGN."""
+    name = unicodedata.name(char, "") or ("(a control character)" if unicodedata.category(char) == "Cc" else "")
+    return f"U+{ord(char):04X} {name}".strip()
 
 
 def clean(words: list[str], length: int, alphabet: str, what: str, keep_matching_only: bool) -> list[str]:

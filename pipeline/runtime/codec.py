@@ -14,6 +14,7 @@ import dataclasses
 import io
 import json
 import sys
+import zipfile
 
 import numpy as np
 
@@ -42,7 +43,7 @@ def loads(data: bytes):
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             files = {name: npz[name] for name in npz.files}
         doc = json.loads(files.pop("doc").tobytes().decode())
-    except (OSError, ValueError, KeyError, UnicodeDecodeError) as err:
+    except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError, zipfile.BadZipFile) as err:
         raise CodecError(f"not a shard: {err}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or "value" not in doc:
         raise CodecError("not a shard of this format")

@@ -1,6 +1,12 @@
 """Fan-out bookkeeping shared by every executor: statistics for the manifest and finished shards kept
-on disk so a killed driver resumes where it stopped. The executors themselves are in `executors.py`."""
+on disk so a killed driver resumes where it stopped. The executors themselves are in `executors.py`.
 
+A shard is trusted only as the driver wrote it: its sha256 is appended to the folder's index (`index.txt`,
+one `<item> <sha256>` line per shard) before the shard is renamed into place, and on resume a shard is
+used only if it is a regular file whose bytes have the indexed digest and decode; any other shard (edited,
+damaged, planted, a FIFO or a link) is named in one warning line and its task runs again."""
+
+import hashlib
 import os
 import uuid
 from collections.abc import Callable, Sequence
@@ -9,8 +15,10 @@ from pathlib import Path
 
 from pipeline.runtime import codec
 from pipeline.runtime.log import log
+from pipeline.runtime.store import raise_write_problem, read_regular, real_dir, refuse_link, write_new
 
 SHARD_SUFFIX = ".shard.npz"
+INDEX = "index.txt"
 
 
 @dataclass
@@ -29,33 +37,87 @@ class FanOutStats:
 
 
 def load_done(shard_dir: Path | None, n: int) -> dict[int, object]:
-    """Results of the items an earlier run finished, by item index.  A shard that does not decode
-    (damaged, or not written by this codec) is left out with a warning: its task simply runs again.
-    Pickled shards of older versions are never read."""
+    """Results of the items an earlier run finished, by item index: only shards whose bytes match the
+    digest the index recorded for them and decode with runtime/codec.py (pickle is never read).  Any other
+    shard is left out with one warning naming it, and its task simply runs again; temp files of a killed
+    writer are removed."""
     done = {}
-    if shard_dir is None or not shard_dir.is_dir():
+    if shard_dir is None:
         return done
+    refuse_link(shard_dir)
+    if not shard_dir.is_dir():
+        return done
+    for path in shard_dir.glob("*.tmp"):
+        path.unlink(missing_ok=True)
+    digests = read_index(shard_dir)
     for path in sorted(shard_dir.glob(f"*{SHARD_SUFFIX}")):
         stem = path.name[:-len(SHARD_SUFFIX)]
         if not stem.isdigit() or int(stem) >= n:
             continue
-        try:
-            done[int(stem)] = codec.loads(path.read_bytes())
-        except (codec.CodecError, OSError) as err:
-            log.warning(f"shard {path} is not readable ({err}); its task runs again")
+        value, problem = trusted_value(path, digests.get(int(stem)))
+        if problem:
+            log.warning(f"shard {path} {problem}; its task runs again")
+        else:
+            done[int(stem)] = value
     return done
 
 
+def trusted_value(path: Path, digest: str | None) -> tuple[object, str | None]:
+    """(the shard's value, None), or (None, what is wrong with it) when it cannot be trusted."""
+    if digest is None:
+        return None, "is not in the shard index (not written by this run's driver)"
+    try:
+        data = read_regular(path)
+    except OSError as err:
+        return None, f"is not readable ({err.strerror or err})"
+    if hashlib.sha256(data).hexdigest() != digest:
+        return None, "does not match the sha256 the index recorded for it (edited or damaged)"
+    try:
+        return codec.loads(data), None
+    except codec.CodecError as err:
+        return None, f"does not decode ({err})"
+
+
+def read_index(shard_dir: Path) -> dict[int, str]:
+    """Item -> sha256 from the index (the last line for an item wins); unreadable lines are skipped, so a
+    line cut short by a killed driver only makes that shard run again."""
+    try:
+        text = read_regular(shard_dir / INDEX).decode("ascii", errors="replace")
+    except OSError:
+        return {}
+    digests = {}
+    for line in text.splitlines():
+        item, _, digest = line.partition(" ")
+        if item.isdigit() and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
+            digests[int(item)] = digest
+    return digests
+
+
 def save_shard(shard_dir: Path | None, index: int, result: object) -> None:
-    """Keep one finished result (runtime/codec.py's format); written to a temporary name and renamed,
-    so a half-written shard is never read."""
+    """Keep one finished result (runtime/codec.py's format): written to a temporary name, its digest appended
+    to the index, then renamed into place, so a half-written or unindexed shard is never trusted."""
     if shard_dir is None:
         return
     data = codec.dumps(result)  # refuses what the format cannot store, before anything is written
-    shard_dir.mkdir(parents=True, exist_ok=True)
+    real_dir(shard_dir, shard_dir.parent)
+    final = shard_dir / f"{index:06d}{SHARD_SUFFIX}"
     tmp = shard_dir / f"{index:06d}.{uuid.uuid4().hex[:8]}.tmp"
-    tmp.write_bytes(data)
-    os.replace(tmp, shard_dir / f"{index:06d}{SHARD_SUFFIX}")
+    write_new(tmp, data, f"shard {final}")
+    try:
+        record_digest(shard_dir, index, hashlib.sha256(data).hexdigest())
+        os.replace(tmp, final)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise_write_problem(err, f"shard {final}")
+
+
+def record_digest(shard_dir: Path, index: int, digest: str) -> None:
+    """Append one `<item> <sha256>` line to the index (never through a link)."""
+    fd = os.open(shard_dir / INDEX, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        os.write(fd, f"{index:06d} {digest}\n".encode())
+    finally:
+        os.close(fd)
 
 
 def check_fan_out(max_in_flight: int | None, max_retries: int, num_cpus: float) -> None:

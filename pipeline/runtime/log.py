@@ -32,11 +32,19 @@ def setup_console() -> None:
     log.propagate = False
 
 
+class _LogFile(logging.FileHandler):
+    """A log file copy that skips a record it cannot write (a full disk) instead of printing a traceback:
+    the console still shows the line, and the failing write itself is reported as one error."""
+
+    def handleError(self, record):
+        pass
+
+
 @contextmanager
 def log_to_file(path: Path):
     """Copy every `pipeline` log record into `path` while the block runs."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(path)
+    handler = _LogFile(path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     log.addHandler(handler)
     try:

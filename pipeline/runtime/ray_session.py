@@ -124,6 +124,9 @@ def ensure_ray(cfg: RayConfig) -> None:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise PipelineError(f"cannot start or join Ray at ray.address={cfg.address}: {first}") from None
     _owned = True
+    from pipeline.runtime.signals import after_ray_start
+
+    after_ray_start()  # ray.init's C++ SIGTERM handler prints a stack dump: the command line's handlers again
     atexit.register(close_ray)  # once per process: the jobs of a sweep share the session
 
 

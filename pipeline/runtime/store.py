@@ -6,14 +6,23 @@ manifest.json exists; a killed writer leaves only a hidden temp folder, named
 after its host and process id so that the next writer of the stage removes it
 once that process is gone.  A finished artifact is checked against the file
 sizes its manifest records before it is reused.
+
+Nothing below the outputs root is followed if it is a symbolic link: a link in
+place of a stage folder, an artifact, a shard folder or a file is refused with
+one line (a link could make a write land outside the outputs, or a read come
+from elsewhere).  A write that fails because the disk is full or the folder is
+read-only becomes one PipelineError line naming what was being written; its
+temp file or folder is removed.
 """
 
+import errno
 import hashlib
 import json
 import os
 import re
 import shutil
 import socket
+import stat
 import time
 import uuid
 from contextlib import contextmanager
@@ -21,10 +30,118 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import PipelineError
+from pipeline.runtime.signals import unwinding
 
 MANIFEST = "manifest.json"
 JSON_CHECK_BYTES = 64 * 2**20  # JSON files up to this size are parsed when a finished artifact is reused
 TMP_NAME = re.compile(r"^\.tmp-(?P<key>[^-]+)-(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[0-9a-f]{8}$")
+
+
+DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
+NOT_WRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM, errno.EBUSY}
+WRITE_CHUNK = 1 << 20
+
+
+def write_problem(err: OSError, what: str, written: int | None = None, needed: int | None = None):
+    """The one-line PipelineError for a write that failed because the disk is full or the place is read-only
+    (None for any other OSError, which is a bug to see in full); `written`/`needed` are byte counts if known."""
+    full = err.errno in DISK_FULL or (err.errno is None and "No space left" in str(err))  # pyarrow's errors
+    if full:
+        amount = "" if written is None else f" ({written} of {needed} bytes written)" if needed is not None \
+            else f" ({written} bytes written)"
+        return PipelineError(f"no space left on the device while writing {what}{amount}; the partial file was "
+                             "removed: free some space and rerun (finished work is kept)")
+    if err.errno in NOT_WRITABLE:
+        name = errno.errorcode.get(err.errno, str(err.errno))
+        where = f" ({err.filename})" if err.filename else ""
+        return PipelineError(f"cannot write {what}{where}: {err.strerror or name} [{name}]; the folder is "
+                             "read-only or in use — make it writable or choose another paths.outputs")
+    return None
+
+
+def raise_write_problem(err: OSError, what: str, written: int | None = None, needed: int | None = None):
+    """Raise write_problem's one-line error for `err`, or `err` itself when it is another kind of failure."""
+    problem = write_problem(err, what, written, needed)
+    if problem is None:
+        raise err
+    raise problem from None
+
+
+def is_link(path: Path) -> bool:
+    """Whether `path` itself is a symbolic link (never follows it)."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def refuse_link(path: Path) -> None:
+    """PipelineError if `path` is a symbolic link: artifact folders are never written or read through one."""
+    if is_link(path):
+        raise PipelineError(f"{path} is a symbolic link; refusing to follow it inside the outputs folder "
+                            "(remove the link; the pipeline recreates a real folder)")
+
+
+def real_dir(path: Path, below: Path) -> Path:
+    """Create `path` (and the folders between `below` and it) as real folders, refusing any symbolic link or
+    file on the way; `below` itself is trusted (the outputs root may be a link the user made)."""
+    path, below = Path(path), Path(below)
+    parts = path.relative_to(below).parts
+    try:
+        below.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise_write_problem(err, f"the folder {below}")
+    current = below
+    for part in parts:
+        current = current / part
+        try:
+            os.mkdir(current)
+            continue
+        except FileExistsError:
+            pass
+        except OSError as err:
+            raise_write_problem(err, f"the folder {current}")
+        refuse_link(current)
+        if not current.is_dir():
+            raise PipelineError(f"{current} is not a folder; remove it or choose another paths.outputs")
+    return path
+
+
+def write_new(path: Path, data: bytes, what: str) -> None:
+    """Write `data` to a new file at `path` (never through a link, never over an existing file); on failure the
+    partial file is removed and a full disk or read-only folder becomes one PipelineError line."""
+    written = 0
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    except OSError as err:
+        raise_write_problem(err, what, 0, len(data))
+    try:
+        with memoryview(data) as view:
+            while written < len(data):
+                written += _write_chunk(fd, view[written : written + WRITE_CHUNK])
+    except OSError as err:
+        os.close(fd)
+        os.unlink(path)
+        raise_write_problem(err, what, written, len(data))
+    os.close(fd)
+
+
+def _write_chunk(fd: int, chunk) -> int:
+    """os.write of one chunk (a seam tests use to simulate a full disk)."""
+    return os.write(fd, chunk)
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of `path` if it is a regular file, not a link: a FIFO or device planted there is refused at once
+    (OSError) instead of blocking the reader."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 class DamagedArtifactError(PipelineError):
@@ -95,6 +212,8 @@ class Artifact:
             raise DamagedArtifactError(self.stage, self.path / MANIFEST, "unreadable or damaged") from None
         for name, size in files.items():
             path = self.path / name
+            if is_link(path):
+                raise DamagedArtifactError(self.stage, path, "a symbolic link, not a file of the artifact")
             if not path.is_file():
                 raise DamagedArtifactError(self.stage, path, "missing")
             if path.stat().st_size != size:
@@ -153,6 +272,10 @@ class ArtifactStore:
         return Artifact(stage, key, self.root / stage / key)
 
     def is_done(self, stage: str, key: str) -> bool:
+        """Whether the artifact's manifest exists; PipelineError if its stage folder, its folder or the manifest
+        is a symbolic link (a finished artifact is never read from elsewhere)."""
+        for path in (self.root / stage, self.root / stage / key, self.root / stage / key / MANIFEST):
+            refuse_link(path)
         return (self.root / stage / key / MANIFEST).is_file()
 
     def finished(self, stage: str) -> list[Artifact]:
@@ -186,9 +309,7 @@ class ArtifactStore:
 
     def shard_dir(self, stage: str, key: str) -> Path:
         """Where a fan-out keeps per-shard results and done-markers so a killed run resumes."""
-        path = self.root / stage / f".shards-{key}"
-        path.mkdir(parents=True, exist_ok=True)
-        return path
+        return real_dir(self.root / stage / f".shards-{key}", self.root)
 
     def clear_shards(self, stage: str, key: str) -> None:
         """Forget finished shards of an interrupted run (a forced rerun starts from scratch)."""
@@ -200,30 +321,59 @@ class ArtifactStore:
 
         `replace` swaps out a finished artifact with the same key (a forced rerun)."""
         final = self.root / stage / key
+        real_dir(self.root / stage, self.root)
+        refuse_link(final)
         self.clean_stale(stage)
         tmp = self.root / stage / f".tmp-{key}-{host_tag()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        tmp.mkdir(parents=True)
+        try:
+            tmp.mkdir()
+        except OSError as err:
+            raise_write_problem(err, f"the {stage} artifact's temp folder {tmp}")
         writer = ArtifactWriter(tmp)
         started = time.time()
-        try:
-            yield writer
-            files = {p.name: p.stat().st_size for p in sorted(tmp.iterdir())}
-            body = {**manifest, **writer.extra, "files": files, "written_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                    "write_seconds": round(time.time() - started, 3)}
-            (tmp / MANIFEST).write_text(json.dumps(body, indent=2, default=str) + "\n")
-            self._publish(tmp, final, replace)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        with unwinding():  # Ctrl-C / SIGTERM on the command line unwind through the finally below
+            try:
+                try:
+                    yield writer
+                    files = self._files(tmp)
+                    body = {**manifest, **writer.extra, "files": files,
+                            "written_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                            "write_seconds": round(time.time() - started, 3)}
+                    write_new(tmp / MANIFEST, (json.dumps(body, indent=2, default=str) + "\n").encode(),
+                              f"the {stage} artifact's manifest")
+                    self._publish(tmp, final, replace)
+                except OSError as err:
+                    raise_write_problem(err, f"the {stage} artifact into {tmp}", written=_folder_bytes(tmp))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(self.root / stage / f".shards-{key}", ignore_errors=True)
 
     @staticmethod
+    def _files(tmp: Path) -> dict[str, int]:
+        """Name -> size of every file the stage wrote; a symbolic link among them is refused."""
+        files = {}
+        for path in sorted(tmp.iterdir()):
+            refuse_link(path)
+            files[path.name] = path.stat().st_size
+        return files
+
+    @staticmethod
     def _publish(tmp: Path, final: Path, replace: bool) -> None:
+        refuse_link(final)
         if final.exists() and (replace or not (final / MANIFEST).is_file()):
             old = final.with_name(f".old-{final.name}-{uuid.uuid4().hex[:8]}")
             os.rename(final, old)
             shutil.rmtree(old, ignore_errors=True)
         try:
             os.rename(tmp, final)
-        except OSError:
-            if not (final / MANIFEST).is_file():  # lost a race only if the winner is complete
-                raise
+        except OSError as err:
+            if err.errno in DISK_FULL | NOT_WRITABLE or not (final / MANIFEST).is_file():
+                raise  # lost a race only if the winner is complete
+
+
+def _folder_bytes(folder: Path) -> int:
+    """Bytes of the files in `folder` (what a failed write had written), 0 if it cannot be listed."""
+    try:
+        return sum(p.lstat().st_size for p in folder.rglob("*") if p.is_file())
+    except OSError:
+        return 0
