@@ -22,6 +22,7 @@ from pipeline.overrides import check_overrides
 from pipeline.stages import upstream_schema
 from pipeline.stages.schemas import SCHEMAS
 from pipeline.suggest import did_you_mean, key_hint
+from pipeline.validation import check_sizes
 
 CONF_DIR = str(CONF_PATH)  # conf/ of the checkout, or pipeline/conf of an installed copy
 EXIT_BAD_INPUT = 2
@@ -67,6 +68,9 @@ def explain_compose_error(err: Exception) -> str:
     message = " — ".join(dict.fromkeys(lines[:1] + detail[:1]))
     if any(text in message for text in GRAMMAR_ERRORS):
         message += QUOTE_HINT
+    as_float = re.search(r"Value '([^']+)' of type 'float' could not be converted to Integer", message)
+    if as_float:
+        message += f" (an integer setting takes whole digits: {as_float.group(1)} is a float)"
     return message + key_hint(message)
 
 
@@ -139,6 +143,7 @@ def check_plan(name: str, stage_cfg, config: Config, game, seen: set[str]) -> No
     seen.add(name)
     try:
         stage.validate(stage_cfg, game)
+        check_sizes(stage_cfg)
     except PipelineError as err:
         if where == "stage":
             raise

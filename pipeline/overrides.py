@@ -78,8 +78,37 @@ def check_chdir(overrides: list[str]) -> None:
                                 "would follow it and no artifact would ever be reused; leave hydra.job.chdir=false")
 
 
+LARGEST_INT = 2**63 - 1  # settings reach numpy, numba, Parquet and Ray as 64-bit integers
+
+
+def integers(value):
+    """Every integer in an override's value (a number, or the items of a list or dict, at any depth)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from integers(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from integers(item)
+
+
+def check_integers(overrides: list[str]) -> None:
+    """No integer of an override is beyond 64 bits (Python's ints are not, but everything they reach is)."""
+    for override in parse(overrides):
+        if override.is_delete() or override.is_sweep_override():
+            continue
+        huge = next((n for n in integers(override.value()) if abs(n) > LARGEST_INT), None)
+        if huge is not None:
+            raise PipelineError(f"{override.key_or_group}: {huge} is beyond the largest integer a setting may hold "
+                                f"({LARGEST_INT:,}, 64 bits)")
+
+
 def check_overrides(overrides: list[str], cfg: DictConfig) -> None:
     """Every check of this module, on overrides that composed into `cfg`."""
     check_chdir(overrides)
+    check_integers(overrides)
     check_booleans(overrides, cfg)
     check_added_keys(overrides, cfg)
