@@ -170,7 +170,12 @@ def check_run(config: Config):
     from pipeline.runtime.ray_session import check_ray_config
 
     check_outputs(config.paths.outputs)
-    check_ray_config(config.ray, connect=config.ray.address not in _REACHED)
+    first = config.ray.address not in _REACHED
+    check_ray_config(config.ray, connect=first)
+    if first and config.ray.address != "local":
+        from pipeline.runtime.cluster_check import check_cluster
+
+        check_cluster(config.ray)  # joins it: says which cluster, refuses workers running other code
     _REACHED.add(config.ray.address)
     game_key = repr(config.game)
     if game_key not in _GAMES:

@@ -185,6 +185,16 @@ sample_size = positive_whole("--sample")
 worker_count = positive_whole("--workers")
 
 
+def capped_workers(workers: int) -> int:
+    """--workers, at most one process per CPU of this machine (more would only share the same cores), with a
+    warning line when it is lowered."""
+    cpus = os.cpu_count() or 1
+    if workers > cpus:
+        print(f"warning: --workers {workers} is more than this machine's {cpus} CPU(s); using {cpus}", file=sys.stderr)
+        return cpus
+    return workers
+
+
 def print_verdict(result: dict, game) -> None:
     """`ok: certificate verified` only when everything was re-derived; a sample says `partially checked`."""
     checked = (f"re-derived all {result['openers_rederived']} elimination bounds and all "
@@ -220,6 +230,7 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
     from pipeline.proofs.leaderboard import verify_leaderboard
 
     folder, overrides, legacy = one_path(ns, "prove artifact folder")
+    workers = capped_workers(ns.workers)
     if set(legacy) - {"sample"}:
         raise PipelineError(f"verify-certificate has no option {sorted(set(legacy) - {'sample'})[0]}=")
     sample = ns.sample
@@ -239,7 +250,7 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
     game = load_game_from([f"game={cert['game']}", f"game.hard_mode={bool(cert.get('hard_mode', False))}", *rules,
                            *overrides])
     verify = verify_leaderboard if cert.get("kind") == "leaderboard" else verify_certificate
-    result = verify(folder, game, sample, say=stderr_say, workers=ns.workers)
+    result = verify(folder, game, sample, say=stderr_say, workers=workers)
     print_verdict(result, game)
     return 0
 
