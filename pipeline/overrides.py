@@ -73,7 +73,9 @@ def check_chdir(overrides: list[str]) -> None:
     for override in parse(overrides):
         if override.key_or_group == "hydra.job.chdir" and not override.is_delete() \
                 and override.value() not in (False, None, "false"):
-            raise PipelineError(f"hydra.job.chdir={override.get_value_element_as_str()} is not supported: a run "
+            value = override.value()
+            given = str(value).lower() if isinstance(value, bool) else override.get_value_element_as_str()
+            raise PipelineError(f"hydra.job.chdir={given} is not supported: a run "
                                 "would change into its .runs/<date>/<time>/ log folder, a relative paths.outputs "
                                 "would follow it and no artifact would ever be reused; leave hydra.job.chdir=false")
 
