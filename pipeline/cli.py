@@ -64,7 +64,7 @@ def explain_compose_error(err: Exception) -> str:
     if options:
         missing = re.search(r"Could not find '[^/']*/([^']+)'", lines[0])
         hint = did_you_mean(missing.group(1), options) if missing else ""
-        return f"{lines[0]}{hint} (available: {', '.join(options)})"
+        return f"{lines[0]} (available: {', '.join(options)}){hint}"
     message = " — ".join(dict.fromkeys(lines[:1] + detail[:1]))
     if any(text in message for text in GRAMMAR_ERRORS):
         message += QUOTE_HINT

@@ -77,7 +77,9 @@ def list_command(ns: argparse.Namespace) -> int:
 
 def unknown_command(word: str) -> None:
     """A first argument that is neither a sub-command nor a key=value override: a misspelt command."""
-    hint = did_you_mean(word, COMMANDS) or did_you_mean(word, ["stage", "game", "experiment"])
+    if word in GROUPS:
+        raise PipelineError(f"{word} needs a value: {word}=<name> (python -m pipeline list shows the names)")
+    hint = did_you_mean(word, COMMANDS) or did_you_mean(word, GROUPS, suffix="=<name>")
     raise PipelineError(f"unknown command {word!r}{hint}; commands are {', '.join(COMMANDS)}, and a stage run "
                         "is `stage=<stage> game=<game> [key=value ...]` (see python -m pipeline --help)")
 

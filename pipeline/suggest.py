@@ -12,12 +12,13 @@ GROUPS = ("stage", "game", "experiment")  # the config groups `list` and `--help
 DESCRIPTION_WIDTH = 100  # characters of a one-line description
 
 
-def did_you_mean(word: str, choices, prefix: str = "") -> str:
-    """` (did you mean X?)` for the closest choices to `word`, or "" when none is close."""
+def did_you_mean(word: str, choices, prefix: str = "", suffix: str = "") -> str:
+    """` (did you mean X?)` for the closest choices to `word` (each written prefix + choice + suffix), or ""
+    when none is close."""
     close = difflib.get_close_matches(str(word), list(choices), n=3, cutoff=0.6)
     if not close:
         return ""
-    return " (did you mean " + " or ".join(f"{prefix}{c}" for c in close) + "?)"
+    return " (did you mean " + " or ".join(f"{prefix}{c}{suffix}" for c in close) + "?)"
 
 
 def group_options(group: str) -> list[str]:
