@@ -172,15 +172,15 @@ def check_run(config: Config):
     check_outputs(config.paths.outputs)
     first = config.ray.address not in _REACHED
     check_ray_config(config.ray, connect=first)
-    if first and config.ray.address != "local":
-        from pipeline.runtime.cluster_check import check_cluster
-
-        check_cluster(config.ray)  # joins it: says which cluster, refuses workers running other code
-    _REACHED.add(config.ray.address)
     game_key = repr(config.game)
     if game_key not in _GAMES:
         _GAMES[game_key] = load_game(config.game)
     check_plan(config.stage.name, config.stage, config, _GAMES[game_key], set())
+    if first and config.ray.address != "local":  # last: joining takes seconds, every local check is done
+        from pipeline.runtime.cluster_check import check_cluster
+
+        check_cluster(config.ray)  # says which cluster it joined, refuses one whose workers run other code
+    _REACHED.add(config.ray.address)
     return _GAMES[game_key]
 
 

@@ -69,6 +69,7 @@ def listing() -> str:
 
 
 def list_command(ns: argparse.Namespace) -> int:
+    """`python -m pipeline list`: the listing, on stdout."""
     if ns.rest:
         raise PipelineError(f"list takes no arguments; unexpected: {' '.join(ns.rest)}")
     print(listing(), end="")

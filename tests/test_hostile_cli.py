@@ -62,8 +62,11 @@ def test_an_override_accepted_silently_is_refused(args, message, tmp_path, capsy
     run_bad(args, tmp_path, capsys, message)
 
 
-def test_chdir_is_refused_in_a_sweep_too(tmp_path, capsys):
+def test_chdir_and_a_bad_boolean_are_refused_in_a_sweep_too(tmp_path, capsys):
     run_bad(["-m", "stage=feedback", *MINI, "hydra.job.chdir=true"], tmp_path, capsys, "hydra.job.chdir=true")
+    err = run_bad(["-m", "stage=feedback", *MINI, "game.hard_mode=false,2"], tmp_path, capsys,
+                  "game.hard_mode=2: a boolean setting is true or false")
+    assert "(sweep job " in err
 
 
 def test_true_and_false_still_work():
