@@ -74,9 +74,10 @@ def explain_compose_error(err: Exception) -> str:
     return message + key_hint(message)
 
 
-def compose(overrides: list[str], run_dir_key: str | None = None) -> DictConfig:
+def compose(overrides: list[str], run_dir_key: str | None = None, label: str = "") -> DictConfig:
     """Compose the config without running anything (validates every override); with `run_dir_key`
-    (hydra.run.dir or hydra.sweep.dir) also check that Hydra can create that folder."""
+    (hydra.run.dir or hydra.sweep.dir) also check that Hydra can create that folder.  `label` ends an error
+    line (which sweep job it was)."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
@@ -90,14 +91,14 @@ def compose(overrides: list[str], run_dir_key: str | None = None) -> DictConfig:
                     del cfg["hydra"]
             OmegaConf.resolve(cfg)
     except Exception as err:  # Hydra raises many types; all mean "your config is wrong"
-        fail(explain_compose_error(err))
+        fail(explain_compose_error(err) + label)
     try:
         check_overrides(overrides, cfg)
         if run_dir_key:
             check_outputs(cfg.paths.outputs)  # named first: the run folder lies inside it by default
             check_folder(run_folder, run_dir_key)
     except PipelineError as err:
-        fail(str(err))
+        fail(f"{err}{label}")
     return cfg
 
 
@@ -261,10 +262,10 @@ def sweep_points(overrides: list[str]) -> list[list[str]]:
 def check_points(points: list[list[str]]) -> None:
     """Compose and check every run before the first starts; the first bad point ends with one error line."""
     for overrides in points:
+        label = f" (sweep job {' '.join(overrides)})" if len(points) > 1 else ""
         try:
-            check_run(to_config(compose(overrides, run_dir_key="hydra.sweep.dir")))
+            check_run(to_config(compose(overrides, run_dir_key="hydra.sweep.dir", label=label)))
         except PipelineError as err:
-            label = f" (sweep job {' '.join(overrides)})" if len(points) > 1 else ""
             fail(f"{err}{label}")
 
 
