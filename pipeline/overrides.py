@@ -39,7 +39,8 @@ def check_booleans(overrides: list[str], cfg: DictConfig) -> None:
         if not isinstance(node, DictConfig) or not isinstance(node._get_node(leaf), BooleanNode):
             continue
         value = override.value()
-        if not (isinstance(value, bool) or value is None):
+        quoted = isinstance(value, str) and value.lower() in ("true", "false")  # 'true': what OmegaConf reads
+        if not (isinstance(value, bool) or value is None or quoted):
             raise PipelineError(f"{key}={override.get_value_element_as_str()}: a boolean setting is true or false "
                                 f"(e.g. {key}=true)")
 

@@ -74,6 +74,7 @@ def test_true_and_false_still_work():
 
     assert compose([*MINI, "game.hard_mode=true"]).game.hard_mode is True
     assert compose([*MINI, "game.hard_mode=False"]).game.hard_mode is False
+    assert compose([*MINI, "game.hard_mode='true'"]).game.hard_mode is True
     assert compose([*MINI, "++game.hard_mode=true", "experiment=prove"]).game.hard_mode is True
 
 
