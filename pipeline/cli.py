@@ -30,7 +30,8 @@ EXIT_FAILED = 1  # the stage ran and wrote its artifact, which records a failure
 MULTIRUN_FLAGS = ("-m", "--multirun")
 GRAMMAR_ERRORS = ("no viable alternative", "mismatched input", "token recognition error", "extraneous input",
                   "LexerNoViableAltException")
-QUOTE_HINT = " (quote a value holding = , [ ] # ' ! & or spaces: 'stage.openers=[\"28/7=4\"]', 'paths.outputs=\"/my dir\"')"
+QUOTE_HINT = (" (quote a value holding = , [ ] # ' ! & or spaces: 'stage.openers=[\"28/7=4\"]', "
+              "'paths.outputs=\"/my dir\"')")
 # Hydra's own command-line flags (hydra/_internal/utils.py get_args_parser), with or without a value
 HYDRA_FLAGS = ("-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "-r", "--resolve", "-p", "--package",
                "-i", "--info", "-m", "--multirun", "-sc", "--shell-completion", "-cp", "--config-path",

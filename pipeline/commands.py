@@ -193,7 +193,8 @@ def capped_workers(workers: int) -> int:
     warning line when it is lowered."""
     cpus = os.cpu_count() or 1
     if workers > cpus:
-        print(f"warning: --workers {workers} is more than this machine's {cpus} CPU(s); using {cpus}", file=sys.stderr)
+        print(f"warning: --workers {workers} is more than this machine's {cpus} CPU(s); using {cpus}",
+              file=sys.stderr)
         return cpus
     return workers
 
