@@ -8,7 +8,9 @@ the chosen stage and every stage it would run as an input accept their settings.
 
 import copy
 import os
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
@@ -16,14 +18,24 @@ from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from pipeline.config import CONF_DIR as CONF_PATH, Config
 from pipeline.errors import PipelineError
+from pipeline.overrides import check_overrides
 from pipeline.stages import upstream_schema
 from pipeline.stages.schemas import SCHEMAS
+from pipeline.suggest import did_you_mean, key_hint
+from pipeline.validation import check_sizes
 
 CONF_DIR = str(CONF_PATH)  # conf/ of the checkout, or pipeline/conf of an installed copy
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1  # the stage ran and wrote its artifact, which records a failure (e.g. a reproduce verdict)
 MULTIRUN_FLAGS = ("-m", "--multirun")
-GRAMMAR_ERRORS = ("no viable alternative", "mismatched input", "token recognition error", "extraneous input")
+GRAMMAR_ERRORS = ("no viable alternative", "mismatched input", "token recognition error", "extraneous input",
+                  "LexerNoViableAltException")
+QUOTE_HINT = (" (quote a value holding = , [ ] # ' ! & or spaces: 'stage.openers=[\"28/7=4\"]', "
+              "'paths.outputs=\"/my dir\"')")
+# Hydra's own command-line flags (hydra/_internal/utils.py get_args_parser), with or without a value
+HYDRA_FLAGS = ("-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "-r", "--resolve", "-p", "--package",
+               "-i", "--info", "-m", "--multirun", "-sc", "--shell-completion", "-cp", "--config-path",
+               "-cn", "--config-name", "-cd", "--config-dir", "--experimental-rerun")
 _GAMES: dict = {}  # games loaded by the checks, by config: a run does not load its game twice
 _REACHED: set = set()  # Ray addresses whose head answered in this process
 
@@ -51,26 +63,44 @@ def explain_compose_error(err: Exception) -> str:
         listed = str(err).split("Available options", 1)[1].split("Config search path", 1)[0]
         options = [o.strip() for o in listed.splitlines()[1:] if o.strip() and not o.strip().endswith("_schema")]
     if options:
-        return f"{lines[0]} (available: {', '.join(options)})"
+        missing = re.search(r"Could not find '[^/']*/([^']+)'", lines[0])
+        hint = did_you_mean(missing.group(1), options) if missing else ""
+        return f"{lines[0]} (available: {', '.join(options)}){hint}"
     message = " — ".join(dict.fromkeys(lines[:1] + detail[:1]))
     if any(text in message for text in GRAMMAR_ERRORS):
-        message += " (quote a value holding = , [ ] or spaces: 'stage.openers=[\"28/7=4\"]')"
-    return message
+        message += QUOTE_HINT
+    as_float = re.search(r"Value '([^']+)' of type 'float' could not be converted to Integer", message)
+    if as_float:
+        message += f" (an integer setting takes whole digits: {as_float.group(1)} is a float)"
+    return message + key_hint(message)
 
 
-def compose(overrides: list[str]) -> DictConfig:
-    """Compose the config without running anything (validates every override)."""
+def compose(overrides: list[str], run_dir_key: str | None = None, label: str = "") -> DictConfig:
+    """Compose the config without running anything (validates every override); with `run_dir_key`
+    (hydra.run.dir or hydra.sweep.dir) also check that Hydra can create that folder.  `label` ends an error
+    line (which sweep job it was)."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
     register_schemas()
     try:
         with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-            cfg = hydra_compose(config_name="config", overrides=overrides)
+            cfg = hydra_compose(config_name="config", overrides=overrides, return_hydra_config=bool(run_dir_key))
+            run_folder = OmegaConf.select(cfg, run_dir_key) if run_dir_key else None
+            if run_dir_key:
+                with read_write(cfg), open_dict(cfg):
+                    del cfg["hydra"]
             OmegaConf.resolve(cfg)
-            return cfg
     except Exception as err:  # Hydra raises many types; all mean "your config is wrong"
-        fail(explain_compose_error(err))
+        fail(explain_compose_error(err) + label)
+    try:
+        check_overrides(overrides, cfg)
+        if run_dir_key:
+            check_outputs(cfg.paths.outputs)  # named first: the run folder lies inside it by default
+            check_folder(run_folder, run_dir_key)
+    except PipelineError as err:
+        fail(f"{err}{label}")
+    return cfg
 
 
 def to_config(cfg: DictConfig) -> Config:
@@ -82,16 +112,26 @@ def to_config(cfg: DictConfig) -> Config:
 
 def check_outputs(outputs: str) -> None:
     """paths.outputs must be a folder we can create and write in (Hydra writes its run log there first)."""
-    if not str(outputs).strip():
-        raise PipelineError("paths.outputs is empty; give a folder, e.g. paths.outputs=./outputs")
-    path = Path(outputs).expanduser().absolute()
+    check_folder(outputs, "paths.outputs")
+
+
+def check_folder(folder: str, setting: str) -> None:
+    """`setting` names a folder that exists or can be created: its nearest existing ancestor is a folder in
+    which a sub-folder can really be made (tried and removed at once: permissions alone say nothing to root,
+    nor about /proc or a read-only mount)."""
+    if not str(folder).strip():
+        raise PipelineError(f"{setting} is empty; give a folder, e.g. {setting}=./outputs")
+    path = Path(folder).expanduser().absolute()
     if path.exists() and not path.is_dir():
-        raise PipelineError(f"paths.outputs={outputs} is a file, not a folder")
+        raise PipelineError(f"{setting}={folder} is a file, not a folder")
     existing = next(p for p in (path, *path.parents) if p.exists())
     if not existing.is_dir():
-        raise PipelineError(f"paths.outputs={outputs}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise PipelineError(f"paths.outputs={outputs}: cannot write in {existing}")
+        raise PipelineError(f"{setting}={folder}: {existing} is a file, not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".pipeline-probe-", dir=existing))
+    except OSError as err:
+        raise PipelineError(f"{setting}={folder}: cannot create a folder in {existing} "
+                            f"({err.strerror or type(err).__name__})") from None
 
 
 def check_plan(name: str, stage_cfg, config: Config, game, seen: set[str]) -> None:
@@ -105,6 +145,7 @@ def check_plan(name: str, stage_cfg, config: Config, game, seen: set[str]) -> No
     seen.add(name)
     try:
         stage.validate(stage_cfg, game)
+        check_sizes(stage_cfg)
     except PipelineError as err:
         if where == "stage":
             raise
@@ -131,12 +172,17 @@ def check_run(config: Config):
     from pipeline.runtime.ray_session import check_ray_config
 
     check_outputs(config.paths.outputs)
-    check_ray_config(config.ray, connect=config.ray.address not in _REACHED)
-    _REACHED.add(config.ray.address)
+    first = config.ray.address not in _REACHED
+    check_ray_config(config.ray, connect=first)
     game_key = repr(config.game)
     if game_key not in _GAMES:
         _GAMES[game_key] = load_game(config.game)
     check_plan(config.stage.name, config.stage, config, _GAMES[game_key], set())
+    if first and config.ray.address != "local":  # last: joining takes seconds, every local check is done
+        from pipeline.runtime.cluster_check import check_cluster
+
+        check_cluster(config.ray)  # says which cluster it joined, refuses one whose workers run other code
+    _REACHED.add(config.ray.address)
     return _GAMES[game_key]
 
 
@@ -218,10 +264,10 @@ def sweep_points(overrides: list[str]) -> list[list[str]]:
 def check_points(points: list[list[str]]) -> None:
     """Compose and check every run before the first starts; the first bad point ends with one error line."""
     for overrides in points:
+        label = f" (sweep job {' '.join(overrides)})" if len(points) > 1 else ""
         try:
-            check_run(to_config(compose(overrides)))
+            check_run(to_config(compose(overrides, run_dir_key="hydra.sweep.dir", label=label)))
         except PipelineError as err:
-            label = f" (sweep job {' '.join(overrides)})" if len(points) > 1 else ""
             fail(f"{err}{label}")
 
 
@@ -245,9 +291,13 @@ def run_single(overrides: list[str]) -> None:
             with read_write(task_cfg), open_dict(task_cfg):
                 del task_cfg["hydra"]
             OmegaConf.resolve(task_cfg)
+            folder = cfg.hydra.run.dir
         except Exception as err:  # Hydra raises many types; all mean "your config is wrong"
             fail(explain_compose_error(err))
         try:
+            check_overrides(overrides, task_cfg)
+            check_outputs(task_cfg.paths.outputs)  # named first: the run folder lies inside it by default
+            check_folder(folder, "hydra.run.dir")
             check_run(to_config(task_cfg))
         except PipelineError as err:
             fail(str(err))
@@ -257,6 +307,18 @@ def run_single(overrides: list[str]) -> None:
         result.return_value  # re-raises what the task raised
 
 
+def check_flags(flags: list[str]) -> None:
+    """Only Hydra's own flags reach Hydra (which would print its whole usage for any other)."""
+    from pipeline.commands import COMMANDS
+
+    for flag in flags:
+        name = flag.split("=", 1)[0]
+        if name not in HYDRA_FLAGS:
+            hint = did_you_mean(name, HYDRA_FLAGS)
+            fail(f"unknown option {name}{hint}; a stage run takes key=value overrides (and -m to sweep them), "
+                 f"other commands are {', '.join(COMMANDS)} (see python -m pipeline --help)")
+
+
 def hydra_main(argv: list[str]) -> None:
     """Check every run ourselves (one-line errors), then hand over to Hydra for logs and sweeps; a single run
     without Hydra flags is run directly (run_single)."""
@@ -264,6 +326,7 @@ def hydra_main(argv: list[str]) -> None:
 
     flags = [a for a in argv if a.startswith("-")]
     overrides = [a for a in argv if not a.startswith("-")]
+    check_flags(flags)
     if not flags:
         return run_single(overrides)
     if all(f in MULTIRUN_FLAGS for f in flags):  # other Hydra flags (--cfg, --info, ...) go to Hydra as they are

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from pipeline.errors import PipelineError
+from pipeline.suggest import GROUPS, did_you_mean, group_listing
 
 EXIT_BAD_INPUT = 2
 OVERRIDE = re.compile(r"^[+~]?(game|paths)(\.[A-Za-z_][\w.]*)?=")  # game=..., game.<key>=..., paths.<key>=...
@@ -28,6 +29,7 @@ USAGE_LINES = [
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
     ("analyse game=<name> secret=<word> guesses=[g1,...]", "score every guess of a game: cost and luck"),
+    ("list", "the stages, games and experiments, one line each"),
     ("<command> --help", "a sub-command's own options"),
 ]
 
@@ -46,12 +48,41 @@ def has_fetch() -> bool:
 
 
 def usage() -> str:
-    """The top-level usage: one line per form of the command."""
+    """The top-level usage: one line per form of the command, then the stages, games and experiments."""
     fetch = has_fetch()
     values = {"actions": "verify,rebuild" + (",fetch" if fetch else ""), "fetch": " / fetch" if fetch else ""}
     lines = [(f"python -m pipeline {form % values}", text % values) for form, text in USAGE_LINES]
     width = max(len(form) for form, _ in lines) + 3
-    return "usage:\n" + "".join(f"  {form.ljust(width)}{text}\n" for form, text in lines)
+    names = "".join(f"\n{group}s: {', '.join(n for n, _ in group_listing(group))}\n" for group in GROUPS)
+    return ("usage:\n" + "".join(f"  {form.ljust(width)}{text}\n" for form, text in lines) + names
+            + "\n`python -m pipeline list` describes each one.\n")
+
+
+def listing() -> str:
+    """Every stage, game and experiment with its one-line description (the first line of its conf/ file)."""
+    out = []
+    for group in GROUPS:
+        rows = group_listing(group)
+        width = max(len(name) for name, _ in rows) + 2
+        out.append(f"{group}s ({group}=<name>):\n" + "".join(f"  {n.ljust(width)}{d}\n" for n, d in rows))
+    return "\n".join(out)
+
+
+def list_command(ns: argparse.Namespace) -> int:
+    """`python -m pipeline list`: the listing, on stdout."""
+    if ns.rest:
+        raise PipelineError(f"list takes no arguments; unexpected: {' '.join(ns.rest)}")
+    print(listing(), end="")
+    return 0
+
+
+def unknown_command(word: str) -> None:
+    """A first argument that is neither a sub-command nor a key=value override: a misspelt command."""
+    if word in GROUPS:
+        raise PipelineError(f"{word} needs a value: {word}=<name> (python -m pipeline list shows the names)")
+    hint = did_you_mean(word, COMMANDS) or did_you_mean(word, GROUPS, suffix="=<name>")
+    raise PipelineError(f"unknown command {word!r}{hint}; commands are {', '.join(COMMANDS)}, and a stage run "
+                        "is `stage=<stage> game=<game> [key=value ...]` (see python -m pipeline --help)")
 
 
 def split_words(words: list[str]) -> tuple[list[str], list[str], dict[str, str]]:
@@ -157,6 +188,17 @@ sample_size = positive_whole("--sample")
 worker_count = positive_whole("--workers")
 
 
+def capped_workers(workers: int) -> int:
+    """--workers, at most one process per CPU of this machine (more would only share the same cores), with a
+    warning line when it is lowered."""
+    cpus = os.cpu_count() or 1
+    if workers > cpus:
+        print(f"warning: --workers {workers} is more than this machine's {cpus} CPU(s); using {cpus}",
+              file=sys.stderr)
+        return cpus
+    return workers
+
+
 def print_verdict(result: dict, game) -> None:
     """`ok: certificate verified` only when everything was re-derived; a sample says `partially checked`."""
     checked = (f"re-derived all {result['openers_rederived']} elimination bounds and all "
@@ -192,6 +234,7 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
     from pipeline.proofs.leaderboard import verify_leaderboard
 
     folder, overrides, legacy = one_path(ns, "prove artifact folder")
+    workers = capped_workers(ns.workers)
     if set(legacy) - {"sample"}:
         raise PipelineError(f"verify-certificate has no option {sorted(set(legacy) - {'sample'})[0]}=")
     sample = ns.sample
@@ -211,7 +254,7 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
     game = load_game_from([f"game={cert['game']}", f"game.hard_mode={bool(cert.get('hard_mode', False))}", *rules,
                            *overrides])
     verify = verify_leaderboard if cert.get("kind") == "leaderboard" else verify_certificate
-    result = verify(folder, game, sample, say=stderr_say, workers=ns.workers)
+    result = verify(folder, game, sample, say=stderr_say, workers=workers)
     print_verdict(result, game)
     return 0
 
@@ -301,6 +344,9 @@ def build_parser(command: str) -> ArgumentParser:
         return parser
     if command == "analyse":
         return analyse_parser()
+    if command == "list":
+        return command_parser("list", "Print every stage, game and experiment with a one-line description.",
+                              rest_help="(none)")
     text = {"play": "Interactive assistant: type guesses and colours, get suggestions.",
             "solve": "Play the strategy against a secret and print each row."}[command]
     parser = command_parser(command, text)
@@ -329,7 +375,8 @@ def analyse_parser() -> ArgumentParser:
 
 COMMANDS = {"data": data_command, "verify-tree": verify_tree_command,
             "verify-certificate": verify_certificate_command, "play": play_command, "solve": solve_command,
-            "analyse": analyse_command}
+            "analyse": analyse_command, "list": list_command}
+BARE_WORD = re.compile(r"^[A-Za-z][\w-]*$")  # no `=`, `~` or `-`: no override, no flag
 
 
 def main(argv: list[str]) -> int:
@@ -341,6 +388,12 @@ def main(argv: list[str]) -> int:
         ns.command = argv[0]
         try:
             return COMMANDS[argv[0]](ns)
+        except PipelineError as err:
+            print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    if argv and BARE_WORD.match(argv[0]):
+        try:
+            unknown_command(argv[0])
         except PipelineError as err:
             print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
             return EXIT_BAD_INPUT

@@ -5,6 +5,10 @@ from pipeline.errors import PipelineError
 
 MEMO_ENTRY_BYTES = 41  # one exact-search memo entry (pipeline.search.exact)
 AP_MEMO_ENTRY_BYTES = 100  # one ApMinTotal memo entry: hash slots plus its share of the member pool, rounded up
+# ApMinTotal keeps, per search depth (16 rows to start), the `breadth` best guesses and their keys (int64 each),
+# plus one such pair of rows for the root: 16 * 2 * 8 + 2 * 8 bytes per unit of breadth (pipeline.search.apmintotal)
+BREADTH_ENTRY_BYTES = 272
+SIZED_SETTINGS = {"breadth": BREADTH_ENTRY_BYTES}  # stage settings whose value is a per-task allocation
 
 
 def at_least(cfg, name: str, low: int, allow_none: bool = False) -> None:
@@ -80,6 +84,14 @@ def fits_memory(name: str, entries: int, entry_bytes: int) -> None:
     if total and entries * entry_bytes > total:
         raise PipelineError(f"stage.{name} asks for {entries * entry_bytes / 2**30:.1f} GiB per task, more than "
                             f"this machine's {total / 2**30:.1f} GiB")
+
+
+def check_sizes(cfg) -> None:
+    """Every setting of SIZED_SETTINGS the stage has fits, as a per-task allocation, in this machine's memory."""
+    for name, entry_bytes in SIZED_SETTINGS.items():
+        value = getattr(cfg, name, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            fits_memory(name, value, entry_bytes)
 
 
 def memo_bits(cfg, name: str = "memo_bits", low: int = 10, high: int = 30) -> None:

@@ -9,8 +9,11 @@ from pipeline.games.game import ANSWERS, Game
 from pipeline.games.lists import check_digest, clean, read_words
 
 MIN_LENGTH, MAX_LENGTH = 4, 11
-PEG_LENGTHS = {"mastermind": (2, 11), "bulls_and_cows": (2, 10)}  # 1 symbol is no game; 10 distinct digits at most
+# per source, the lengths it may have: 1 symbol is no game; 10 distinct digits at most; Nerdle's generator's own
+LENGTHS = {"mastermind": (2, 11), "bulls_and_cows": (2, 10), "nerdle": generators.NERDLE_LENGTHS}
 DIGITS = "0123456789"
+MAX_SYMBOLS = 256  # words are encoded one byte per symbol (games/encoding.py)
+MEMORY_SHARE = 2  # a game's feedback matrix may take at most 1/MEMORY_SHARE of the machine's memory
 
 
 def _generated(cfg: GameConfig) -> list[str]:
@@ -39,16 +42,54 @@ def _rules(cfg: GameConfig) -> tuple[int, str]:
         length, alphabet = cfg.pegs, DIGITS[1:cfg.colours + 1]
     if cfg.source == "bulls_and_cows":
         alphabet = DIGITS
-    low, high = PEG_LENGTHS.get(cfg.source, (MIN_LENGTH, MAX_LENGTH))
+    low, high = LENGTHS.get(cfg.source, (MIN_LENGTH, MAX_LENGTH))
     if not low <= length <= high:
         what = "game.pegs" if cfg.source == "mastermind" else "length"
         raise PipelineError(f"game {cfg.name}: {what} {length} outside {low}–{high}")
+    if len(set(alphabet)) > MAX_SYMBOLS:
+        raise PipelineError(f"game {cfg.name}: game.alphabet has {len(set(alphabet))} symbols, more than the "
+                            f"{MAX_SYMBOLS} a game may have (one byte per symbol)")
     return length, alphabet
 
 
-def _secrets_and_guesses(cfg: GameConfig) -> tuple[list[str], list[str]]:
+def human_bytes(size: float) -> str:
+    """1.5 GiB, 93.1 GiB, 12.0 TiB: a size as a person reads it."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
+    for unit in units:
+        if size < 1024 or unit == units[-1]:
+            return f"{size:.1f} {unit}" if unit != "B" else f"{int(size)} B"
+        size /= 1024
+
+
+def matrix_bytes(n_guesses: int, n_secrets: int, answer: str, length: int) -> int:
+    """Bytes of the |G| x |S| feedback matrix (one code per cell, in the answering function's dtype)."""
+    import numpy as np
+
+    from pipeline.games.answer import Answering
+
+    return n_guesses * n_secrets * np.dtype(Answering(answer, length).dtype_name).itemsize
+
+
+def check_fits(cfg: GameConfig, n_guesses: int, n_secrets: int, length: int, estimated: bool = False) -> None:
+    """Refuse a game whose feedback matrix cannot fit in this machine's memory, before anything is allocated."""
+    from pipeline.validation import total_memory
+
+    total, size = total_memory(), matrix_bytes(n_guesses, n_secrets, cfg.answer, length)
+    if total and size > total / MEMORY_SHARE:
+        about = "about " if estimated else ""
+        raise PipelineError(f"game {cfg.name}: {about}{n_guesses:,} guesses x {n_secrets:,} secrets make a "
+                            f"{human_bytes(size)} feedback matrix, more than half of this machine's "
+                            f"{human_bytes(total)} memory (the most a game may take); choose a smaller game")
+
+
+def _secrets_and_guesses(cfg: GameConfig, length: int) -> tuple[list[str], list[str]]:
+    """The game's lists, generated or read; a list too big for memory is refused before it is generated or used."""
     if cfg.source != "lists":
+        count = generators.generated_count(cfg.source, length, cfg.pegs, cfg.colours)
+        if count is not None:
+            check_fits(cfg, count, count, length, estimated=cfg.source == "primes")
         words = _generated(cfg)
+        check_fits(cfg, len(words), len(words), length)
         return words, words
     skipped = None
     if cfg.keep_matching_only:  # a dictionary's other lines are skipped; a lookalike of a game word is refused
@@ -59,13 +100,14 @@ def _secrets_and_guesses(cfg: GameConfig) -> tuple[list[str], list[str]]:
     clean_words = lambda words, what: clean(words, cfg.length, cfg.alphabet, what, cfg.keep_matching_only)  # noqa: E731
     secrets = clean_words(secrets, f"{cfg.name} secrets")
     guesses = clean_words(guesses, f"{cfg.name} guesses") if guesses else list(secrets)
+    check_fits(cfg, len(guesses), len(guesses) if cfg.secrets_are_guesses else len(secrets), length)
     return secrets, guesses
 
 
 def load_game(cfg: GameConfig) -> Game:
     """Read (or generate), check and pin a game's lists."""
     length, alphabet = _rules(cfg)
-    secrets, guesses = _secrets_and_guesses(cfg)
+    secrets, guesses = _secrets_and_guesses(cfg, length)
     check_digest(secrets, cfg.secrets.sha256, cfg.secrets.count, f"{cfg.name} secrets")
     if cfg.guesses.path or cfg.source != "lists":
         check_digest(guesses, cfg.guesses.sha256, cfg.guesses.count, f"{cfg.name} guesses")

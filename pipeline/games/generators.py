@@ -7,10 +7,12 @@ rational arithmetic (fractional and negative intermediates allowed).
 """
 
 from itertools import permutations, product
+from math import log, perm
 
 import numpy as np
 
 NERDLE_ALPHABET = "0123456789+-*/="
+NERDLE_LENGTHS = (5, 10)  # the equation lengths generated (game validation reads this same bound)
 
 
 def primes(length: int) -> list[str]:
@@ -58,8 +60,9 @@ def _evaluate(operands: list[np.ndarray], ops: tuple[str, ...]) -> tuple[np.ndar
 
 def nerdle_equations(length: int) -> list[str]:
     """Every valid Nerdle equation with exactly `length` symbols."""
-    if not 5 <= length <= 10:
-        raise ValueError("Nerdle equations are generated for lengths 5 to 10")
+    low, high = NERDLE_LENGTHS
+    if not low <= length <= high:
+        raise ValueError(f"Nerdle equations are generated for lengths {low} to {high}")
     found = []
     for lhs_len in range(3, length - 1):
         rhs_len = length - 1 - lhs_len
@@ -88,3 +91,21 @@ def mastermind_codes(pegs: int, colours: int) -> list[str]:
 def distinct_digit_strings(length: int) -> list[str]:
     """Every string of `length` distinct digits 0-9, sorted (Bulls and Cows: 5040 for length 4)."""
     return ["".join(p) for p in permutations("0123456789", length)]
+
+
+def prime_count_estimate(length: int) -> int:
+    """About how many primes have exactly `length` digits (x/ln x at both ends; 7600 for 5 digits, 8363 exactly)."""
+    below = lambda x: x / log(x) if x > 2 else 0  # noqa: E731
+    return max(1, int(below(10**length) - below(10 ** (length - 1))))
+
+
+def generated_count(source: str, length: int, pegs: int = 0, colours: int = 0) -> int | None:
+    """How many words a generator makes, known (or estimated, for primes) before generating; None for
+    Nerdle, whose lengths are bounded by NERDLE_LENGTHS instead."""
+    if source == "primes":
+        return prime_count_estimate(length)
+    if source == "mastermind":
+        return colours**pegs
+    if source == "bulls_and_cows":
+        return perm(10, length)
+    return None

@@ -1,0 +1,80 @@
+"""What the command line offers — sub-commands, stages, games, experiments and config keys — and the
+"did you mean" hints built from them when a name is misspelt."""
+
+import dataclasses
+import difflib
+import re
+from pathlib import Path
+
+from pipeline.config import CONF_DIR
+
+GROUPS = ("stage", "game", "experiment")  # the config groups `list` and `--help` show
+DESCRIPTION_WIDTH = 100  # characters of a one-line description
+
+
+def did_you_mean(word: str, choices, prefix: str = "", suffix: str = "") -> str:
+    """` (did you mean X?)` for the closest choices to `word` (each written prefix + choice + suffix), or ""
+    when none is close."""
+    close = difflib.get_close_matches(str(word), list(choices), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(f"{prefix}{c}{suffix}" for c in close) + "?)"
+
+
+def group_options(group: str) -> list[str]:
+    """The options of a config group: conf/<group>/*.yaml, sorted."""
+    return sorted(p.stem for p in (Path(CONF_DIR) / group).glob("*.yaml"))
+
+
+def describe_yaml(path: Path, width: int = DESCRIPTION_WIDTH) -> str:
+    """The first sentence of a config file's leading comment (Hydra's `@package` line and indented examples
+    skipped), shortened at a word to `width` characters."""
+    words = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        text = line.lstrip("#").strip()
+        if text.startswith("@package") or line.startswith("#  ") or not text:
+            continue
+        words += text.split()
+        if text.endswith((".", ":")):
+            break
+    sentence = " ".join(words).rstrip(":")
+    end = re.search(r"(?<!e\.g)(?<!i\.e)\. ", sentence)  # a full stop, not that of e.g. or i.e.
+    sentence = sentence[:end.start() + 1] if end else sentence
+    if len(sentence) > width:
+        sentence = sentence[:width - 1].rsplit(" ", 1)[0].rstrip(",;:(") + "…"
+    return sentence
+
+
+def group_listing(group: str) -> list[tuple[str, str]]:
+    """(option, one-line description) for every option of a config group, stages in their pipeline order."""
+    names = group_options(group)
+    if group == "stage":
+        from pipeline.stages.schemas import SCHEMAS
+
+        names = [n for n in SCHEMAS if n in names] + [n for n in names if n not in SCHEMAS]
+    return [(name, describe_yaml(Path(CONF_DIR) / group / f"{name}.yaml")) for name in names]
+
+
+def schema_classes() -> dict[str, type]:
+    """Every config dataclass by class name (the name OmegaConf quotes in `Key 'x' not in 'Y'`)."""
+    from pipeline import config
+    from pipeline.stages import upstream_schema
+    from pipeline.stages.schemas import SCHEMAS
+
+    classes = [config.Config, config.GameConfig, config.RayConfig, config.PathsConfig, config.WordListConfig,
+               upstream_schema(), *SCHEMAS.values()]
+    return {cls.__name__: cls for cls in classes}
+
+
+def key_hint(message: str) -> str:
+    """A "did you mean" for OmegaConf's `Key 'bredth' not in 'UpperBoundConfig'` (with the override's path
+    from Hydra's `Could not override 'stage.bredth'` when it is there), else ""."""
+    found = re.search(r"Key '([^']+)' not in '(\w+)'", message)
+    cls = found and schema_classes().get(found.group(2))
+    if not cls:
+        return ""
+    where = re.search(r"override '([^']+)'", message)
+    prefix = where.group(1).rsplit(".", 1)[0] + "." if where and "." in where.group(1) else ""
+    return did_you_mean(found.group(1), [f.name for f in dataclasses.fields(cls)], prefix)
