@@ -327,6 +327,8 @@ def test_a_cluster_is_named_and_one_whose_workers_cannot_import_this_package_ref
     refused = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert time.monotonic() - started < 60
     assert refused.stderr.startswith(f"joined the Ray cluster at {address}")
+    # which import fails depends on whether an editable install maps pipeline's sub-packages too
     assert_one_error(refused.returncode, refused.stderr, f"error: ray.address={address}: the cluster's workers "
-                     "cannot run this package (ModuleNotFoundError: No module named 'pipeline.runtime", log_lines=True)
+                     "cannot run this package (", log_lines=True)
+    assert "install the same pipeline on every node" in refused.stderr
     assert nothing_written(outputs)
