@@ -5,6 +5,7 @@ from pathlib import Path
 
 from pipeline.errors import PipelineError
 from pipeline.games.digest import sorted_sha256
+from pipeline.runtime.files import UnreadableFile, read_text
 
 log = logging.getLogger("pipeline")
 
@@ -15,9 +16,10 @@ def read_words(path: str, what: str, hint: str = "") -> list[str]:
     if not path or not file.is_file():
         raise PipelineError(f"{what} list not found: {path or '(no path given)'}" + (f" — {hint}" if hint else ""))
     try:
-        return file.read_text(encoding="utf-8").split()
-    except UnicodeDecodeError:
-        raise PipelineError(f"{what} list {path} is not UTF-8 text") from None
+        return read_text(file).split()
+    except UnreadableFile as err:  # a FIFO is no regular file either: refused above, never opened
+        raise PipelineError(f"{what} list {path} is not UTF-8 text" if err.short == "not UTF-8"
+                            else f"{what} list {err}") from None
 
 
 def clean(words: list[str], length: int, alphabet: str, what: str, keep_matching_only: bool) -> list[str]:
