@@ -37,7 +37,7 @@ def file_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise FileRefused(path, "not a regular file (a folder, FIFO, socket or device)")
+            raise FileRefused(path, f"not a regular file ({_what(info.st_mode)})")
         if info.st_size > limit:
             raise FileRefused(path, f"{info.st_size} bytes, more than the checker reads ({limit})")
         chunks, size = [], 0
@@ -52,6 +52,13 @@ def file_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
     if size > limit:
         raise FileRefused(path, f"grew past {limit} bytes while read")
     return b"".join(chunks)
+
+
+def _what(mode: int) -> str:
+    """The kind of a file that is not regular, for the message."""
+    names = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device",
+             stat.S_IFBLK: "a device"}
+    return names.get(stat.S_IFMT(mode), "a special file")
 
 
 def _no_constant(name: str):

@@ -1,0 +1,228 @@
+"""Hostile files: a folder, a symlink loop, a FIFO, JSON nested too deep, a file over the size limit, bytes that
+are not UTF-8, NaN, JSON of the wrong structure.  Every reader — the two safe readers themselves, the
+commands that take a file (verify-tree, verify-certificate, solve --tree, analyse --grid) and the
+artifacts stages and the report read back — answers with one `error:` line and exit status 2 within seconds,
+and writes nothing.  A FIFO used to block the reader forever: every case runs under an alarm, so a
+regression fails the test instead of hanging the suite.
+"""
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from test_bad_input import (MINI, assert_one_error, damaged_copy, finished, fresh_console,  # noqa: F401
+                            nothing_written, run_main)
+
+SECONDS = 20  # an alarm ends a case that blocks; a refusal takes milliseconds
+HOSTILE = ["folder", "loop", "fifo", "deep", "huge", "binary", "nan", "overflow"]
+
+
+@pytest.fixture(autouse=True)
+def deadline():
+    """Fail (not hang) a test whose reader blocks: SIGALRM raises in the main thread after SECONDS."""
+    def expire(signum, frame):
+        raise TimeoutError(f"still reading after {SECONDS} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(SECONDS)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def make_hostile(path: Path, kind: str, limit: int = 256 * 2**20) -> Path:
+    """Put a hostile `kind` of file at `path` (`limit`: the size limit a `huge` file exceeds, sparse: instant)."""
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "loop":
+        path.symlink_to(path.name)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "deep":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "huge":
+        with open(path, "wb") as handle:
+            handle.truncate(limit + 1)
+    elif kind == "binary":
+        path.write_bytes(b'{"tree": "\xff\xfe"}')
+    elif kind == "nan":
+        path.write_text('{"tree": NaN}')
+    elif kind == "overflow":
+        path.write_text('{"tree": 1e400}')
+    return path
+
+
+RUNTIME_REASONS = {"folder": "is a folder, not a regular file",
+                   "loop": "is a symlink loop (too many levels of symbolic links)",
+                   "fifo": "is a FIFO, not a regular file",
+                   "deep": "is not JSON this pipeline reads (nested more than 200 levels)",
+                   "huge": "is too big (268435457 bytes; the limit is 268435456)", "binary": "is not UTF-8 text (byte 10)",
+                   "nan": "is not valid JSON (NaN is not a JSON number)",
+                   "overflow": "is not valid JSON (1e400 is beyond a float)"}
+CHECKER_REASONS = {"folder": "not a regular file (a folder)", "loop": "cannot be opened (Too many levels of symbolic links)",
+                   "fifo": "not a regular file (a FIFO)", "deep": "JSON nested more than 200 levels",
+                   "huge": "268435457 bytes, more than the checker reads (268435456)", "binary": "not UTF-8 (byte 10)",
+                   "nan": "not valid JSON (NaN is not a JSON number)",
+                   "overflow": "not valid JSON (1e400 overflows a float)"}
+
+
+# ---- the two readers ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_the_pipeline_reader_refuses_hostile_files(kind, tmp_path):
+    from pipeline.errors import PipelineError
+    from pipeline.runtime.files import UnreadableFile, read_json
+
+    path = make_hostile(tmp_path / "x.json", kind)
+    started = time.monotonic()
+    with pytest.raises(UnreadableFile) as err:
+        read_json(path)
+    assert isinstance(err.value, PipelineError) and err.value.path == path
+    assert str(err.value) == f"{path} {RUNTIME_REASONS[kind]}" and time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_the_checker_reader_refuses_hostile_files(kind, tmp_path):
+    from pipeline.errors import PipelineError
+    from pipeline.proofs.files import FileRefused, file_bytes, json_of
+
+    path = make_hostile(tmp_path / "x.json", kind)
+    with pytest.raises(FileRefused) as err:
+        json_of(file_bytes(path), path)
+    assert isinstance(err.value, PipelineError) and not err.value.missing
+    assert str(err.value) == f"{path}: {CHECKER_REASONS[kind]}"
+
+
+def test_both_readers_read_plain_json_and_a_link_to_it(tmp_path):
+    from pipeline.proofs.files import file_bytes, json_of
+    from pipeline.runtime.files import depth, read_json
+
+    path = tmp_path / "ok.json"
+    path.write_text(json.dumps({"a": [1, 2.5, {"b": "é"}], "n": None}))
+    link = tmp_path / "link.json"
+    link.symlink_to(path)
+    expected = {"a": [1, 2.5, {"b": "é"}], "n": None}
+    assert read_json(path) == read_json(link) == json_of(file_bytes(link), link) == expected
+    assert depth(expected) == 3 and depth(5) == 0
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 200 + "]" * 200)  # exactly the limit: accepted
+    assert depth(read_json(nested)) == 200 and json_of(file_bytes(nested), nested)
+
+
+def test_a_missing_file_is_told_apart(tmp_path):
+    from pipeline.proofs.files import FileRefused, file_bytes
+    from pipeline.runtime.files import MissingFile, read_json
+
+    with pytest.raises(MissingFile, match="nowhere.json is missing"):
+        read_json(tmp_path / "nowhere.json")
+    with pytest.raises(FileRefused) as err:
+        file_bytes(tmp_path / "nowhere.json")
+    assert err.value.missing
+
+
+# ---- commands that take a file -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", [*HOSTILE, "list"])
+def test_verify_tree_refuses_a_hostile_tree_file(kind, tmp_path, capsys):
+    path = tmp_path / "tree.json"
+    if kind == "list":
+        path.write_text("[1, 2]")
+    else:
+        make_hostile(path, kind)
+    started = time.monotonic()
+    code, _, err = run_main(["verify-tree", str(path), "game=mini_nerdle"], capsys)
+    reason = "is not a tree written by this pipeline" if kind == "list" else CHECKER_REASONS[kind]
+    assert_one_error(code, err, f"{path}")
+    assert reason in err and time.monotonic() - started < 10
+
+
+def mini_certificate(folder: Path) -> dict:
+    """The opening fields of a Mini Nerdle certificate: enough to reach the UB tree file."""
+    from pipeline.games.catalog import builtin_game
+
+    game = builtin_game("mini_nerdle")
+    return {"game": "mini_nerdle", "hard_mode": False, "objective": "total", "guesses_sha256": game.guesses_digest,
+            "secrets_sha256": game.secrets_digest, "n_guesses": len(game.guesses), "n_secrets": len(game.secrets),
+            "ub": 544, "ub_opener": "4*7=28", "ub_tree_sha256": "0" * 64}
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_verify_certificate_refuses_a_hostile_certificate(kind, tmp_path, capsys):
+    folder = tmp_path / "prove"
+    folder.mkdir()
+    make_hostile(folder / "certificate.json", kind)
+    code, _, err = run_main(["verify-certificate", str(folder)], capsys)
+    assert_one_error(code, err, f"certificate rejected: {folder / 'certificate.json'}: {CHECKER_REASONS[kind]}")
+
+
+@pytest.mark.parametrize("kind", ["folder", "loop", "fifo", "huge"])
+def test_verify_certificate_refuses_a_hostile_tree_beside_it(kind, tmp_path, capsys):
+    folder = tmp_path / "prove"
+    folder.mkdir()
+    (folder / "certificate.json").write_text(json.dumps(mini_certificate(folder)))
+    make_hostile(folder / "tree.json", kind)
+    code, _, err = run_main(["verify-certificate", str(folder)], capsys)
+    assert_one_error(code, err, f"the UB tree: {folder / 'tree.json'}: {CHECKER_REASONS[kind]}")
+
+
+@pytest.mark.parametrize("kind", [*HOSTILE, "list"])
+def test_solve_refuses_a_hostile_tree_file(kind, tmp_path, capsys):
+    path = tmp_path / "tree.json"
+    if kind == "list":
+        path.write_text('{"tree": [1, 2]}')
+    else:
+        make_hostile(path, kind)
+    code, _, err = run_main(["solve", *MINI, f"paths.outputs={tmp_path / 'outputs'}", "--secret", "28/7=4",
+                             "--tree", str(path)], capsys)
+    assert_one_error(code, err, "is not a strategy tree" if kind == "list" else f"{path} {RUNTIME_REASONS[kind]}")
+    assert nothing_written(tmp_path / "outputs")
+
+
+GRID_REASONS = {**RUNTIME_REASONS, "huge": "is too big (1048577 bytes; the limit is 1048576)"}
+
+
+@pytest.mark.parametrize("kind", ["folder", "loop", "fifo", "huge", "binary"])
+def test_analyse_refuses_a_hostile_share_grid(kind, tmp_path, capsys):
+    path = make_hostile(tmp_path / "grid.txt", kind, limit=2**20)
+    code, _, err = run_main(["analyse", *MINI, f"paths.outputs={tmp_path / 'outputs'}", "guesses=[28/7=4]",
+                             f"grid={path}"], capsys)
+    assert_one_error(code, err, f"cannot read the share grid: {path} {GRID_REASONS[kind]}")
+    assert nothing_written(tmp_path / "outputs")
+
+
+def test_the_assistant_skips_hostile_stored_artifacts(tmp_path):
+    """A FIFO certificate or a `[]` manifest in the outputs is not used (and never blocks the assistant); a sound
+    certificate beside them still is."""
+    from pipeline.assistant.values import KnownValues
+    from pipeline.games.catalog import builtin_game
+
+    game = builtin_game("mini_nerdle")
+    outputs = tmp_path / "outputs"
+    fifo, listed, sound = (outputs / "prove" / key for key in ("k1", "k2", "k3"))
+    for folder in (fifo, listed, sound):
+        folder.mkdir(parents=True)
+    for folder in (fifo, sound):
+        (folder / "manifest.json").write_text(json.dumps({"game": game.identity()}))
+    os.mkfifo(fifo / "certificate.json")
+    (listed / "manifest.json").write_text("[]")
+    claim = {"proven": True, "ub": 600, "optimal_openers": ["4*7=28"]}
+    (listed / "certificate.json").write_text(json.dumps(claim))
+    assert KnownValues(game, outputs).best() == KnownValues(game, None).best()  # the published 544
+    (sound / "certificate.json").write_text(json.dumps(claim))
+    best = KnownValues(game, outputs).best()
+    assert (best.total, best.source) == (600, "proven optimum (prove/k3)")
+
+
+def test_a_word_list_that_is_a_fifo_is_refused_at_once(tmp_path, capsys):
+    fifo = tmp_path / "words.txt"
+    os.mkfifo(fifo)
+    code, _, err = run_main([f"paths.outputs={tmp_path / 'outputs'}", "stage=feedback", "game=words",
+                             "game.length=5", f"game.secrets.path={fifo}"], capsys)
+    assert_one_error(code, err, f"words secrets list not found: {fifo}")
+    assert nothing_written(tmp_path / "outputs")
