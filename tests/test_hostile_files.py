@@ -8,16 +8,17 @@ regression fails the test instead of hanging the suite.
 
 import json
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from test_bad_input import (MINI, assert_one_error, damaged_copy, finished, fresh_console,  # noqa: F401
-                            nothing_written, run_main)
+from test_bad_input import MINI, assert_one_error, finished, fresh_console, nothing_written, run_main  # noqa: F401
 
-SECONDS = 20  # an alarm ends a case that blocks; a refusal takes milliseconds
+SECONDS = 30  # an alarm ends a case that blocks; a refusal takes milliseconds
 HOSTILE = ["folder", "loop", "fifo", "deep", "huge", "binary", "nan", "overflow"]
 
 
@@ -226,3 +227,164 @@ def test_a_word_list_that_is_a_fifo_is_refused_at_once(tmp_path, capsys):
                              "game.length=5", f"game.secrets.path={fifo}"], capsys)
     assert_one_error(code, err, f"words secrets list not found: {fifo}")
     assert nothing_written(tmp_path / "outputs")
+
+
+# ---- artifacts read back by stages and the report ------------------------------------------------------------
+
+
+def intact_copy(finished, tmp_path, stage: str, name: str) -> tuple[Path, list[str], Path]:
+    """A copy of the finished outputs: (its folder, the game's overrides, the file `name` of `stage` in it)."""
+    outputs, args = finished
+    copy = tmp_path / "outputs"
+    shutil.copytree(outputs, copy)
+    return copy, args, next((copy / stage).glob(f"[!.]*/{name}"))
+
+
+def same_size_edit(path: Path, **fields) -> None:
+    """Rewrite the JSON object at `path` with `fields` changed, padded with spaces to its old size (so that the
+    manifest's size check cannot notice)."""
+    size = path.stat().st_size
+    text = json.dumps({**json.loads(path.read_text()), **fields}, separators=(",", ":"))
+    assert len(text) <= size
+    path.write_text(text + " " * (size - len(text)))
+    assert path.stat().st_size == size
+
+
+def folder_listing(outputs: Path) -> list[str]:
+    """Every path under outputs except the matrix cache (rebuilt freely) and Hydra's run folders."""
+    return sorted(str(p.relative_to(outputs)) for p in outputs.rglob("*")
+                  if ".cache" not in p.parts and ".runs" not in p.parts)
+
+
+def run_stage_cli(outputs: Path, args: list[str], capsys, *more: str) -> tuple[int, str, str]:
+    return run_main([f"paths.outputs={outputs}", "progress=false", *more, *args], capsys)
+
+
+@pytest.mark.parametrize("value,why", [("x", "ub: 'x' is not a whole number"),
+                                       (5e99, "ub: 5e+99 is not a whole number"),
+                                       (-3, "ub: -3 is outside 8..48")])
+def test_a_same_size_edit_of_a_summary_is_named_with_its_rebuild_command(value, why, finished, tmp_path, capsys):
+    outputs, args, target = intact_copy(finished, tmp_path, "upper_bound", "summary.json")
+    same_size_edit(target, ub=value)
+    before = folder_listing(outputs)
+    code, _, err = run_stage_cli(outputs, ["stage=lower_bound", "stage.force=true", *args], capsys)
+    assert_one_error(code, err, f"{target} is damaged ({why}); rebuild it with upstream.upper_bound.force=true",
+                     log_lines=True)
+    assert folder_listing(outputs) == before  # the forced lower_bound left no half-written folder
+
+
+def test_the_report_names_a_garbage_summary(finished, tmp_path, capsys):
+    outputs, args, target = intact_copy(finished, tmp_path, "upper_bound", "summary.json")
+    target.write_bytes(b"x" * target.stat().st_size)
+    code, _, err = run_stage_cli(outputs, ["stage=report", *args], capsys)
+    assert_one_error(code, err, f"{target} is damaged (JSONDecodeError); rebuild it with `python -m pipeline "
+                                f"stage=upper_bound ...` and stage.force=true", log_lines=True)
+    assert not (outputs / "report").exists()
+
+
+def test_the_report_names_an_implausible_funnel(finished, tmp_path, capsys):
+    outputs, args, target = intact_copy(finished, tmp_path, "lower_bound", "summary.json")
+    same_size_edit(target, survivors=["zzzzz"])
+    code, _, err = run_stage_cli(outputs, ["stage=report", *args], capsys)
+    assert_one_error(code, err, f"{target} is damaged (survivors: 'zzzzz' is not a guess)", log_lines=True)
+    assert not (outputs / "report").exists()
+
+
+@pytest.mark.parametrize("body,why", [("[]", "a JSON list, not a dict"), ('{"files": 5}', "no list of file sizes"),
+                                      ("[" * 5000 + "]" * 5000, "too deeply nested")])
+def test_a_manifest_of_the_wrong_structure(body, why, finished, tmp_path, capsys):
+    outputs, args, target = intact_copy(finished, tmp_path, "upper_bound", "manifest.json")
+    target.write_text(body)
+    code, _, err = run_stage_cli(outputs, ["stage=lower_bound", *args], capsys)
+    assert_one_error(code, err, f"{target} is damaged ({why}); rebuild it with upstream.upper_bound.force=true",
+                     log_lines=True)
+    code, out, err = run_stage_cli(outputs, ["stage=report", *args], capsys)
+    if body.startswith("{"):  # it records no game: not an artifact of this game, the report leaves it out
+        assert code == 0, err
+        report = Path(out.strip().splitlines()[-1]) / "report.md"
+        assert "## Upper bounds" not in report.read_text() and "- upper_bound: `python -m" in report.read_text()
+    else:
+        assert_one_error(code, err, f"{target} is damaged ({why})", log_lines=True)
+        assert not (outputs / "report").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_an_artifact_file_that_is_no_regular_file(kind, finished, tmp_path, capsys):
+    outputs, args, target = intact_copy(finished, tmp_path, "upper_bound", "summary.json")
+    target.unlink()
+    make_hostile(target, kind)
+    code, _, err = run_stage_cli(outputs, ["stage=lower_bound", *args], capsys)
+    assert_one_error(code, err, f"{target} is damaged (not a regular file); rebuild it with "
+                                "upstream.upper_bound.force=true", log_lines=True)
+
+
+def rewrite_matrix_meta(folder: Path, meta: bytes) -> Path:
+    """Replace matrix.parquet's pipeline metadata with `meta` and record the new size in the manifest (a
+    consistent forgery: only reading the metadata can tell)."""
+    import pyarrow.parquet as pq
+
+    from pipeline.feedback.parquet import META_KEY
+
+    path = folder / "matrix.parquet"
+    table = pq.ParquetFile(path).read()
+    pq.write_table(table.replace_schema_metadata({META_KEY: meta}), path, compression="zstd")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"]["matrix.parquet"] = path.stat().st_size
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    return path
+
+
+@pytest.mark.parametrize("meta,why", [
+    (b"{not json", "its matrix metadata is not valid JSON"),
+    (b'{"dtype": "uint8", "shape": [1000000000, 1000000000], "crc32": 0, "guesses_sha256": "a", '
+     b'"secrets_sha256": "b"}', "declares shape [1000000000, 1000000000], more than 1099511627776 codes"),
+    (b'{"dtype": "uint8", "shape": [8, -8], "crc32": 0}', "declares shape [8, -8], not two positive whole numbers"),
+    (b'{"dtype": "float64", "shape": [8, 8], "crc32": 0}', "has dtype 'float64'"),
+])
+def test_absurd_matrix_metadata_is_named(meta, why, finished, tmp_path, capsys):
+    outputs, args, target = intact_copy(finished, tmp_path, "feedback", "manifest.json")
+    shutil.rmtree(target.parent / ".cache", ignore_errors=True)
+    matrix = rewrite_matrix_meta(target.parent, meta)
+    code, _, err = run_stage_cli(outputs, ["stage=lower_bound", "stage.force=true", *args], capsys)
+    assert_one_error(code, err, f"{matrix} is damaged (", log_lines=True)
+    assert why in err and err.strip().endswith("rebuild it with upstream.feedback.force=true")
+
+
+def test_a_shape_that_disagrees_with_the_column_is_corrupt(finished, tmp_path):
+    from pipeline.errors import PipelineError
+    from pipeline.feedback.parquet import read_matrix, read_meta
+
+    folder = next((finished[0] / "feedback").glob("[!.]*/matrix.parquet")).parent
+    copy = tmp_path / "feedback"
+    shutil.copytree(folder, copy)
+    meta = read_meta(copy / "matrix.parquet")
+    rows, cols = meta["shape"]
+    matrix = rewrite_matrix_meta(copy, json.dumps({**meta, "shape": [rows * 1000, cols]}).encode())
+    with pytest.raises(PipelineError, match=rf"declares shape \[{rows * 1000}, {cols}\], its column holds {rows} rows"):
+        read_matrix(matrix)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep", "garbage", "folder"])
+def test_a_hostile_matrix_cache_stamp_is_rebuilt(kind, finished, tmp_path, capsys):
+    """.cache/matrix.json is the feedback matrix's cache stamp: a hostile one is ignored and rewritten."""
+    from pipeline.feedback.parquet import load_matrices, read_matrix
+    from pipeline.runtime.store import Artifact
+
+    folder = next((finished[0] / "feedback").glob("[!.]*/matrix.parquet")).parent
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    artifact = Artifact("feedback", copy.name, copy)
+    game = SimpleNamespace(guesses_digest=read_matrix(copy / "matrix.parquet")[1]["guesses_sha256"],
+                           secrets_digest=read_matrix(copy / "matrix.parquet")[1]["secrets_sha256"])
+    expected = read_matrix(copy / "matrix.parquet")[0]
+    load_matrices(artifact, game)  # makes the cache
+    stamp = copy / ".cache" / "matrix.json"
+    stamp.unlink()
+    if kind == "garbage":
+        stamp.write_text('{"parquet": "x", "crc32": NaN}')
+    else:
+        make_hostile(stamp, kind)
+    codes, codes_t = load_matrices(artifact, game)
+    assert (codes == expected).all() and (codes_t == expected.T).all()
+    if kind != "folder":  # a folder in its place cannot be replaced by a file: the cache is skipped
+        assert json.loads(stamp.read_text())["crc32"] == read_matrix(copy / "matrix.parquet")[1]["crc32"]

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import PipelineError
-from pipeline.runtime.files import read_json
+from pipeline.runtime.files import check_regular, read_json
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
 
@@ -347,6 +347,7 @@ class KnownValues:
         import pyarrow.parquet as pq
 
         name = "exact.parquet" if stage == "exact" else "openers.parquet"
+        check_regular(folder / name)  # a FIFO would block pyarrow's open
         for row in pq.ParquetFile(folder / name).read().to_pylist():  # read_table would import pyarrow.dataset
             if row.get("total") is None or row["opener"] not in guess_index:
                 continue

@@ -48,7 +48,11 @@ def verdicts(store, game) -> list[dict]:
 
     newest = {}
     for artifact in store.finished("reproduce"):  # oldest first: later artifacts replace a row
-        for row in artifact.read_json("reproduce.json")["rows"]:
+        rows = artifact.read_json("reproduce.json").get("rows")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("id"), str) and
+                                                 isinstance(r.get("stage"), str) for r in rows):
+            raise artifact.damaged("reproduce.json", "rows is not a list of verdicts with an id and a stage")
+        for row in rows:
             newest[row["id"]] = row
     return [r for r in newest.values() if fits_game(r, game.name, game.identity())]
 
