@@ -388,3 +388,35 @@ def test_a_hostile_matrix_cache_stamp_is_rebuilt(kind, finished, tmp_path, capsy
     assert (codes == expected).all() and (codes_t == expected.T).all()
     if kind != "folder":  # a folder in its place cannot be replaced by a file: the cache is skipped
         assert json.loads(stamp.read_text())["crc32"] == read_matrix(copy / "matrix.parquet")[1]["crc32"]
+
+
+def test_the_checker_reads_files_without_the_pipeline_side():
+    """The checker's reader is its own: with pipeline.runtime, search, feedback and stages unimportable,
+    verify-tree's reader still refuses a FIFO."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from pipeline.config import PROJECT_ROOT
+
+    script = textwrap.dedent("""
+        import os, sys, tempfile
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[:2] in (["pipeline", "runtime"], ["pipeline", "search"], ["pipeline", "feedback"],
+                                           ["pipeline", "stages"], ["pipeline", "artifacts"]):
+                    raise ImportError(f"blocked: {name}")
+        sys.meta_path.insert(0, Block())
+        from pipeline.proofs.certificate import load_certificate
+        from pipeline.proofs.tree import read_tree_body
+        folder = tempfile.mkdtemp()
+        os.mkfifo(os.path.join(folder, "certificate.json"))
+        try:
+            load_certificate(folder)
+        except Exception as err:
+            print(type(err).__name__, str(err).endswith("certificate.json: not a regular file (a FIFO)"))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=SECONDS,
+                          cwd=PROJECT_ROOT, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["CertificateError", "True"]

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
-from pipeline.runtime.files import check_regular, parse_json, read_json
+from pipeline.runtime.files import UnreadableFile, check_regular, parse_json, read_json
 
 CODE_DTYPES = ("uint8", "uint16", "uint32")  # a code of n positions is < 3**n
 MAX_CELLS = 2**40  # far beyond any game here (Nerdle: 628 M codes); a larger shape is a damaged header
@@ -55,6 +55,8 @@ def read_meta(path: Path) -> dict:
         meta = parse_json(raw[META_KEY].decode("utf-8"), path)
     except UnicodeDecodeError:
         raise PipelineError(f"{path}: its matrix metadata is not UTF-8") from None
+    except UnreadableFile as err:
+        raise PipelineError(f"{path}: its matrix metadata {err.problem}") from None
     problem = meta_problem(meta)
     if problem:
         raise PipelineError(f"{path}: its matrix metadata {problem}")

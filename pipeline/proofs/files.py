@@ -27,8 +27,13 @@ class FileRefused(PipelineError):
 
 
 def file_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of the regular file at `path` (FileRefused for anything else, or for more than `limit` bytes)."""
+    """The bytes of the regular file at `path` (FileRefused for anything else, or for more than `limit` bytes).
+
+    Its kind is looked at before it is opened (opening a device can have effects) and again on the open
+    descriptor (the path may have been swapped in between)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise FileRefused(path, f"not a regular file ({_what(os.stat(path).st_mode)})")
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except FileNotFoundError:
         raise FileRefused(path, "no such file", missing=True) from None
