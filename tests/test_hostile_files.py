@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from test_bad_input import MINI, assert_one_error, finished, fresh_console, nothing_written, run_main  # noqa: F401
+from test_bad_input import MINI, WORDS, assert_one_error, fresh_console, nothing_written, run_main  # noqa: F401
 
 SECONDS = 30  # an alarm ends a case that blocks; a refusal takes milliseconds
 HOSTILE = ["folder", "loop", "fifo", "deep", "huge", "binary", "nan", "overflow"]
@@ -230,6 +230,24 @@ def test_a_word_list_that_is_a_fifo_is_refused_at_once(tmp_path, capsys):
 
 
 # ---- artifacts read back by stages and the report ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """feedback -> upper_bound -> lower_bound for an eight-word game, run once in this process (no Ray: the
+    cases below only read what it wrote); (outputs, the overrides that select the game and executor)."""
+    from pipeline.cli import compose, to_config
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.runner import run_stage
+
+    root = tmp_path_factory.mktemp("finished")
+    words = root / "words.txt"
+    words.write_text("\n".join(WORDS) + "\n")
+    args = ["game=words", "game.length=5", f"game.secrets.path={words}", "ray.executor=local"]
+    cfg = to_config(compose([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args]))
+    run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
+    return root / "outputs", args
 
 
 def intact_copy(finished, tmp_path, stage: str, name: str) -> tuple[Path, list[str], Path]:

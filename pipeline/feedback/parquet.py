@@ -56,7 +56,7 @@ def read_meta(path: Path) -> dict:
     except UnicodeDecodeError:
         raise PipelineError(f"{path}: its matrix metadata is not UTF-8") from None
     except UnreadableFile as err:
-        raise PipelineError(f"{path}: its matrix metadata {err.problem}") from None
+        raise PipelineError(f"{path}: its matrix metadata is {err.problem}") from None
     problem = meta_problem(meta)
     if problem:
         raise PipelineError(f"{path}: its matrix metadata {problem}")
