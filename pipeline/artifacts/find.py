@@ -34,8 +34,11 @@ def artifacts_for(store: ArtifactStore, stage: str, game: Game) -> list[tuple[Ar
     identity = stage_identity(stage, game)
     found = []
     for artifact in store.finished(stage):
-        manifest = read_json_file(stage, artifact.file("manifest.json"))
-        if fits(manifest.get("game", {}), identity):
+        manifest = read_json_file(stage, artifact.file("manifest.json"), dict)
+        recorded = manifest.get("game", {})
+        if not isinstance(recorded, dict):
+            raise artifact.damaged("manifest.json", "its game is not a JSON object")
+        if fits(recorded, identity):
             found.append((artifact, manifest))
     return found
 
@@ -54,10 +57,18 @@ class StoredTree:
         return f"upper_bound/{self.key}"
 
 
+def recorded_total(manifest: dict) -> int | None:
+    """The UB a manifest's summary records, or None when it records none (or something that is no total): the
+    tree itself is replayed before use, so an edited summary costs only the ordering."""
+    summary = manifest.get("summary")
+    total = summary.get("ub") if isinstance(summary, dict) else None
+    return total if type(total) is int else None
+
+
 def stored_trees(store: ArtifactStore, game: Game) -> list[StoredTree]:
     """The finished upper_bound trees that fit `game`, best first (lowest recorded total, then key; trees
     without a recorded total last)."""
-    found = [StoredTree(manifest.get("summary", {}).get("ub"), artifact.key, artifact.file("tree.json"))
+    found = [StoredTree(recorded_total(manifest), artifact.key, artifact.file("tree.json"))
              for artifact, manifest in artifacts_for(store, "upper_bound", game) if artifact.file("tree.json").is_file()]
     return sorted(found, key=lambda t: (t.total is None, t.total or 0, t.key))
 

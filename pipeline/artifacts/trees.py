@@ -12,6 +12,7 @@ from pipeline.errors import PipelineError
 from pipeline.games.constraints import hard_mode_violation
 from pipeline.games.game import Game
 from pipeline.artifacts.tree_svg import DEFAULT_DEPTH, tree_svg
+from pipeline.runtime.files import MissingFile, read_json
 from pipeline.runtime.store import MANIFEST, read_json_file
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 
@@ -73,14 +74,14 @@ def load_tree(path: Path, game: Game, label: str | None = None) -> LoadedTree:
 
     path = Path(path)
     try:
-        body = json.loads(path.read_text())
+        body = read_json(path)
         tree = from_json(body["tree"] if isinstance(body, dict) and "tree" in body else body)
-    except FileNotFoundError:
+    except MissingFile:
         raise PipelineError(f"tree file not found: {path}") from None
-    except (ValueError, KeyError, TypeError, AttributeError) as err:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as err:
         raise PipelineError(f"{path} is not a strategy tree ({err})") from None
     manifest = path.parent / MANIFEST
-    recorded = recorded_game(body, read_json_file("upper_bound", manifest).get("game", {})
+    recorded = recorded_game(body, read_json_file("upper_bound", manifest, dict).get("game", {})
                              if manifest.is_file() else {})
     if recorded and not fits(recorded, game.identity()):
         raise PipelineError(f"{path} is a tree for other word lists or rules, not game {game.name!r}")

@@ -247,11 +247,19 @@ def game_rows(game, options: dict) -> tuple[list[tuple[str, str]], str | None]:
     return rows_from_secret(game, secret, guesses), secret
 
 
+GRID_BYTES = 2**20  # a share grid is a few hundred bytes
+
+
 def _read_text(path: Path) -> str:
+    """The share grid file's text (one error line for a missing, special, huge or non-UTF-8 file)."""
+    from pipeline.runtime.files import MissingFile, UnreadableFile, read_text
+
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise PipelineError(f"cannot read the share grid {path}: {err.strerror}") from None
+        return read_text(path, GRID_BYTES)
+    except MissingFile:
+        raise PipelineError(f"cannot read the share grid {path}: No such file or directory") from None
+    except UnreadableFile as err:
+        raise PipelineError(f"cannot read the share grid: {err}") from None
 
 
 def make_valuer(game, outputs: Path, budget: float):

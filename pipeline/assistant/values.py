@@ -21,7 +21,6 @@ Infeasible (no strategy finds every secret within the guesses left) is
 """
 
 import dataclasses
-import json
 import os
 import pickle
 import select
@@ -32,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.errors import PipelineError
+from pipeline.runtime.files import check_regular, read_json
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
 
@@ -327,18 +328,18 @@ class KnownValues:
             if folder.parent.name not in ("prove", "exact", "upper_bound") or not manifest.is_file():
                 continue
             try:
-                identity = json.loads(manifest.read_text()).get("game", {})
+                identity = read_json(manifest).get("game", {})
                 if any(identity.get(k) != v for k, v in self.game.identity().items()):
                     continue
                 self._read_artifact(folder.parent.name, folder)
-            except (OSError, ValueError, KeyError, TypeError):
-                continue  # an unreadable artifact is simply not used
+            except (PipelineError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+                continue  # an unreadable artifact (not a file, too big, not JSON, damaged) is simply not used
 
     def _read_artifact(self, stage: str, folder: Path) -> None:
         label = f"{stage}/{folder.name}"
         guess_index = self.game.guess_index
         if stage == "prove":
-            cert = json.loads((folder / "certificate.json").read_text())
+            cert = read_json(folder / "certificate.json")
             if cert.get("proven"):
                 opener = cert["optimal_openers"][0]
                 self._best = Value(int(cert["ub"]), "exact", f"proven optimum ({label})", guess_index[opener])
@@ -346,6 +347,7 @@ class KnownValues:
         import pyarrow.parquet as pq
 
         name = "exact.parquet" if stage == "exact" else "openers.parquet"
+        check_regular(folder / name)  # a FIFO would block pyarrow's open
         for row in pq.ParquetFile(folder / name).read().to_pylist():  # read_table would import pyarrow.dataset
             if row.get("total") is None or row["opener"] not in guess_index:
                 continue
@@ -361,9 +363,8 @@ def _stored_depths(folder: Path, opener: str) -> tuple[int, ...] | None:
     from pipeline.artifacts.trees import tree_name
 
     try:
-        found = {int(k): int(v) for k, v in json.loads((folder / f"{tree_name(opener)}.json").read_text())
-                 ["distribution"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        found = {int(k): int(v) for k, v in read_json(folder / f"{tree_name(opener)}.json")["distribution"].items()}
+    except (PipelineError, OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return tuple(found.get(d, 0) for d in range(1, max(found, default=0) + 1)) or None
 

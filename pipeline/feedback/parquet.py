@@ -14,7 +14,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import PipelineError
+from pipeline.runtime.files import UnreadableFile, check_regular, parse_json, read_json
 
+CODE_DTYPES = ("uint8", "uint16", "uint32")  # a code of n positions is < 3**n
+MAX_CELLS = 2**40  # far beyond any game here (Nerdle: 628 M codes); a larger shape is a damaged header
 CODE_CONVENTION = "base3: colour of position i (0 grey, 1 yellow, 2 green) has weight 3**i"
 META_KEY = b"pipeline.matrix"
 
@@ -41,13 +44,40 @@ def write_matrix(path: Path, codes: np.ndarray, meta: dict, row_group_rows: int 
 
 def read_meta(path: Path) -> dict:
     """The matrix metadata, or a clear error if the file is not a matrix written by this project."""
+    check_regular(path)  # a FIFO or a folder would block or confuse pyarrow
     try:
         raw = pq.read_schema(path).metadata or {}
     except (OSError, pa.ArrowException) as err:
         raise PipelineError(f"{path} is not a readable Parquet file ({err})") from None
     if META_KEY not in raw:
         raise PipelineError(f"{path} has no pipeline matrix metadata (not written by the feedback stage?)")
-    return json.loads(raw[META_KEY])
+    try:
+        meta = parse_json(raw[META_KEY].decode("utf-8"), path)
+    except UnicodeDecodeError:
+        raise PipelineError(f"{path}: its matrix metadata is not UTF-8") from None
+    except UnreadableFile as err:
+        raise PipelineError(f"{path}: its matrix metadata is {err.problem}") from None
+    problem = meta_problem(meta)
+    if problem:
+        raise PipelineError(f"{path}: its matrix metadata {problem}")
+    return meta
+
+
+def meta_problem(meta) -> str | None:
+    """Why matrix metadata cannot describe a matrix this project wrote (None if it can): a JSON object with
+    a dtype of unsigned codes, a shape of two positive whole numbers within MAX_CELLS, a 32-bit CRC."""
+    if not isinstance(meta, dict):
+        return "is not a JSON object"
+    if meta.get("dtype") not in CODE_DTYPES:
+        return f"has dtype {meta.get('dtype')!r}, not one of {', '.join(CODE_DTYPES)}"
+    shape = meta.get("shape")
+    if not (isinstance(shape, list) and len(shape) == 2 and all(type(n) is int and n >= 1 for n in shape)):
+        return f"declares shape {shape!r}, not two positive whole numbers"
+    if shape[0] * shape[1] > MAX_CELLS:
+        return f"declares shape {shape}, more than {MAX_CELLS} codes"
+    if type(meta.get("crc32")) is not int or not 0 <= meta["crc32"] < 2**32:
+        return "has no 32-bit crc32"
+    return None
 
 
 def read_matrix(path: Path) -> tuple[np.ndarray, dict]:
@@ -59,6 +89,9 @@ def read_matrix(path: Path) -> tuple[np.ndarray, dict]:
     except (OSError, pa.ArrowException) as err:
         raise PipelineError(f"{path} is corrupt ({err})") from None
     dtype, (n_rows, n_cols) = np.dtype(meta["dtype"]), meta["shape"]
+    if len(column) != n_rows or getattr(column.type, "byte_width", None) != n_cols * dtype.itemsize:
+        raise PipelineError(f"{path} is corrupt: its metadata declares shape {meta['shape']}, its column holds "
+                            f"{len(column)} rows of {getattr(column.type, 'byte_width', '?')} bytes")
     out = np.empty((n_rows, n_cols), dtype=dtype)
     flat, offset = out.view(np.uint8).reshape(-1), 0
     for chunk in column.chunks:
@@ -74,6 +107,7 @@ def read_matrix(path: Path) -> tuple[np.ndarray, dict]:
 
 
 CACHE_DIR = ".cache"  # inside the feedback artifact: uncompressed copies of matrix.parquet's codes
+STAMP_BYTES = 4096  # .cache/matrix.json is a few numbers
 CACHE_MAX_BYTES = 256 * 2**20  # a bigger matrix (Nerdle's: 628 MB) is not copied twice more on disk
 
 
@@ -106,7 +140,7 @@ def load_matrices(artifact, game, transposed: bool = True) -> tuple[np.ndarray, 
     except PipelineError as err:
         raise DamagedArtifactError(artifact.stage, path, "missing" if not path.is_file() else
                                    f"damaged ({str(err).replace(str(path), '').strip(' :')})") from None
-    if meta["guesses_sha256"] != game.guesses_digest or meta["secrets_sha256"] != game.secrets_digest:
+    if meta.get("guesses_sha256") != game.guesses_digest or meta.get("secrets_sha256") != game.secrets_digest:
         raise PipelineError(f"{artifact.path}: matrix was built for other word lists than game {game.name}")
     return cached
 
@@ -130,15 +164,18 @@ def _read_cache(path: Path, meta: dict, transposed: bool):
     if any(is_link(folder / name) for name in ("matrix.json", "codes.npy", "codes_t.npy")):
         return None  # rebuilt: the rename replaces the link itself, never what it points to
     try:
-        stamp = json.loads((folder / "matrix.json").read_text())
+        stamp = read_json(folder / "matrix.json", STAMP_BYTES)
+        check_regular(folder / "codes.npy")
+        if transposed:
+            check_regular(folder / "codes_t.npy")
         if stamp["parquet"] != _stamp(path) or stamp["crc32"] != meta["crc32"] or (transposed and
                                                                                    "crc32_t" not in stamp):
             return None
         codes = _mapped(folder / "codes.npy", meta, meta["shape"], stamp["crc32"])
         codes_t = _mapped(folder / "codes_t.npy", meta, meta["shape"][::-1], stamp["crc32_t"]) if transposed \
             else None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    except (PipelineError, OSError, ValueError, KeyError, TypeError):
+        return None  # a damaged, missing or planted cache file: rebuilt from the Parquet
     if codes is None or (transposed and codes_t is None):
         return None
     return codes, codes_t

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pipeline.errors import PipelineError
 from pipeline.games.digest import sorted_sha256
+from pipeline.runtime.files import UnreadableFile, read_text
 
 log = logging.getLogger("pipeline")
 BOM = "\ufeff"
@@ -26,9 +27,10 @@ def read_words(path: str, what: str, hint: str = "", skipped: Callable[[str], bo
     if not path or not file.is_file():
         raise PipelineError(f"{what} list not found: {path or '(no path given)'}" + (f" — {hint}" if hint else ""))
     try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise PipelineError(f"{what} list {path} is not UTF-8 text") from None
+        text = read_text(file)
+    except UnreadableFile as err:  # a FIFO is no regular file either: refused above, never opened
+        raise PipelineError(f"{what} list {path} is not UTF-8 text" if err.short == "not UTF-8"
+                            else f"{what} list {err}") from None
     text = text[1:] if text.startswith(BOM) else text
     words = []
     for number, line in enumerate(text.split("\n"), 1):

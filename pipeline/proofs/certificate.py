@@ -22,7 +22,6 @@ spread over `workers` processes (parallel.py).
 """
 
 import hashlib
-import json
 import random
 import sys
 from collections import defaultdict
@@ -32,6 +31,7 @@ from pipeline.errors import PipelineError
 from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_of
 from pipeline.proofs.bounds import LowerBounds, split
 from pipeline.proofs.exact import ExactSolver
+from pipeline.proofs.files import FileRefused, file_bytes, json_of
 from pipeline.proofs.hard_bounds import HardLowerBounds
 from pipeline.proofs.parallel import (PROGRESS_PREFIX, class_value, opener_values, pooled_class_values,
                                       pooled_values)
@@ -49,12 +49,13 @@ def _check(condition: bool, why: str) -> None:
 
 
 def load_certificate(folder: Path) -> dict:
+    path = Path(folder) / "certificate.json"
     try:
-        return json.loads((Path(folder) / "certificate.json").read_text())
-    except FileNotFoundError:
-        raise PipelineError(f"no certificate.json in {folder}") from None
-    except ValueError as err:
-        raise CertificateError(f"certificate rejected: certificate.json is not valid JSON ({err})") from None
+        return json_of(file_bytes(path), path)
+    except FileRefused as err:
+        if err.missing:
+            raise PipelineError(f"no certificate.json in {folder}") from None
+        raise CertificateError(f"certificate rejected: {err}") from None
 
 
 def rules_of(cert: dict, game) -> int | None:
@@ -92,12 +93,16 @@ def pinned_tree(folder: Path, name: str, digest: str, game, limit, what: str) ->
     _check(isinstance(name, str) and Path(name).name == name and not name.startswith("."),
            f"{what}: {name!r} is not a file name beside the certificate")
     tree_file = Path(folder) / name
-    _check(tree_file.is_file(), f"no {name} beside it")
-    _check(hashlib.sha256(tree_file.read_bytes()).hexdigest() == digest, f"{name} digest differs")
     try:
-        body = json.loads(tree_file.read_text())
+        data = file_bytes(tree_file)
+    except FileRefused as err:
+        _check(not err.missing, f"no {name} beside it")
+        raise CertificateError(f"certificate rejected: {what}: {err}") from None
+    _check(hashlib.sha256(data).hexdigest() == digest, f"{name} digest differs")
+    try:
+        body = json_of(data, tree_file)
         stats = check_tree(body, game, game.hard_mode, limit)
-    except (TreeRejected, ValueError) as err:
+    except (TreeRejected, FileRefused, ValueError) as err:
         raise CertificateError(f"certificate rejected: {what}: {err}") from None
     return stats["total"], body["tree"]["guess"]
 

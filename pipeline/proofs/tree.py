@@ -7,12 +7,12 @@ the file) every guess is legal after the responses above it; the recorded total 
 distribution are the ones recomputed here.
 """
 
-import json
 from collections import Counter
 from pathlib import Path
 
 from pipeline.errors import PipelineError
 from pipeline.proofs.answer import response
+from pipeline.proofs.files import FileRefused, file_bytes, json_of
 from pipeline.proofs.hard_mode import violation
 
 
@@ -34,10 +34,10 @@ def guess_limit(game) -> int | None:
 def read_tree_body(path: Path, game) -> dict:
     """The parsed tree file, checked to be for `game`'s word lists."""
     try:
-        body = json.loads(Path(path).read_text())
+        body = json_of(file_bytes(Path(path)), Path(path))
         body["tree"]["guess"]
-    except FileNotFoundError:
-        raise PipelineError(f"tree file not found: {path}") from None
+    except FileRefused as err:
+        raise PipelineError(f"tree file not found: {path}" if err.missing else str(err)) from None
     except (ValueError, KeyError, TypeError) as err:
         raise PipelineError(f"{path} is not a tree written by this pipeline ({err})") from None
     if (body.get("guesses_sha256"), body.get("secrets_sha256")) != (game.guesses_digest, game.secrets_digest):

@@ -14,12 +14,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from pipeline.runtime.store import read_json_file  # noqa: E402
+
 FUNNEL, DISTRIBUTION, OPENER_TOTALS = "funnel.png", "tree_distribution.png", "opener_totals.png"
 SIMULATED, OPENER_INFORMATION = "simulated_distribution.png", "opener_information.png"
 
 
 def funnel_plot(path, lower_bound_dir) -> str:
-    summary = json.loads((lower_bound_dir / "summary.json").read_text())
+    summary = read_json_file("lower_bound", lower_bound_dir / "summary.json", dict)
     levels = [f["level"] for f in summary["funnel"]]
     survivors = [f["survivors"] for f in summary["funnel"]]
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -40,7 +42,7 @@ def _integer_guess_axis(ax, guesses) -> None:
 
 def distribution_plot(path, upper_bound_dir) -> str:
     """Secrets per number of guesses in the best upper-bound tree."""
-    summary = json.loads((upper_bound_dir / "summary.json").read_text())
+    summary = read_json_file("upper_bound", upper_bound_dir / "summary.json", dict)
     dist = {int(k): v for k, v in summary["distribution"].items()}
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.bar(list(dist), list(dist.values()), color="#55a868")

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import PipelineError
+from pipeline.runtime import files
 from pipeline.runtime.signals import unwinding
 
 MANIFEST = "manifest.json"
@@ -152,14 +153,18 @@ class DamagedArtifactError(PipelineError):
         self.stage, self.path, self.problem = stage, path, problem
 
 
-def read_json_file(stage: str, path: Path):
-    """A JSON file inside an artifact of `stage`; DamagedArtifactError if it is missing or not JSON."""
+def read_json_file(stage: str, path: Path, kind: type | None = None):
+    """A JSON file inside an artifact of `stage` (a `kind`, e.g. dict, when given); DamagedArtifactError if it
+    is missing, not a regular file, too big, not strict JSON or not of that kind (pipeline.runtime.files)."""
     try:
-        return json.loads(Path(path).read_text())
-    except FileNotFoundError:
+        body = files.read_json(path)
+    except files.MissingFile:
         raise DamagedArtifactError(stage, path, "missing") from None
-    except (OSError, ValueError) as err:
-        raise DamagedArtifactError(stage, path, f"damaged ({type(err).__name__})") from None
+    except files.UnreadableFile as err:
+        raise DamagedArtifactError(stage, path, f"damaged ({err.short})") from None
+    if kind is not None and not isinstance(body, kind):
+        raise DamagedArtifactError(stage, path, f"damaged (a JSON {type(body).__name__}, not a {kind.__name__})")
+    return body
 
 
 def host_tag() -> str:
@@ -197,25 +202,26 @@ class Artifact:
 
     @property
     def manifest(self) -> dict:
-        return json.loads((self.path / MANIFEST).read_text())
+        """The manifest (a JSON object); DamagedArtifactError if it is anything else."""
+        return read_json_file(self.stage, self.path / MANIFEST, dict)
 
     def file(self, name: str) -> Path:
         return self.path / name
 
     def check(self) -> None:
         """Raise DamagedArtifactError unless the manifest reads and every file it lists has its recorded size."""
-        try:
-            files = self.manifest["files"]
-            if not isinstance(files, dict):
-                raise TypeError("files is not a mapping")
-        except (OSError, ValueError, KeyError, TypeError):
-            raise DamagedArtifactError(self.stage, self.path / MANIFEST, "unreadable or damaged") from None
-        for name, size in files.items():
+        listed = self.manifest.get("files")
+        if not isinstance(listed, dict) or not all(isinstance(n, str) and Path(n).name == n and
+                                                   type(s) is int for n, s in listed.items()):
+            raise DamagedArtifactError(self.stage, self.path / MANIFEST, "damaged (no list of file sizes)")
+        for name, size in listed.items():
             path = self.path / name
             if is_link(path):
                 raise DamagedArtifactError(self.stage, path, "a symbolic link, not a file of the artifact")
-            if not path.is_file():
+            if not path.exists():
                 raise DamagedArtifactError(self.stage, path, "missing")
+            if not path.is_file() or path.is_symlink():
+                raise DamagedArtifactError(self.stage, path, "damaged (not a regular file)")
             if path.stat().st_size != size:
                 raise DamagedArtifactError(self.stage, path, f"damaged ({path.stat().st_size} bytes, "
                                                              f"the manifest says {size})")
@@ -233,9 +239,14 @@ class Artifact:
             except Exception as err:  # pyarrow raises several types for a damaged footer
                 raise DamagedArtifactError(self.stage, path, f"damaged ({type(err).__name__})") from None
 
-    def read_json(self, name: str):
-        """A JSON file of this artifact; DamagedArtifactError if it is missing or not JSON."""
-        return read_json_file(self.stage, self.path / name)
+    def read_json(self, name: str, kind: type | None = dict):
+        """A JSON file of this artifact (a JSON object unless `kind` says otherwise; None: any);
+        DamagedArtifactError if it is missing or not that."""
+        return read_json_file(self.stage, self.path / name, kind)
+
+    def damaged(self, name: str, why: str) -> "DamagedArtifactError":
+        """The error for a file of this artifact whose content is implausible (`why`), to raise."""
+        return DamagedArtifactError(self.stage, self.path / name, f"damaged ({why})")
 
     def read_table(self, name: str):
         """A Parquet file of this artifact as a pyarrow Table; DamagedArtifactError if missing or unreadable."""
@@ -335,8 +346,8 @@ class ArtifactStore:
             try:
                 try:
                     yield writer
-                    files = self._files(tmp)
-                    body = {**manifest, **writer.extra, "files": files,
+                    sizes = self._files(tmp)
+                    body = {**manifest, **writer.extra, "files": sizes,
                             "written_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
                             "write_seconds": round(time.time() - started, 3)}
                     write_new(tmp / MANIFEST, (json.dumps(body, indent=2, default=str) + "\n").encode(),
@@ -351,11 +362,11 @@ class ArtifactStore:
     @staticmethod
     def _files(tmp: Path) -> dict[str, int]:
         """Name -> size of every file the stage wrote; a symbolic link among them is refused."""
-        files = {}
+        sizes = {}
         for path in sorted(tmp.iterdir()):
             refuse_link(path)
-            files[path.name] = path.stat().st_size
-        return files
+            sizes[path.name] = path.stat().st_size
+        return sizes
 
     @staticmethod
     def _publish(tmp: Path, final: Path, replace: bool) -> None:

@@ -30,6 +30,7 @@ import hashlib
 import json
 from types import SimpleNamespace
 
+from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.errors import PipelineError
@@ -63,7 +64,7 @@ def first_threshold(ctx: StageContext, k: int) -> tuple[int, list[int]]:
     """(T0, candidates): the k-th best ApMinTotal total of the upper bound's openers, and the openers whose total
     is at most T0 (at least k; their exact values are at most their totals, so the k-th best exact is <= T0)."""
     game, artifact = ctx.game, ctx.inputs["upper_bound"]
-    summary = artifact.read_json("summary.json")
+    summary = upper_bound_summary(artifact, game)
     if summary.get("objective", "total") != "total":
         raise PipelineError(f"the upper bound optimises {summary['objective']}: rerun with "
                             "upstream.upper_bound.objective=total")
@@ -136,7 +137,7 @@ def solve_survivors(ctx, cfg, codes, funnel, settled: dict, threshold: int) -> t
     from pipeline.runtime.ray_session import cluster_cpus
 
     game, size = ctx.game, cfg.round_size or 2 * cluster_cpus(ctx.ray)
-    summary = funnel.read_json("summary.json")
+    summary = lower_bound_summary(funnel, game)
     bound_of = dict(zip(summary["survivors"], summary["survivor_values"]))
     pending = sorted((b, game.guess_index[w]) for w, b in bound_of.items() if game.guess_index[w] not in settled)
     rounds = 0
@@ -215,7 +216,7 @@ def run(ctx: StageContext, cfg: LeaderboardConfig) -> dict:
     summary = {"k": cfg.k, "threshold": threshold, "ties": certificate["ties"],
                "leaders": [{"opener": e["opener"], "value": e["value"]} for e in certificate["leaders"]],
                "first_threshold": t0, "funnel_threshold": t1, "funnel": str(funnel.path),
-               "funnel_survivors": len(funnel.read_json("summary.json")["survivors"]),
+               "funnel_survivors": len(lower_bound_summary(funnel, ctx.game)["survivors"]),
                "solved": len(settled), "rounds": rounds, "hard_mode": game.hard_mode}
     ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary

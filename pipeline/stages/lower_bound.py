@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.artifacts.summaries import upper_bound_summary
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
@@ -55,15 +56,15 @@ def validate(cfg: LowerBoundConfig, game) -> None:
 def read_ub(ctx: StageContext, cfg: LowerBoundConfig) -> int:
     if cfg.ub is not None:
         return cfg.ub
-    summary = ctx.inputs["upper_bound"].read_json("summary.json")
+    summary = upper_bound_summary(ctx.inputs["upper_bound"], ctx.game)
     if (summary.get("guesses_sha256"), summary.get("secrets_sha256")) != (ctx.game.guesses_digest, ctx.game.secrets_digest):
         raise PipelineError(f"{ctx.inputs['upper_bound'].path} is an upper bound for other word lists")
-    return int(summary["ub"])
+    return summary["ub"]
 
 
 def ub_opener(ctx: StageContext, cfg: LowerBoundConfig) -> str | None:
     """The upper bound's opener (it represents its orbit), when the UB comes from an upper_bound artifact."""
-    return None if cfg.ub is not None else ctx.inputs["upper_bound"].read_json("summary.json").get("opener")
+    return None if cfg.ub is not None else upper_bound_summary(ctx.inputs["upper_bound"], ctx.game)["opener"]
 
 
 def opener_orbits(game, codes, cfg: LowerBoundConfig, preferred: str | None) -> tuple[list[dict], np.ndarray]:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import draw_tree, rule_violation, write_tree
 from pipeline.errors import PipelineError
@@ -263,14 +264,11 @@ def subtree_totals(tree_json: dict) -> dict[str, int]:
     return {colours: sum(node.candidates for _, node in child.nodes()) for colours, child in tree.children.items()}
 
 
-def _read_json(artifact, name):
-    return artifact.read_json(name)
-
-
 def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     game = ctx.game
     codes = load_matrix(ctx.inputs["feedback"], game)
-    ub_summary, funnel = _read_json(ctx.inputs["upper_bound"], "summary.json"), _read_json(ctx.inputs["lower_bound"], "summary.json")
+    ub_summary = upper_bound_summary(ctx.inputs["upper_bound"], game)
+    funnel = lower_bound_summary(ctx.inputs["lower_bound"], game)
     ub, ub_opener = ub_summary["ub"], ub_summary["opener"]
     if ub_summary.get("objective", "total") != cfg.objective:
         raise PipelineError(f"the upper bound optimises {ub_summary['objective']}, the proof {cfg.objective}: "

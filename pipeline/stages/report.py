@@ -1,12 +1,12 @@
 """Stage report: report.md and PNG plots from the artifacts present for a game, beside the published figures.
 Missing artifacts are listed with the command that makes them, never faked."""
 
-import json
-
 import pyarrow.parquet as pq
 
 from pipeline.artifacts.find import artifacts_for
+from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.report import published
+from pipeline.runtime.store import read_json_file
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ReportConfig
 
@@ -18,11 +18,22 @@ REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "pr
 SCHEMA = ReportConfig
 
 
+SUMMARIES = {"upper_bound": upper_bound_summary, "lower_bound": lower_bound_summary}  # checked before use
+
+
 def gathered(store, game) -> dict[str, list[dict]]:
     """Manifests (with their folder as `path`) of every finished artifact that fits this game, by stage,
-    oldest first."""
-    return {stage: [{**manifest, "path": artifact.path} for artifact, manifest in artifacts_for(store, stage, game)]
-            for stage in REPORTED}
+    oldest first; each is checked first (its files, and the summaries the sections read), so a damaged one is
+    named before the report is written."""
+    found = {}
+    for stage in REPORTED:
+        found[stage] = []
+        for artifact, manifest in artifacts_for(store, stage, game):
+            artifact.check()
+            if stage in SUMMARIES:
+                SUMMARIES[stage](artifact, game)
+            found[stage].append({**manifest, "path": artifact.path})
+    return found
 
 
 def key_material(cfg: ReportConfig, game, store) -> dict:
@@ -37,7 +48,11 @@ def verdicts(store, game) -> list[dict]:
 
     newest = {}
     for artifact in store.finished("reproduce"):  # oldest first: later artifacts replace a row
-        for row in artifact.read_json("reproduce.json")["rows"]:
+        rows = artifact.read_json("reproduce.json").get("rows")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("id"), str) and
+                                                 isinstance(r.get("stage"), str) for r in rows):
+            raise artifact.damaged("reproduce.json", "rows is not a list of verdicts with an id and a stage")
+        for row in rows:
             newest[row["id"]] = row
     return [r for r in newest.values() if fits_game(r, game.name, game.identity())]
 
@@ -74,11 +89,16 @@ def heuristics_section(found, game) -> str:
             + f"\nBest: {best}.\n")
 
 
+def summary_of(m: dict, stage: str) -> dict:
+    """The summary.json of a gathered artifact (its fields were checked by `gathered`)."""
+    return read_json_file(stage, m["path"] / "summary.json", dict)
+
+
 def upper_bound_section(found, game) -> str:
     paper = published.TABLE2_UPPER_BOUNDS.get(game.name, {})
     rows = []
     for m in found:
-        s = json.loads((m["path"] / "summary.json").read_text())
+        s = summary_of(m, "upper_bound")
         p = paper.get(s["breadth"], (None, None))
         rows.append([s["breadth"], s["openers_tried"], p[0], p[1], s["ub"], s["opener"], s["max_guesses"],
                      m["run_seconds"], m["fan_out"]["task_seconds"]])
@@ -90,7 +110,7 @@ def lower_bound_section(found, game) -> str:
     out = "## Lower-bound funnel\n\n"
     paper = published.TABLE4_FUNNEL.get(game.name)
     for m in found:
-        s = json.loads((m["path"] / "summary.json").read_text())
+        s = summary_of(m, "lower_bound")
         survivors = [f["survivors"] for f in s["funnel"]]
         out += f"UB = {s['ub']}: survivors per level {' → '.join(map(str, survivors))}"
         out += f" (paper: {' → '.join(map(str, paper))})" if paper else ""
@@ -110,7 +130,7 @@ def exact_section(found, game) -> str:
 def prove_section(found, game) -> str:
     out = "## Proof\n\n"
     for m in found:
-        c = json.loads((m["path"] / "certificate.json").read_text())
+        c = read_json_file("prove", m["path"] / "certificate.json", dict)
         if c["proven"]:
             claim = f"MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])}"
         else:
@@ -123,7 +143,7 @@ def prove_section(found, game) -> str:
 def blindfold_section(found, game) -> str:
     cover, hybrid = [], []
     for m in found:
-        s = json.loads((m["path"] / "solution.json").read_text())
+        s = read_json_file("blindfold", m["path"] / "solution.json", dict)
         if s.get("mode") == "hybrid":
             hybrid.append([" ".join(s["fixed"]), s["depth"], s["worst_case"], s["mean"], s["classes"],
                            s["largest_class"], s["search"], s["guesses_from"], m["run_seconds"]])
@@ -207,7 +227,7 @@ def make_plots(ctx: StageContext, found) -> list[str]:
     if found["lower_bound"]:
         made.append(P.funnel_plot(ctx.out.file(P.FUNNEL), found["lower_bound"][-1]["path"]))
     if found["upper_bound"]:
-        best = min(found["upper_bound"], key=lambda m: json.loads((m["path"] / "summary.json").read_text())["ub"])
+        best = min(found["upper_bound"], key=lambda m: summary_of(m, "upper_bound")["ub"])
         made.append(P.distribution_plot(ctx.out.file(P.DISTRIBUTION), best["path"]))
         made.append(P.openers_plot(ctx.out.file(P.OPENER_TOTALS), found["upper_bound"]))
     if found["simulate"]:
