@@ -28,10 +28,10 @@ SOURCES = {
     "closure.salet.class_sum": 5605, "hard.salet.hard.total": 8122, "hard.salet.normal.total": 7920,
     "hard.wordle_nyt_jul2023.tarse.total": 11219,
     "blindfold6.allowed.f_star": 6, "blindfold10.f_star": 10, "simple.random_candidate": 4.888,
-    "simple.elimination": 4.502, "simple.elimination_answers": 3.899, "openers.soare.avg_bits": 6.2,
-    "openers.soare.avg_remaining": 274,
+    "simple.elimination": 4.502, "simple.elimination_answers": 3.899, "openers.soare.avg_bits": 6.245,
+    "openers.soare.avg_remaining": 273.92, "openers.aahed.avg_bits": 4.468, "openers.aahed.avg_remaining": 1048.32,
 }
-RULES = {"table3.primel.n20.total": "at-or-below", "table3.nerdle.n1.total": "at-or-below",
+RULES = {"table3.primel.n20.total": "at-or-below", "openers.soare.avg_remaining": "within-tolerance", "table3.nerdle.n1.total": "at-or-below",
          "table1.Information+InSet+ExpSizeSplit.total": "equal", "simple.elimination": "inside-95%-interval"}
 
 

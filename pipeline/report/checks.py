@@ -8,14 +8,16 @@ Rules (RULES):
 - equal:               the computed value is the published one (to the published number of decimals when the
                        source rounds, `digits`);
 - at-or-below:         the computed value is at most the published one (an upper bound at least as good);
-- inside-95%-interval: the published value lies in the computed 95 % interval (a simulated mean).
+- inside-95%-interval: the published value lies in the computed 95 % interval (a simulated mean);
+- within-tolerance:    |computed - published| <= `tolerance` (a figure computed on other word lists than ours:
+                       the check states the tolerance and the row shows it).
 A check whose experiment the pipeline cannot run yet has verdict "not run" and a reason; it never passes.
 """
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-RULES = ("equal", "at-or-below", "inside-95%-interval")
+RULES = ("equal", "at-or-below", "inside-95%-interval", "within-tolerance")
 PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
 GROUPS = ("table1", "table2", "table3", "table4", "closure", "hard", "blindfold6", "blindfold10", "simple",
           "openers", "general")
@@ -40,6 +42,7 @@ class Check:
     rule: str
     read: Callable[[dict], Any]
     digits: int | None = None  # equal after rounding to this many decimals (the source's precision)
+    tolerance: float | None = None  # within-tolerance: the largest |computed - published| that passes
 
 
 @dataclass(frozen=True)
@@ -64,10 +67,15 @@ def _rounded(value, digits):
     return value if digits is None or not isinstance(value, (int, float)) else round(value, digits)
 
 
-def verdict(rule: str, published, computed, interval=None, digits: int | None = None) -> str:
+def verdict(rule: str, published, computed, interval=None, digits: int | None = None,
+            tolerance: float | None = None) -> str:
     """pass or fail of one computed value under `rule` (a missing value fails)."""
     if computed is None:
         return FAIL
+    if rule == "within-tolerance":
+        if tolerance is None:
+            raise ValueError("rule within-tolerance needs a tolerance")
+        return PASS if abs(computed - published) <= tolerance else FAIL
     if rule == "equal":
         return PASS if _rounded(computed, digits) == published else FAIL
     if rule == "at-or-below":
@@ -84,7 +92,8 @@ def judged(check: Check, experiment: Experiment, artifacts: dict) -> dict:
     if check.rule == "inside-95%-interval" and value is not None:
         value, interval = value
     row = base_row(check, experiment)
-    row.update(computed=value, verdict=verdict(check.rule, check.published, value, interval, check.digits),
+    row.update(computed=value, verdict=verdict(check.rule, check.published, value, interval, check.digits,
+                                                  check.tolerance),
                artifact=str(artifacts[experiment.stage].path))
     if interval is not None:
         row["interval"] = list(interval)
@@ -100,7 +109,8 @@ def base_row(check: Check, experiment: Experiment) -> dict:
     return {"id": check.id, "group": experiment.group, "source": SOURCES[experiment.group], "figure": check.figure,
             "game": experiment.game, "game_settings": dict(experiment.game_settings), "stage": experiment.stage,
             "published": check.published, "rule": check.rule,
-            **({"digits": check.digits} if check.digits is not None else {})}
+            **({"digits": check.digits} if check.digits is not None else {}),
+            **({"tolerance": check.tolerance} if check.tolerance is not None else {})}
 
 
 def fits_game(row: dict, name: str, identity: dict) -> bool:
@@ -214,6 +224,8 @@ def computed_cell(row: dict) -> str:
 
 
 def rule_cell(row: dict) -> str:
+    if row.get("tolerance") is not None:
+        return f"{row['rule']} (±{row['tolerance']:.4g})"
     return row["rule"] + (f" ({row['digits']} decimals)" if row.get("digits") is not None else "")
 
 
