@@ -45,7 +45,7 @@ def test_the_plan_pins_the_sources_figures_with_their_rules():
     assert {i: checks[i].published for i in SOURCES} == SOURCES
     assert {i: checks[i].rule for i in RULES} == RULES
     assert {e.group for e in experiments()} == {"table1", "table2", "table3", "table4", "closure", "hard",
-                                                 "blindfold6", "blindfold10", "simple", "openers", "general"}
+                                                 "blindfold6", "blindfold10", "hybrid", "simple", "openers", "general"}
     # every Table 1 row and every Table 2 breadth of the paper has its checks
     assert all(f"table1.{v.replace(',', '+')}.total" in checks for v in published.TABLE1_WORDLE)
     assert all(f"table2.wordle_original.n{n}.opener" in checks for n in (1, 5, 10, 20))

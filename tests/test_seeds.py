@@ -192,3 +192,45 @@ def test_obstacles_are_minimal_and_unsolvable(k, depth):
 def test_time_limit_is_not_settled():
     result = decided(2, 2, GUESSES, SECRETS, time_limit=1e-9)
     assert result.status == O.OPEN and result.stop == "time limit"
+
+
+# ---- the stage: the beam finds nothing, the exact decision answers (and says which) --------------------------
+
+
+@pytest.fixture
+def word_game(word_list_game):
+    return [*word_list_game(SECRETS, GUESSES), "stage=blindfold", "stage.mode=hybrid", "stage.exhaustive_sets=0"]
+
+
+def test_stage_proves_none_when_the_beam_finds_nothing(run_pipeline, word_game):
+    """2 fixed guesses with 1-guess trees: brute force finds no set; the stage says proven, not just 'none found'."""
+    assert not exists_bf(2, 1, GUESSES, SECRETS)
+    artifact = run_pipeline(*word_game, "stage.fixed=2", "stage.depth=1", "stage.beam=3")
+    s = json.loads(artifact.file("solution.json").read_text())
+    assert s["status"].startswith("proven: no such set, by ") and s["fixed"] is None and s["search"] == "exact"
+    assert s["decision"]["status"] == O.NONE and s["decision"]["lower_bound"] == 3
+    obstacles = json.loads(artifact.file("obstacles.json").read_text())
+    assert obstacles and all(not solvable_bf(tuple(o), 1, GUESSES) for o in obstacles)
+
+
+def test_stage_finds_a_set_the_beam_missed(run_pipeline, word_game, monkeypatch):
+    """With the beam made to propose nothing, the exact decision finds a set brute force confirms, scored as
+    the beam's sets are."""
+    from pipeline.blindfold import hybrid
+
+    monkeypatch.setattr(hybrid, "beam_sets", lambda *args: [])
+    assert exists_bf(1, 3, GUESSES, SECRETS)
+    s = json.loads(run_pipeline(*word_game, "stage.fixed=1", "stage.depth=3").file("solution.json").read_text())
+    assert (s["status"], s["search"], s["decision"]["status"]) == ("found", "exact", O.FOUND)
+    assert len(s["fixed"]) == 1 and works_bf(s["fixed"], 3, GUESSES, SECRETS)
+    assert sum(s["distribution"].values()) == len(SECRETS) and s["worst_case"] <= 1 + 3
+
+
+def test_stage_not_settled_on_its_time_limit(run_pipeline, word_game, monkeypatch):
+    from pipeline.blindfold import hybrid
+
+    monkeypatch.setattr(hybrid, "beam_sets", lambda *args: [])
+    s = json.loads(run_pipeline(*word_game, "stage.fixed=2", "stage.depth=2", "stage.time_limit_s=1e-9")
+                   .file("solution.json").read_text())
+    assert s["status"] == "not settled: time limit hit (stage.time_limit_s=1e-09)" and s["fixed"] is None
+    assert s["decision"]["status"] == O.OPEN

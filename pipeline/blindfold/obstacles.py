@@ -10,7 +10,7 @@ splits (g splits D when its codes on D are not all equal), so F works iff every 
 every minimal obstacle, is split by some guess of F.  That is a hitting-set problem, solved like the set
 cover of `model` (where the obstacles are the pairs of secrets): binary x_g per allowed guess,
 
-    sum_{g splits D} x_g >= 1 for each obstacle D,   sum x_g <= k   (a feasibility problem),
+    sum_{g splits D} x_g >= 1 for each obstacle D,   sum x_g = k   (a feasibility problem),
 
 on HiGHS with lazily added obstacles.  Any subset of the obstacles gives a relaxation: if it is infeasible,
 no k fixed guesses work (a proof over all C(|G|, k) sets); a solution is checked on every class, and the
@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 
 import highspy
+import numba
 import numpy as np
 
 from pipeline.blindfold import pairs as P
@@ -62,7 +63,33 @@ class ObstacleResult:
 
 def solvable(codes: np.ndarray, members, depth: int, win: int, memo: dict) -> bool:
     """Whether one adaptive tree of at most `depth` guesses (rows of `codes`) finds every secret of `members`."""
-    return class_tree(codes, tuple(sorted(int(s) for s in members)), depth, win, memo) is not None
+    members = tuple(sorted(int(s) for s in members))
+    if len(members) <= 1 or depth <= 1:
+        return len(members) <= 1
+    if depth == 2:  # some guess gives every member its own response (the class_tree rule, with early exits)
+        key = (members, 2)
+        if key not in memo:
+            memo[key] = bool(_tells_apart(codes, np.asarray(members, dtype=np.int64), int(codes.max()) + 1))
+        return memo[key]
+    return class_tree(codes, members, depth, win, memo) is not None
+
+
+@numba.njit(cache=True)
+def _tells_apart(codes, members, n_codes):
+    """Whether some row of `codes` gives the `members` columns pairwise different codes."""
+    seen = np.zeros(n_codes, np.int64)
+    for g in range(codes.shape[0]):
+        stamp = g + 1
+        apart = True
+        for s in members:
+            c = codes[g, s]
+            if seen[c] == stamp:
+                apart = False
+                break
+            seen[c] = stamp
+        if apart:
+            return True
+    return False
 
 
 def minimal_obstacle(codes: np.ndarray, members, depth: int, win: int, memo: dict) -> tuple[int, ...]:
@@ -143,7 +170,10 @@ def hitting_set(hits: np.ndarray, k: int, time_limit: float | None, threads: int
     for o in range(m):
         members = np.flatnonzero(sub[:, o]).astype(np.int32)
         h.addRow(1.0, highspy.kHighsInf, len(members), members, np.ones(len(members)))
-    h.addRow(-highspy.kHighsInf, float(k), n, idx, np.ones(n))  # the cardinality row: at most k fixed guesses
+    # the cardinality row: k fixed guesses (at most k is the same question: more guesses only split classes
+    # further; exactly k, when there are that many, makes HiGHS return sets whose classes are small)
+    size = float(min(k, n))
+    h.addRow(size, size, n, idx, np.ones(n))
     h.run()
     status = h.modelStatusToString(h.getModelStatus()).lower()
     if "infeasible" in status:
@@ -170,15 +200,17 @@ def decide(codes: np.ndarray, columns, k: int, depth: int, win: int, *, seeds=()
     for start in starts:
         found.update(new_obstacles(usable, P.class_labels(codes, list(start)), depth, win, memo))
     obstacles = sorted(found)
+    hits = splits(usable, np.arange(len(columns)), obstacles)  # grows a column per obstacle
     result = ObstacleResult(OPEN, k, depth, [], obstacles, 0, None, 0.0, "round limit")
     for number in range(1, max_rounds + 1):
         left = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if left is not None and left <= 0:
             result.stop = "time limit"
             break
-        status, picked = hitting_set(splits(usable, np.arange(len(columns)), obstacles), k, left, threads)
+        solve_started = time.perf_counter()
+        status, picked = hitting_set(hits, k, left, threads)
         entry = {"round": number, "obstacles": len(obstacles), "status": status, "chosen": picked,
-                 "seconds": round(time.perf_counter() - started, 2)}
+                 "mip_seconds": round(time.perf_counter() - solve_started, 2)}
         result.rounds = number
         result.round_log.append(entry)
         if status == "infeasible":
@@ -187,17 +219,19 @@ def decide(codes: np.ndarray, columns, k: int, depth: int, win: int, *, seeds=()
         if status != "optimal":
             result.stop = "time limit" if "time" in status else f"solver stopped: {status}"
             break
-        result.lower_bound = len(picked)
         found = new_obstacles(usable, P.class_labels(usable, picked), depth, win, memo)
-        entry["new"] = len(found)
+        entry.update(new=len(found), seconds=round(time.perf_counter() - started, 2))
         if log:
             log(entry)
         if not found:
             result.status, result.stop, result.chosen = FOUND, "verified", [int(columns[r]) for r in picked]
             break
-        obstacles = sorted(set(obstacles) | set(found))
-    if log and result.status == NONE:
-        log(result.round_log[-1])
+        obstacles += found  # new: none of them is split by `picked`, which splits every earlier one
+        hits = np.hstack([hits, splits(usable, np.arange(len(columns)), found)])
+    entry = result.round_log[-1] if result.round_log else None
+    if log and entry is not None and "seconds" not in entry:
+        entry["seconds"] = round(time.perf_counter() - started, 2)
+        log(entry)
     result.obstacles, result.seconds = obstacles, time.perf_counter() - started
     return result
 

@@ -19,12 +19,13 @@ from typing import Any, Callable
 
 RULES = ("equal", "at-or-below", "inside-95%-interval", "within-tolerance")
 PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
-GROUPS = ("table1", "table2", "table3", "table4", "closure", "hard", "blindfold6", "blindfold10", "simple",
-          "openers", "general")
+GROUPS = ("table1", "table2", "table3", "table4", "closure", "hard", "blindfold6", "blindfold10", "hybrid",
+          "simple", "openers", "general")
 PAPER = "Cunanan & Thielscher 2023"
 SOURCES = {"table1": f"{PAPER}, Table 1", "table2": f"{PAPER}, Table 2", "table3": f"{PAPER}, Table 3",
            "table4": f"{PAPER}, Table 4", "closure": f"{PAPER}, Section 5", "hard": "exhaustive solvers (exact)",
            "blindfold6": "Poirrier, blindfold note", "blindfold10": "Poirrier, blindfold note",
+           "hybrid": "Poirrier, blindfold note (conclusion)",
            "simple": "write-up, simple strategies", "openers": "write-up, opener ranking",
            "general": "Koyama & Lai 1993 (Mastermind)"}
 

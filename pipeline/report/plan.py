@@ -164,6 +164,20 @@ def blindfold10() -> list[Experiment]:
                                    "f* >= 8 in 2 min and no more in 30 min on 2 shared cores (README, blindfold)")]
 
 
+def hybrid() -> list[Experiment]:
+    """The note's hybrid: 3 fixed guesses, then per class a tree of 2 adaptive guesses before the winning one
+    (stage.depth=3 counts the winning guess): a set is found and every secret is solved within 6 guesses."""
+    claim = P.BLINDFOLD_HYBRID
+    depth = claim["tree_depth"] + 1
+    name = f"hybrid.fixed{claim['fixed']}.depth{depth}"
+    checks = (Check(f"{name}.status", f"{claim['fixed']} fixed guesses, then trees of {claim['tree_depth']} "
+                    "adaptive guesses + the win: a set exists", "found", "equal", solution_of("status")),
+              Check(f"{name}.worst_case", "every secret solved within (guesses)", claim["worst_case"], "at-or-below",
+                    solution_of("worst_case")))
+    return [Experiment("hybrid", BLIND_GAME, "blindfold", checks,
+                       settings={"mode": "hybrid", "fixed": claim["fixed"], "depth": depth})]
+
+
 def simple() -> list[Experiment]:
     """The write-up's baselines: seeded simulations whose 95 % interval must hold its averages."""
     checks = tuple(Check(f"simple.{strategy}", f"average guesses: {strategy.replace('_', ' ')}", value,
@@ -202,8 +216,8 @@ def general() -> list[Experiment]:
 
 
 BUILDERS = {"table1": table1, "table2": table2, "table3": table3, "table4": table4, "closure": closure,
-            "hard": hard, "blindfold6": blindfold6, "blindfold10": blindfold10, "simple": simple, "openers": openers,
-            "general": general}
+            "hard": hard, "blindfold6": blindfold6, "blindfold10": blindfold10, "hybrid": hybrid, "simple": simple,
+            "openers": openers, "general": general}
 
 
 def experiments(groups=GROUPS) -> list[Experiment]:

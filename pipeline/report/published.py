@@ -69,6 +69,12 @@ BLINDFOLD_ALL_WORDS = {  # [blind] every allowed word a possible secret (S = G =
     "set": ["defer", "myrrh", "going", "ajwan", "beaux", "klett", "punny", "spods", "villi", "zocco"],
 }
 
+BLINDFOLD_HYBRID = {  # [blind] "3 initial fixed guesses, then ... tiny 2-deep decision trees" solve every puzzle
+    "fixed": 3,
+    "tree_depth": 2,  # read as 2 adaptive guesses that name the answer, then the winning guess (stage.depth=3)
+    "worst_case": 6,  # "solve all the Wordle puzzles": within the game's 6 guesses (3 + 2 + 1)
+}
+
 SIMPLE = {  # [write] average guesses on Wordle (approximate, the 2022 lists of its time); elimination opens TARES
     "random_candidate": 4.888,  # random consistent candidate, every allowed word possible
     "elimination": 4.502,  # elimination guesses after TARES, answer list unknown
