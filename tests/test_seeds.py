@@ -234,3 +234,9 @@ def test_stage_not_settled_on_its_time_limit(run_pipeline, word_game, monkeypatc
                    .file("solution.json").read_text())
     assert s["status"] == "not settled: time limit hit (stage.time_limit_s=1e-09)" and s["fixed"] is None
     assert s["decision"]["status"] == O.OPEN
+
+
+def test_markdown_shows_published_figures_unrounded():
+    from pipeline.report.checks import shown
+
+    assert [shown(v) for v in (273.92, 1048.32, 6.245, 274.4567)] == ["273.92", "1048.32", "6.245", "274.457"]

@@ -213,7 +213,7 @@ def shown(value) -> str:
     if isinstance(value, list):
         return " ".join(map(str, value))
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return f"{value:.6g}"  # enough for a published figure as printed (273.92, 1048.32)
     return str(value)
 
 
