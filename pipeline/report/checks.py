@@ -8,21 +8,24 @@ Rules (RULES):
 - equal:               the computed value is the published one (to the published number of decimals when the
                        source rounds, `digits`);
 - at-or-below:         the computed value is at most the published one (an upper bound at least as good);
-- inside-95%-interval: the published value lies in the computed 95 % interval (a simulated mean).
+- inside-95%-interval: the published value lies in the computed 95 % interval (a simulated mean);
+- within-tolerance:    |computed - published| <= `tolerance` (a figure computed on other word lists than ours:
+                       the check states the tolerance and the row shows it).
 A check whose experiment the pipeline cannot run yet has verdict "not run" and a reason; it never passes.
 """
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-RULES = ("equal", "at-or-below", "inside-95%-interval")
+RULES = ("equal", "at-or-below", "inside-95%-interval", "within-tolerance")
 PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
-GROUPS = ("table1", "table2", "table3", "table4", "closure", "hard", "blindfold6", "blindfold10", "simple",
-          "openers", "general")
+GROUPS = ("table1", "table2", "table3", "table4", "closure", "hard", "blindfold6", "blindfold10", "hybrid",
+          "simple", "openers", "general")
 PAPER = "Cunanan & Thielscher 2023"
 SOURCES = {"table1": f"{PAPER}, Table 1", "table2": f"{PAPER}, Table 2", "table3": f"{PAPER}, Table 3",
            "table4": f"{PAPER}, Table 4", "closure": f"{PAPER}, Section 5", "hard": "exhaustive solvers (exact)",
            "blindfold6": "Poirrier, blindfold note", "blindfold10": "Poirrier, blindfold note",
+           "hybrid": "Poirrier, blindfold note (conclusion)",
            "simple": "write-up, simple strategies", "openers": "write-up, opener ranking",
            "general": "Koyama & Lai 1993 (Mastermind)"}
 
@@ -40,6 +43,7 @@ class Check:
     rule: str
     read: Callable[[dict], Any]
     digits: int | None = None  # equal after rounding to this many decimals (the source's precision)
+    tolerance: float | None = None  # within-tolerance: the largest |computed - published| that passes
 
 
 @dataclass(frozen=True)
@@ -64,10 +68,15 @@ def _rounded(value, digits):
     return value if digits is None or not isinstance(value, (int, float)) else round(value, digits)
 
 
-def verdict(rule: str, published, computed, interval=None, digits: int | None = None) -> str:
+def verdict(rule: str, published, computed, interval=None, digits: int | None = None,
+            tolerance: float | None = None) -> str:
     """pass or fail of one computed value under `rule` (a missing value fails)."""
     if computed is None:
         return FAIL
+    if rule == "within-tolerance":
+        if tolerance is None:
+            raise ValueError("rule within-tolerance needs a tolerance")
+        return PASS if abs(computed - published) <= tolerance else FAIL
     if rule == "equal":
         return PASS if _rounded(computed, digits) == published else FAIL
     if rule == "at-or-below":
@@ -84,7 +93,8 @@ def judged(check: Check, experiment: Experiment, artifacts: dict) -> dict:
     if check.rule == "inside-95%-interval" and value is not None:
         value, interval = value
     row = base_row(check, experiment)
-    row.update(computed=value, verdict=verdict(check.rule, check.published, value, interval, check.digits),
+    row.update(computed=value, verdict=verdict(check.rule, check.published, value, interval, check.digits,
+                                                  check.tolerance),
                artifact=str(artifacts[experiment.stage].path))
     if interval is not None:
         row["interval"] = list(interval)
@@ -100,7 +110,8 @@ def base_row(check: Check, experiment: Experiment) -> dict:
     return {"id": check.id, "group": experiment.group, "source": SOURCES[experiment.group], "figure": check.figure,
             "game": experiment.game, "game_settings": dict(experiment.game_settings), "stage": experiment.stage,
             "published": check.published, "rule": check.rule,
-            **({"digits": check.digits} if check.digits is not None else {})}
+            **({"digits": check.digits} if check.digits is not None else {}),
+            **({"tolerance": check.tolerance} if check.tolerance is not None else {})}
 
 
 def fits_game(row: dict, name: str, identity: dict) -> bool:
@@ -202,7 +213,7 @@ def shown(value) -> str:
     if isinstance(value, list):
         return " ".join(map(str, value))
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return f"{value:.6g}"  # enough for a published figure as printed (273.92, 1048.32)
     return str(value)
 
 
@@ -214,6 +225,8 @@ def computed_cell(row: dict) -> str:
 
 
 def rule_cell(row: dict) -> str:
+    if row.get("tolerance") is not None:
+        return f"{row['rule']} (±{row['tolerance']:.4g})"
     return row["rule"] + (f" ({row['digits']} decimals)" if row.get("digits") is not None else "")
 
 

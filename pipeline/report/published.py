@@ -69,6 +69,12 @@ BLINDFOLD_ALL_WORDS = {  # [blind] every allowed word a possible secret (S = G =
     "set": ["defer", "myrrh", "going", "ajwan", "beaux", "klett", "punny", "spods", "villi", "zocco"],
 }
 
+BLINDFOLD_HYBRID = {  # [blind] "3 initial fixed guesses, then ... tiny 2-deep decision trees" solve every puzzle
+    "fixed": 3,
+    "tree_depth": 2,  # read as 2 adaptive guesses that name the answer, then the winning guess (stage.depth=3)
+    "worst_case": 6,  # "solve all the Wordle puzzles": within the game's 6 guesses (3 + 2 + 1)
+}
+
 SIMPLE = {  # [write] average guesses on Wordle (approximate, the 2022 lists of its time); elimination opens TARES
     "random_candidate": 4.888,  # random consistent candidate, every allowed word possible
     "elimination": 4.502,  # elimination guesses after TARES, answer list unknown
@@ -76,6 +82,15 @@ SIMPLE = {  # [write] average guesses on Wordle (approximate, the 2022 lists of 
 }
 SIMPLE_OPENER = "tares"
 
-OPENERS_WRITEUP = {"soare": {"avg_bits": (6.2, 1), "avg_remaining": (274, 0)}}  # [write] value, decimals shown
+OPENERS_WRITEUP = {  # [write] opener -> measure -> the figure exactly as the write-up prints it
+    "soare": {"avg_bits": 6.245, "avg_remaining": 273.92},  # its best starter
+    "aahed": {"avg_bits": 4.468, "avg_remaining": 1048.32},  # its worked example of a poor starter
+}
+# [write] its lists: 2309 answers and 12953 allowed guesses (the original 12972 without the 19 words the NYT
+# dropped as offensive; agora fibre lynch pupal slave wench still allowed).  Ours (wordle_nyt_apr2022): the
+# same 2309 answers, 12974 guesses (those 19 words and koran, quran more: 21 words, 0.16 %).  Remaining words
+# are counted among all allowed guesses, so ours are about 0.2 % more; the bits move by under 0.001.
+OPENERS_LISTS = {"writeup": (2309, 12953), "ours": (2309, 12974)}
+OPENERS_TOLERANCE = {"avg_bits": ("absolute", 0.005), "avg_remaining": ("relative", 0.005)}  # judged within these
 
 GENERAL = {"mastermind": 5625}  # [mm] MinTotal of Mastermind, 4 pegs x 6 colours (average 5625 / 1296 = 4.340)

@@ -19,6 +19,7 @@ from pipeline.stages.schemas import BlindfoldConfig
 
 NAME, VERSION, INPUTS = "blindfold", 1, ("feedback",)  # the stage contract: stages/base.py
 K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous boards
+FOUND = "found"  # hybrid: the status of a set that works (verified on every class)
 
 
 SCHEMA = BlindfoldConfig
@@ -165,7 +166,9 @@ def uniqueness(ctx: StageContext, cfg: BlindfoldConfig, codes, cols, result) -> 
 
 
 def run_hybrid(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
-    """stage.mode=hybrid: the best `fixed` guesses whose classes are all solved within `depth` further guesses."""
+    """stage.mode=hybrid: the best `fixed` guesses whose classes are all solved within `depth` further guesses.
+    When the beam finds no such set, the exact decision (`blindfold.obstacles`) answers: a set found, proven
+    impossible, or not settled within stage.time_limit_s."""
     from pipeline.blindfold.hybrid import enumerates, solve_hybrid
 
     game = ctx.game
@@ -173,18 +176,64 @@ def run_hybrid(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
     cols = [int(g) for g in columns(cfg, game) if int(g) not in excluded]
     result = solve_hybrid(codes, cols, cfg.fixed, cfg.depth, game.answering.win, game.n_codes, cfg.beam,
                           cfg.exhaustive_sets)
-    if result is None:
-        why = ("every set was tried" if enumerates(len(cols), cfg.fixed, cfg.exhaustive_sets)
-               else f"none among the {cfg.beam} best candidate sets: raise stage.beam")
+    if result is None and enumerates(len(cols), cfg.fixed, cfg.exhaustive_sets):
         raise PipelineError(f"stage.mode=hybrid: no {cfg.fixed} fixed guesses leave every class solvable within "
-                            f"stage.depth={cfg.depth} further guesses ({why})")
-    summary = {"mode": "hybrid", "fixed": [game.guesses[g] for g in result.fixed], "depth": cfg.depth,
+                            f"stage.depth={cfg.depth} further guesses (every set was tried)")
+    if result is None:
+        return run_decision(ctx, cfg, codes, cols)
+    return write_hybrid(ctx, cfg, result, {"status": FOUND, "search": "exhaustive" if result.exhaustive else "beam"})
+
+
+def write_hybrid(ctx: StageContext, cfg: BlindfoldConfig, result, extra: dict) -> dict:
+    """solution.json of a hybrid set found (by enumeration, the beam or the exact decision); the printed result."""
+    game = ctx.game
+    summary = {"mode": "hybrid", **extra, "fixed": [game.guesses[g] for g in result.fixed], "depth": cfg.depth,
                "worst_case": result.worst_case, "mean": round(result.total / len(game.secrets), 4),
                "total": result.total, "distribution": result.distribution, "classes": sum(result.class_sizes.values()),
                "largest_class": max(result.class_sizes, default=0), "class_sizes": result.class_sizes,
-               "search": "exhaustive" if result.exhaustive else "beam", "optimal": result.exhaustive,
-               "sets_evaluated": result.sets_evaluated, "feasible_sets": result.feasible_sets,
-               "guesses_from": cfg.guesses_from, "excluded": sorted(game.guesses[g] for g in excluded)}
+               "optimal": result.exhaustive, "sets_evaluated": result.sets_evaluated,
+               "feasible_sets": result.feasible_sets, "guesses_from": cfg.guesses_from,
+               "excluded": sorted(game.guesses[g] for g in _indices(cfg, "exclude", game))}
     ctx.out.file("solution.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return {k: summary[k] for k in ("fixed", "depth", "worst_case", "mean", "classes", "search")}
+    return {k: summary[k] for k in ("status", "fixed", "depth", "worst_case", "mean", "classes", "search")}
 
+
+def run_decision(ctx: StageContext, cfg: BlindfoldConfig, codes, cols) -> dict:
+    """The beam found no set: decide exactly whether one exists (lazy hitting-set MIP over the minimal
+    unsolvable sets of secrets).  solution.json says found, proven impossible, or not settled (time limit);
+    obstacles.json holds the relaxation's unsolvable sets, each checkable on its own."""
+    from pipeline.blindfold.hybrid import HybridResult, beam_sets, evaluate
+    from pipeline.blindfold.obstacles import FOUND as SET_FOUND, NONE, decide, families
+
+    game, win = ctx.game, ctx.game.answering.win
+    starts = beam_sets(codes, np.asarray(cols), cfg.fixed, game.n_codes, cfg.beam)
+    decided = decide(codes, cols, cfg.fixed, cfg.depth, win, seeds=families(game.encoded_secrets()),
+                     starts=starts, time_limit=cfg.time_limit_s, threads=cfg.threads,
+                     log=lambda r: log.info(f"{NAME}: exact round {r['round']}: {r['obstacles']} obstacles, "
+                                            f"{r['status']}, {r['seconds']:.1f}s"))
+    ctx.out.file("obstacles.json").write_text(json.dumps(
+        [[game.secrets[s] for s in o] for o in decided.obstacles], indent=0) + "\n")
+    method = "the hitting-set MIP (HiGHS) over minimal unsolvable sets of secrets, every k-set covered"
+    evidence = {"search": "exact", "decision": decided.summary()}
+    if decided.status == SET_FOUND:
+        chosen = pad(decided.chosen, cols, cfg.fixed)
+        rows = tuple(int(np.searchsorted(np.asarray(cols), g)) for g in chosen)
+        total, worst, dist, sizes = evaluate(codes[np.asarray(cols)], rows, cfg.depth, win, {})
+        found = HybridResult(sorted(chosen, key=lambda g: (not (codes[g] == win).any(), g)), cfg.depth, worst,
+                             total, dist, sizes, False, 1, 1)
+        return write_hybrid(ctx, cfg, found, {"status": FOUND, **evidence})
+    status = (f"proven: no such set, by {method}" if decided.status == NONE
+              else f"not settled: {decided.stop} hit (stage.time_limit_s={cfg.time_limit_s})")
+    summary = {"mode": "hybrid", "status": status, "fixed": None, "fixed_count": cfg.fixed, "depth": cfg.depth,
+               "worst_case_asked": cfg.fixed + cfg.depth, **evidence, "guesses_from": cfg.guesses_from}
+    ctx.out.file("solution.json").write_text(json.dumps(summary, indent=2) + "\n")
+    log.warning(f"{NAME}: {cfg.fixed} fixed guesses, then trees of {cfg.depth}: {status}")
+    return {k: summary[k] for k in ("status", "fixed", "depth", "search")} | {
+        "obstacles": len(decided.obstacles), "rounds": decided.rounds, "seconds": round(decided.seconds, 1)}
+
+
+def pad(chosen: list[int], cols: list[int], k: int) -> list[int]:
+    """`chosen` completed to k fixed guesses with the first other allowed guesses (more fixed guesses only split
+    the classes further, and a part of a solvable class is solvable)."""
+    extra = [g for g in cols if g not in chosen][:k - len(chosen)]
+    return [*chosen, *extra]
