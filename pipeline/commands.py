@@ -25,7 +25,7 @@ USAGE_LINES = [
     ("stage=<stage> game=<game> [key=value ...]", "run a stage (Hydra overrides; -m sweeps them)"),
     ("data {%(actions)s} [dataset]", "check / rebuild%(fetch)s the word lists"),
     ("verify-tree <tree file> game=<name>", "replay every secret through a strategy tree (json, text or Selby's)"),
-    ("export-tree <tree file> --format selby|json|text [--out FILE]", "write a tree in another form"),
+    ("export-tree <tree file> --format <form>", "write a tree as selby (Selby's text), json or text (--out FILE)"),
     ("verify-certificate <prove dir> [--sample N]", "re-check a proof of optimality or a leaderboard (all of it)"),
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
