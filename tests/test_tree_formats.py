@@ -56,7 +56,8 @@ def test_selby_text_has_the_solvers_line_form_and_reads_back():
                                  "      GBBBB1 sumac GGGGG2",
                                  "      GGGGG1"]
     assert sniff(text) == "selby" and from_json(from_selby(text)) == tree
-    full = "salet BBBBB1 crony BGBBB2 doing GGGGG3\nsalet BBBBB1 crony GGGGG2\nsalet GBBBB1 sumac GGGGG2\nsalet GGGGG1\n"
+    full = ("salet BBBBB1 crony BGBBB2 doing GGGGG3\nsalet BBBBB1 crony GGGGG2\nsalet GBBBB1 sumac GGGGG2\n"
+            "salet GGGGG1\n")
     assert from_json(from_selby(full)) == tree  # fully written lines (the solver's -Sf style) read the same
 
 

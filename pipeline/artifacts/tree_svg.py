@@ -242,7 +242,8 @@ def legend_key(kind: str, x: float, y: float) -> str:
                        f'fill="{COLOURS[c]}"/>' for i, c in enumerate("0122"))
     if kind == "text":
         return f'<text x="{x}" y="{y + 4:.1f}" class="response" text-anchor="start">2B1W</text>'
-    fill, dash = {"box": (BOX_FILL, ""), "found": (FOUND_FILL, ""), "more": (MORE_FILL, ' stroke-dasharray="3,2"')}[kind]
+    samples = {"box": (BOX_FILL, ""), "found": (FOUND_FILL, ""), "more": (MORE_FILL, ' stroke-dasharray="3,2"')}
+    fill, dash = samples[kind]
     return f'<rect x="{x}" y="{y - 6:.1f}" width="40" height="13" rx="3" fill="{fill}" stroke="#333"{dash}/>'
 
 

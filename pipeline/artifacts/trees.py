@@ -100,9 +100,9 @@ def read_body(path: Path, game: Game) -> dict:
 
 
 def load_tree(path: Path, game: Game, label: str | None = None) -> LoadedTree:
-    """A tree file (written by a stage, a bare tree, tree.txt or Selby's tree text), checked to be a strategy of `game`: for its lists and
-    rules when it records them (pipeline.artifacts.find.fits), replayed against every secret, within the
-    guess limit and, in hard mode, legal.  PipelineError saying why not."""
+    """A tree file (written by a stage, a bare tree, tree.txt or Selby's tree text), checked to be a strategy of
+    `game`: for its lists and rules when it records them (pipeline.artifacts.find.fits), replayed against every
+    secret, within the guess limit and, in hard mode, legal.  PipelineError saying why not."""
     from pipeline.artifacts.find import fits
 
     path = Path(path)
