@@ -1,4 +1,5 @@
-"""Sub-commands beside the Hydra stages: `data`, `verify-tree`, `verify-certificate`, `play`, `solve`, `analyse`.
+"""Sub-commands beside the Hydra stages: `data`, `verify-tree`, `export-tree`, `verify-certificate`, `play`, `solve`,
+`analyse`.
 
 Each has an argparse parser (`python -m pipeline <command> --help`).  Game settings are passed as
 overrides — the arguments of the form `game=<name>`, `game.<key>=<value>` or `paths.<key>=<value>` —
@@ -24,7 +25,8 @@ LEGACY_OPTIONS = ("sample", "tree", "secret", "guesses", "grid", "budget")  # `k
 USAGE_LINES = [
     ("stage=<stage> game=<game> [key=value ...]", "run a stage (Hydra overrides; -m sweeps them)"),
     ("data {%(actions)s} [dataset]", "check / rebuild%(fetch)s the word lists"),
-    ("verify-tree <tree.json> game=<name>", "replay every secret through a strategy tree"),
+    ("verify-tree <tree file> game=<name>", "replay every secret through a strategy tree (json, text or Selby's)"),
+    ("export-tree <tree file> --format <form>", "write a tree as selby (Selby's text), json or text (--out FILE)"),
     ("verify-certificate <prove dir> [--sample N]", "re-check a proof of optimality or a leaderboard (all of it)"),
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
@@ -171,6 +173,42 @@ def verify_tree_command(ns: argparse.Namespace) -> int:
     return 0
 
 
+def file_game(path: Path) -> list[str]:
+    """The game overrides a tree.json records (its name, hard mode, guess limit); none for other files."""
+    import json
+
+    try:
+        body = json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return []
+    if not isinstance(body, dict) or not isinstance(body.get("game"), str):
+        return []
+    limit = body.get("game_max_guesses", "absent")
+    return [f"game={body['game']}", f"game.hard_mode={bool(body.get('hard_mode', False))}",
+            *([] if limit == "absent" else [f"game.max_guesses={'null' if limit is None else limit}"])]
+
+
+def export_tree_command(ns: argparse.Namespace) -> int:
+    from pipeline.artifacts.trees import exported, load_tree
+
+    path, overrides, legacy = one_path(ns, "tree file")
+    if legacy:
+        raise PipelineError(f"export-tree has no option {next(iter(legacy))}=")
+    chosen = any(o.lstrip("+~").startswith("game=") for o in overrides)
+    game = load_game_from(overrides if chosen else [*file_game(path), *overrides])
+    loaded = load_tree(path, game)
+    text = exported(loaded.tree, game, ns.format)
+    if ns.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(ns.out).write_text(text)
+    except OSError as err:
+        raise PipelineError(f"cannot write {ns.out}: {err.strerror or err}") from None
+    print(f"wrote {ns.out}: the {ns.format} tree of {loaded.tree.guess} for {game.name}, total {loaded.total}")
+    return 0
+
+
 def positive_whole(option: str):
     """argparse type of `option`: a positive integer."""
     def parse(text: str) -> int:
@@ -297,6 +335,7 @@ def analyse_command(ns: argparse.Namespace) -> int:
 # ---- the parsers ------------------------------------------------------------------------------------------------
 
 
+FORMS_HELP = "a tree file: tree.json, tree.txt (one line per secret) or Selby's tree text"
 GAME_ARGS = "game=<name>, game.<key>=<value> and paths.<key>=<value> choose and adjust the game"
 
 
@@ -329,8 +368,15 @@ def build_parser(command: str) -> ArgumentParser:
     if command == "data":
         return data_parser()
     if command == "verify-tree":
-        return path_parser(command, "tree.json", "Replay every secret of the game through a strategy tree "
-                           "and print its statistics.", "a tree file")
+        return path_parser(command, "tree_file", "Replay every secret of the game through a strategy tree "
+                           "and print its statistics.", FORMS_HELP)
+    if command == "export-tree":
+        parser = path_parser(command, "tree_file", "Check a strategy tree against its game and write it in "
+                             "another form: selby (Alex Selby's solver's tree text), json (tree.json) or text "
+                             "(tree.txt). The game defaults to the one a tree.json records.", FORMS_HELP)
+        parser.add_argument("--format", required=True, choices=["selby", "json", "text"], help="the form to write")
+        parser.add_argument("--out", default=None, help="the file to write (default: standard output)")
+        return parser
     if command == "verify-certificate":
         parser = path_parser(command, "prove_dir", "Re-check a prove artifact with the independent checker "
                              "(pipeline/proofs): the UB tree, every sum, every elimination bound and every closure "
@@ -351,7 +397,8 @@ def build_parser(command: str) -> ArgumentParser:
             "solve": "Play the strategy against a secret and print each row."}[command]
     parser = command_parser(command, text)
     parser.add_argument("--tree", default=None,
-                        help="strategy tree file, or none for greedy only (default: the best stored tree)")
+                        help="strategy tree file (tree.json, tree.txt or Selby's tree text), or none for greedy "
+                             "only (default: the best stored tree)")
     if command == "play":
         parser.add_argument("--budget", default=None, help="seconds the exact solver may spend per value for "
                             "`analyse` (default 2) and on the whole list for `top` (default 1)")
@@ -373,7 +420,7 @@ def analyse_parser() -> ArgumentParser:
     return parser
 
 
-COMMANDS = {"data": data_command, "verify-tree": verify_tree_command,
+COMMANDS = {"data": data_command, "verify-tree": verify_tree_command, "export-tree": export_tree_command,
             "verify-certificate": verify_certificate_command, "play": play_command, "solve": solve_command,
             "analyse": analyse_command, "list": list_command}
 BARE_WORD = re.compile(r"^[A-Za-z][\w-]*$")  # no `=`, `~` or `-`: no override, no flag

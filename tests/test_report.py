@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.errors import PipelineError
 from pipeline.report import plots
+from test_bad_input import fresh_console, run_main  # noqa: F401 (the in-process command line and its log reset)
 
 WORDS = ["batch", "catch", "hatch", "latch", "match", "patch", "watch", "crane", "crate", "grate", "irate", "plate"]
 
@@ -81,17 +82,20 @@ def test_axes_are_honest(tmp_path, figures):
     assert [round(p.get_width()) for p in ax.patches] == [40, 3, 0]  # trace, reast, salet (best at the top)
 
 
-def test_information_axis_starts_at_zero_bits(tmp_path, figures):
-    """The openers stage's openers.png and the report's opener_information.png: bars from zero bits, so a
-    0.5 % difference looks like one."""
+def test_information_plot_shows_the_shortfall_from_the_best(tmp_path, figures):
+    """The openers stage's openers.png and the report's opener_information.png: bars are the bits each opener
+    gives fewer than the best, from zero, so a 0.5 % difference is visible; labels carry the bits themselves."""
     import pyarrow as pa
 
-    pq.write_table(pa.table({"opener": ["soare", "roate"], "avg_bits": [6.2, 6.17], "avg_remaining": [274.4, 279.0]}),
-                   tmp_path / "openers.parquet")
+    pq.write_table(pa.table({"opener": ["soare", "roate", "raise"], "avg_bits": [6.2, 6.17, 6.05],
+                             "avg_remaining": [274.4, 279.0, 290.2]}), tmp_path / "openers.parquet")
     plots.information_plot(tmp_path / "i.png", tmp_path, title="top openers")
     ax = figures[-1].axes[0]
     assert ax.get_xlim()[0] == 0 and ax.get_title() == "top openers"
-    assert [round(p.get_width(), 2) for p in ax.patches] == [6.2, 6.17]
+    assert [round(p.get_width(), 2) for p in ax.patches] == [0.0, 0.03, 0.15]
+    assert [t.get_text() for t in ax.texts] == ["6.200 bits (best), 274.4 left", "6.170 bits (−0.030), 279.0 left",
+                                               "6.050 bits (−0.150), 290.2 left"]
+    assert "soare: 6.200 bits" in ax.get_xlabel()
 
 
 def test_report_draws_an_exact_tree_when_no_upper_bound_exists(run_pipeline, word_game):
@@ -104,3 +108,35 @@ def test_report_draws_an_exact_tree_when_no_upper_bound_exists(run_pipeline, wor
     assert len(drawn) == nodes_to_depth(body["tree"], 2) > 1 and drawn[0].get("data-guess") == "crate"
     assert f"The best tree (exact/{exact.path.name}, crate, total {body['total']})" in \
         report.file("report.md").read_text()
+
+
+def test_report_finds_the_simulations_reproduce_ran_without_a_guess_limit(outputs, capsys, monkeypatch):
+    """stage=reproduce plays the write-up's simulations with game.max_guesses=null; the report of the game itself
+    (limit 6) shows that run and its verdict instead of listing simulate as missing."""
+    from pathlib import Path
+
+    from pipeline.report.checks import Check, Experiment
+    from pipeline.stages import reproduce
+
+    strategy = "elimination_weighted_answers"
+    check = Check(f"simple.{strategy}", "average guesses, weighted elimination", 100, "at-or-below",
+                  lambda a: a["simulate"].manifest["summary"]["strategies"][strategy]["mean"])
+    plan = [Experiment("simple", "mini_nerdle", "simulate", (check,), settings={"strategies": [strategy],
+                       "opener": None}, game_settings={"max_guesses": None})]
+    monkeypatch.setattr(reproduce, "experiments", lambda groups: plan)
+    common = [f"paths.outputs={outputs}", "progress=false", "ray.executor=local"]
+    code, out, err = run_main([*common, "stage=reproduce", "stage.only=[simple]"], capsys)
+    assert code in (0, None), err
+    row = json.loads((Path(out.strip().splitlines()[-1]) / "reproduce.json").read_text())["rows"][0]
+    assert row["verdict"] == "pass" and row["game_identity"]["max_guesses"] is None
+    code, out, err = run_main([*common, "stage=report", "game=mini_nerdle", "stage.plots=false"], capsys)
+    assert code in (0, None), err
+    text = (Path(out.strip().splitlines()[-1]) / "report.md").read_text()
+    assert "- simulate:" not in text and "## Simulated play" in text
+    assert "Run by stage=reproduce with game.max_guesses=null (this game otherwise)." in text
+    assert f"| {strategy} | 1 |  | {round(row['computed'], 4)} |" in text
+    assert f"| simple.{strategy} |" in text  # its verdict beside it
+    code, out, err = run_main([*common, "stage=report", "game=mini_nerdle", "game.hard_mode=true",
+                               "stage.plots=false"], capsys)
+    assert code in (0, None), err
+    assert "- simulate:" in (Path(out.strip().splitlines()[-1]) / "report.md").read_text()  # other rules: not it

@@ -31,7 +31,12 @@ def stage_identity(stage: str, game: Game) -> dict:
 
 def artifacts_for(store: ArtifactStore, stage: str, game: Game) -> list[tuple[Artifact, dict]]:
     """(artifact, manifest) of every finished artifact of `stage` that fits `game`, oldest first."""
-    identity = stage_identity(stage, game)
+    return artifacts_fitting(store, stage, stage_identity(stage, game))
+
+
+def artifacts_fitting(store: ArtifactStore, stage: str, identity: dict) -> list[tuple[Artifact, dict]]:
+    """(artifact, manifest) of every finished artifact of `stage` whose recorded game fits `identity` (a game's
+    identity, e.g. one stage=reproduce recorded), oldest first."""
     found = []
     for artifact in store.finished(stage):
         manifest = read_json_file(stage, artifact.file("manifest.json"), dict)

@@ -11,8 +11,9 @@ from pathlib import Path
 from pipeline.errors import PipelineError
 from pipeline.games.constraints import hard_mode_violation
 from pipeline.games.game import Game
+from pipeline.artifacts.tree_formats import FORMATS, FormatError, read_tree_text, sniff, to_selby
 from pipeline.artifacts.tree_svg import DEFAULT_DEPTH, tree_svg
-from pipeline.runtime.files import MissingFile, read_json
+from pipeline.runtime.files import MAX_JSON_BYTES, MissingFile, UnreadableFile, parse_json, read_text
 from pipeline.runtime.store import MANIFEST, read_json_file
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 
@@ -27,16 +28,35 @@ def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree", objectiv
     if not name or "/" in name or "\\" in name or name.startswith("."):
         raise ValueError(f"unsafe tree file name {name!r}: use tree_name()")
     stats = statistics(tree)
-    body = {"game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
+    folder_file(f"{name}.json").write_text(json.dumps(tree_body(tree, game, objective)) + "\n")
+    folder_file(f"{name}.txt").write_text(to_text(tree))
+    draw_tree(folder_file, tree, game, name, depth)
+    return stats
+
+
+def tree_body(tree: Tree, game: Game, objective: str | None = None) -> dict:
+    """What tree.json holds: the game's name, lists' digests and rules, the tree's statistics and the tree."""
+    stats = statistics(tree)
+    return {"game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
             "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses,
             **({} if game.answer == "wordle" else {"answer": game.answer}),
             **({} if objective is None else {"objective": objective}),
             **{k: stats[k] for k in ("total", "max_guesses", "distribution")},
             "tree": to_json(tree)}
-    folder_file(f"{name}.json").write_text(json.dumps(body) + "\n")
-    folder_file(f"{name}.txt").write_text(to_text(tree))
-    draw_tree(folder_file, tree, game, name, depth)
-    return stats
+
+
+def exported(tree: Tree, game: Game, form: str) -> str:
+    """The text of `tree` in one of the exchanged forms (pipeline.artifacts.tree_formats.FORMATS)."""
+    if form == "json":
+        return json.dumps(tree_body(tree, game)) + "\n"
+    if form == "text":
+        return to_text(tree)
+    if form == "selby":
+        try:
+            return to_selby(to_json(tree))
+        except FormatError as err:
+            raise PipelineError(f"game {game.name!r} cannot be written as Selby's tree text: {err}") from None
+    raise PipelineError(f"unknown tree format {form!r}; formats: {', '.join(FORMATS)}")
 
 
 def draw_tree(folder_file, tree: Tree, game: Game, name: str = "tree", depth: int = DEFAULT_DEPTH) -> None:
@@ -66,18 +86,34 @@ def recorded_game(body, manifest: dict) -> dict:
     return recorded
 
 
+def read_body(path: Path, game: Game) -> dict:
+    """A tree file's body ({"tree": ...} and what the file records), in any form of
+    pipeline.artifacts.tree_formats (tree.json, tree.txt, Selby's tree text), read as a regular file only
+    (strict UTF-8; strict, bounded JSON); PipelineError saying why not."""
+    try:
+        text = read_text(path, MAX_JSON_BYTES)
+        if sniff(text) == "json":
+            parse_json(text, path)  # finite numbers and bounded nesting, before the tree reader parses it
+        return read_tree_text(text, game.answering.response)[1]
+    except MissingFile:
+        raise PipelineError(f"tree file not found: {path}") from None
+    except UnreadableFile as err:
+        raise PipelineError(f"{err} (not a tree file)") from None
+    except (FormatError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as err:
+        raise PipelineError(f"{path} is not a strategy tree (tree.json, tree.txt or Selby's tree text): {err}") \
+            from None
+
+
 def load_tree(path: Path, game: Game, label: str | None = None) -> LoadedTree:
-    """A tree file (written by a stage, or a bare tree), checked to be a strategy of `game`: for its lists and
-    rules when it records them (pipeline.artifacts.find.fits), replayed against every secret, within the
-    guess limit and, in hard mode, legal.  PipelineError saying why not."""
+    """A tree file (written by a stage, a bare tree, tree.txt or Selby's tree text), checked to be a strategy of
+    `game`: for its lists and rules when it records them (pipeline.artifacts.find.fits), replayed against every
+    secret, within the guess limit and, in hard mode, legal.  PipelineError saying why not."""
     from pipeline.artifacts.find import fits
 
     path = Path(path)
+    body = read_body(path, game)
     try:
-        body = read_json(path)
-        tree = from_json(body["tree"] if isinstance(body, dict) and "tree" in body else body)
-    except MissingFile:
-        raise PipelineError(f"tree file not found: {path}") from None
+        tree = from_json(body["tree"])
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as err:
         raise PipelineError(f"{path} is not a strategy tree ({err})") from None
     manifest = path.parent / MANIFEST

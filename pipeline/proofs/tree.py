@@ -1,4 +1,5 @@
-"""`verify-tree`: replay every secret through a tree.json with the checker's own answering function.
+"""`verify-tree`: replay every secret through a tree file (tree.json, tree.txt or Selby's tree text) with the
+checker's own answering function.
 
 A tree node is {"guess", "candidates", "children": {colours: node}}.  Checked: every guess is an
 allowed guess; every secret is found; each node's candidate count is the number of secrets that
@@ -32,18 +33,30 @@ def guess_limit(game) -> int | None:
 
 
 def read_tree_body(path: Path, game) -> dict:
-    """The parsed tree file, checked to be for `game`'s word lists."""
+    """The parsed tree file (tree.json, tree.txt or Selby's tree text: pipeline.artifacts.tree_formats), checked
+    to be for `game`'s word lists and answers when it records them (text forms record neither; the replay
+    checks them)."""
+    from pipeline.artifacts.tree_formats import FormatError, read_tree_text, sniff
+
     try:
-        body = json_of(file_bytes(Path(path)), Path(path))
+        data = file_bytes(Path(path))
+        text = data.decode("utf-8")
+        if sniff(text) == "json":
+            json_of(data, Path(path))  # strict JSON of bounded depth before the tree reader parses it
+        form, body = read_tree_text(text, lambda guess, secret: response(answer_of(game), guess, secret))
         body["tree"]["guess"]
     except FileRefused as err:
         raise PipelineError(f"tree file not found: {path}" if err.missing else str(err)) from None
-    except (ValueError, KeyError, TypeError) as err:
-        raise PipelineError(f"{path} is not a tree written by this pipeline ({err})") from None
-    if (body.get("guesses_sha256"), body.get("secrets_sha256")) != (game.guesses_digest, game.secrets_digest):
+    except UnicodeDecodeError as err:
+        raise PipelineError(f"{path} is not a tree file ({err})") from None
+    except (FormatError, ValueError, KeyError, TypeError, IndexError, RecursionError) as err:
+        raise PipelineError(f"{path} is not a strategy tree (tree.json, tree.txt or Selby's tree text): {err}") \
+            from None
+    recorded = (body.get("guesses_sha256"), body.get("secrets_sha256"))
+    if form == "json" and recorded != (game.guesses_digest, game.secrets_digest):
         raise PipelineError(f"{path} is a tree for other word lists (game {body.get('game')!r}), "
                             f"not game {game.name!r}")
-    if body.get("answer", "wordle") != answer_of(game):
+    if body.get("answer", "wordle") != answer_of(game) and form == "json":
         raise PipelineError(f"{path} is a tree for answers {body.get('answer', 'wordle')}, "
                             f"game {game.name!r} answers {answer_of(game)}")
     return body

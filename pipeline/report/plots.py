@@ -2,8 +2,9 @@
 
 Every plot has its own file name (the openers stage's own `openers.png` is another picture).  Counts of guesses
 are integers, so those axes carry integer ticks only; value axes start at zero, and where the values differ by
-a fraction of a percent the plot shows the difference itself (with its size in the labels), never a clipped
-axis that would make it look large."""
+a fraction of a percent (opener totals, opener information) the plot shows the difference from the best itself
+(each bar labelled with its value and the difference), never a clipped axis that would make it look large nor
+bars from zero that would make it invisible."""
 
 import json
 
@@ -119,18 +120,22 @@ def simulated_plot(path, simulate_dir) -> str:
 
 
 def information_plot(path, openers_dir, top: int = 20, title: str | None = None) -> str:
-    """The openers stage's best openers by average information, on an axis from zero bits (the openers stage
-    draws its own openers.png with it too)."""
+    """The openers stage's best openers by average information, as the bits each gives fewer than the best one,
+    from zero (the top openers differ by hundredths of a bit: bars of the bits themselves would look equal); each
+    bar is labelled with its bits and words left.  The openers stage draws its own openers.png with it too."""
     rows = pq.read_table(openers_dir / "openers.parquet").slice(0, top).to_pylist()
-    fig, ax = plt.subplots(figsize=(7, 0.25 * len(rows) + 1.5))
-    ax.barh(range(len(rows)), [r["avg_bits"] for r in rows], color="#4c72b0")
+    best = rows[0]
+    short = [best["avg_bits"] - r["avg_bits"] for r in rows]
+    fig, ax = plt.subplots(figsize=(7.5, 0.25 * len(rows) + 1.7))
+    ax.barh(range(len(rows)), short, color="#4c72b0")
     ax.set_yticks(range(len(rows)), [r["opener"] for r in rows])
     ax.invert_yaxis()
-    for y, r in enumerate(rows):
-        ax.annotate(f"{r['avg_bits']:.3f} bits, {r['avg_remaining']:.1f} left", (r["avg_bits"], y), xytext=(3, 0),
+    for y, (r, d) in enumerate(zip(rows, short)):
+        gap = "best" if y == 0 else f"−{d:.3f}"
+        ax.annotate(f"{r['avg_bits']:.3f} bits ({gap}), {r['avg_remaining']:.1f} left", (d, y), xytext=(3, 0),
                     textcoords="offset points", va="center", fontsize=7)
-    ax.set_xlim(0, max(r["avg_bits"] for r in rows) * 1.35)
-    ax.set_xlabel("average information (bits)")
+    ax.set_xlim(0, max(max(short), 1e-3) * 1.6)
+    ax.set_xlabel(f"bits fewer than the best opener ({best['opener']}: {best['avg_bits']:.3f} bits)")
     ax.set_title(title or f"Top {len(rows)} openers by information")
     return _save(fig, path)
 

@@ -65,7 +65,7 @@ def run(ctx: StageContext, cfg: OpenersConfig) -> dict:
     }).sort_by([("avg_bits", "descending"), ("avg_remaining", "ascending"), ("opener", "ascending")])
     pq.write_table(table, ctx.out.file("openers.parquet"))
     top = min(cfg.plot_top, table.num_rows)
-    from pipeline.report.plots import information_plot  # the report's chart: an axis from zero bits
+    from pipeline.report.plots import information_plot  # the report's chart: bits below the best
 
     information_plot(ctx.out.file("openers.png"), ctx.out.file("openers.parquet").parent, top,
                      f"{game.name}: top {top} openers by information over {n_secrets} secrets"

@@ -19,12 +19,55 @@ SCHEMA = ReportConfig
 
 
 SUMMARIES = {"upper_bound": upper_bound_summary, "lower_bound": lower_bound_summary}  # checked before use
+VARIED = {"max_guesses"}  # what stage=reproduce may set differently from the game a report is for
+
+
+def reproduce_rows(store) -> list[dict]:
+    """The rows of every finished stage=reproduce artifact, oldest first; a reproduce.json whose rows are not
+    verdicts with an id and a stage is named as damaged."""
+    out = []
+    for artifact in store.finished("reproduce"):
+        rows = artifact.read_json("reproduce.json").get("rows")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("id"), str) and
+                                                 isinstance(r.get("stage"), str) for r in rows):
+            raise artifact.damaged("reproduce.json", "rows is not a list of verdicts with an id and a stage")
+        out += rows
+    return out
+
+
+def is_variant(row: dict, game) -> bool:
+    """Whether a reproduce row was computed on `game` with only its guess limit set otherwise (the write-up's
+    simulations play with no limit: game.max_guesses=null), by the row's own game settings."""
+    recorded, own = row.get("game_identity"), game.identity()
+    if row.get("game") != game.name or not isinstance(recorded, dict) or recorded == own:
+        return False
+    settings = row.get("game_settings", {})
+    differ = {k for k in set(recorded) | set(own) if recorded.get(k) != own.get(k)}
+    return isinstance(settings, dict) and differ <= VARIED and differ <= set(settings)
+
+
+def settings_text(settings: dict) -> str:
+    """Game settings as the overrides that select them, e.g. "game.max_guesses=null"."""
+    return " ".join(f"game.{k}={'null' if v is None else str(v).lower()}" for k, v in sorted(settings.items()))
+
+
+def variants(store, game) -> dict[str, dict[str, dict]]:
+    """stage -> {its settings as overrides: game identity} of the runs stage=reproduce made on `game` with other
+    settings (is_variant)."""
+    out: dict[str, dict[str, dict]] = {}
+    for row in reproduce_rows(store):
+        if is_variant(row, game):
+            out.setdefault(row["stage"], {})[settings_text(row["game_settings"])] = row["game_identity"]
+    return out
 
 
 def gathered(store, game) -> dict[str, list[dict]]:
     """Manifests (with their folder as `path`) of every finished artifact that fits this game, by stage,
-    oldest first; each is checked first (its files, and the summaries the sections read), so a damaged one is
-    named before the report is written."""
+    oldest first, each checked first (its files, and the summaries the sections read) so a damaged one is named
+    before the report is written; then those of the runs stage=reproduce made on this game with another guess
+    limit (their settings as `variant`)."""
+    from pipeline.artifacts.find import artifacts_fitting
+
     found = {}
     for stage in REPORTED:
         found[stage] = []
@@ -33,7 +76,17 @@ def gathered(store, game) -> dict[str, list[dict]]:
             if stage in SUMMARIES:
                 SUMMARIES[stage](artifact, game)
             found[stage].append({**manifest, "path": artifact.path})
+    for stage, identities in variants(store, game).items():
+        for settings, identity in identities.items():
+            found[stage] += [{**manifest, "path": artifact.path, "variant": settings}
+                             for artifact, manifest in artifacts_fitting(store, stage, identity)]
     return found
+
+
+def variant_note(found: list[dict]) -> str:
+    """A line saying which of a section's runs stage=reproduce made with other game settings ("" if none)."""
+    settings = sorted({m["variant"] for m in found if "variant" in m})
+    return "".join(f"Run by stage=reproduce with {s} (this game otherwise).\n\n" for s in settings)
 
 
 def key_material(cfg: ReportConfig, game, store) -> dict:
@@ -43,18 +96,12 @@ def key_material(cfg: ReportConfig, game, store) -> dict:
 
 
 def verdicts(store, game) -> list[dict]:
-    """The rows of stage=reproduce computed on this game: for each row id the newest finished artifact's."""
+    """The rows of stage=reproduce computed on this game (or on it with another guess limit: is_variant): for
+    each row id the newest finished artifact's."""
     from pipeline.report.checks import fits_game
 
-    newest = {}
-    for artifact in store.finished("reproduce"):  # oldest first: later artifacts replace a row
-        rows = artifact.read_json("reproduce.json").get("rows")
-        if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("id"), str) and
-                                                 isinstance(r.get("stage"), str) for r in rows):
-            raise artifact.damaged("reproduce.json", "rows is not a list of verdicts with an id and a stage")
-        for row in rows:
-            newest[row["id"]] = row
-    return [r for r in newest.values() if fits_game(r, game.name, game.identity())]
+    newest = {row["id"]: row for row in reproduce_rows(store)}  # oldest first: later artifacts replace a row
+    return [r for r in newest.values() if fits_game(r, game.name, game.identity()) or is_variant(r, game)]
 
 
 def verdict_section(rows: list[dict], title: str) -> str:
@@ -204,7 +251,7 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
     rows = verdicts(ctx.store, game)
     for stage, section in SECTIONS.items():  # a section for every stage with artifacts, its verdicts beside it
         if found[stage]:
-            text += section(found[stage], game) + "\n"
+            text += section(found[stage], game) + "\n" + variant_note(found[stage])
             text += verdict_section([r for r in rows if r["stage"] == stage], "Published figures (stage=reproduce):")
     shown = {s for s in SECTIONS if found[s]}
     text += verdict_section([r for r in rows if r["stage"] not in shown], "## Published figures (stage=reproduce)")
