@@ -131,7 +131,7 @@ def test_leaders_are_the_brute_force_best_with_ties(board):
     for e in cert["settled"]:
         assert values[e["opener"]] >= e["value"] > kth
     for e in cert["eliminated"]:
-        assert values[e["opener"]] >= e["bound"] > kth
+        assert values[e["opener"]] > kth and set(e) == {"opener", "level", "rule"}  # the claim V_level > threshold
     summary = json.loads((artifact.path / "summary.json").read_text())
     assert summary["leaders"] == [{"opener": g, "value": v} for v, g in expected]
 

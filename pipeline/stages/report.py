@@ -108,14 +108,23 @@ def exact_section(found, game) -> str:
 
 
 def prove_section(found, game) -> str:
+    """One line per proof: proven only when verify-certificate has checked the certificate in full as it is now
+    (pipeline/proofs/record.py); a certificate that claims a proof but is not so checked is called unverified."""
+    from pipeline.proofs.record import status
+
     out = "## Proof\n\n"
     for m in found:
         c = json.loads((m["path"] / "certificate.json").read_text())
-        if c["proven"]:
-            claim = f"MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])}"
+        check = status(m["path"])
+        if c["proven"] and check.verified:
+            claim = (f"proven: **True** — MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])} "
+                     f"({check.label()})")
+        elif c["proven"]:
+            claim = (f"proven: **not verified** — the certificate claims MinTotal = {c['ub']} with opener(s) "
+                     f"{', '.join(c['optimal_openers'])}: {check.label()}")
         else:
-            claim = f"upper bound {c['ub']} ({c['ub_opener']}) not shown optimal"
-        out += (f"proven: **{c['proven']}** — {claim}; {len(c['eliminated'])} openers eliminated by the funnel; "
+            claim = f"proven: **False** — upper bound {c['ub']} ({c['ub_opener']}) not shown optimal"
+        out += (f"{claim}; {len(c['eliminated'])} openers eliminated by the funnel; "
                 f"certificate `{m['path']}` ({m['run_seconds']} s)\n\n")
     return out
 
