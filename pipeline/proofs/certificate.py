@@ -1,21 +1,27 @@
 """`verify-certificate`: re-check a proof of optimality written by the prove stage, with the checker's own code.
 
+Before anything is computed, certificate.json must be strict JSON of the schema in schema.py (exact types,
+ranges, no field this checker does not verify) for a game no bigger than its limit.
 What a certificate claims, and how each claim is checked here:
 - the UB tree (tree.json, digest pinned) plays the game: replayed secret by secret (tree.py), hard
   mode and the guess limit included; its total is `ub` and it opens with `ub_opener`;
 - every allowed guess is either eliminated or a survivor, exactly once;
 - an eliminated opener g has V_level(g, S) > ub: recomputed here (bounds.py, or hard_bounds.py for an
-  elimination by the hard-mode bounds, accepted only in a hard-mode certificate) and compared with ub;
+  elimination by the hard-mode bounds, accepted only in a hard-mode certificate) and compared with ub; the
+  prover states no number for it, and a bound an older certificate states is re-derived too (V_level >= it);
 - a survivor's classes are the classes of Split(S, g) other than the win; each class bound is a
   lower bound on that class's MinTotal: recomputed as LB_j, as the hard-mode LB_j from the state the
   opener's response leaves (hard-mode certificates only), or as an exact MinTotal (exact.py) in the
   game's mode with the guesses left after the opener; |S| + the sum of its class bounds is its
-  value, which reaches ub;
+  value, which reaches ub; its `sum` is that sum, and a class's `target` (the UB opener's only) is the total
+  of that class's subtree in the UB tree;
 - an opener listed under "symmetry" has a representative in its orbit that is eliminated or a survivor:
   each generator is checked to be an automorphism of the game on the code matrix computed here
   (symmetry.py), so the opener's value is its representative's;
 - the UB opener's value is ub, `optimal_openers` are exactly the survivors whose value is ub (and the
   openers they represent), K_S = max_g |Split(S, g)|.
+An older certificate's `upper_bound_given` must be at least ub and open with an allowed guess (the prover now
+keeps it in its stage summary, not in the certificate).
 By default every elimination and every class is re-derived; `sample` re-derives only that many of
 each, and the result then says the certificate was only partially checked.  Deep eliminations are
 spread over `workers` processes (parallel.py).
@@ -32,9 +38,9 @@ from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_o
 from pipeline.proofs.bounds import LowerBounds, split
 from pipeline.proofs.exact import ExactSolver
 from pipeline.proofs.hard_bounds import HardLowerBounds
-from pipeline.proofs.schema import CertificateError, check_shape, check_size, read_strict, strict_json
 from pipeline.proofs.parallel import (PROGRESS_PREFIX, class_value, opener_values, pooled_class_values,
                                       pooled_values)
+from pipeline.proofs.schema import CertificateError, check_shape, check_size, read_strict, strict_json
 from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry, group_elements, stabiliser
 from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit, subtree_totals
 

@@ -22,7 +22,7 @@ tree's total from above, the class bounds from below.
 
 certificate.json (kind "leaderboard", checked by `verify-certificate`): `leaders` (opener, value, tree
 file and digest, classes), `settled` (openers solved and found worse than the threshold: class bounds),
-`eliminated` (every other opener: its funnel level, rule and bound, > threshold), `threshold` = the k-th
+`eliminated` (every other opener: its funnel level and rule, claiming V_level > threshold), `threshold` = the k-th
 best value.  The funnel runs without symmetry reduction, so every opener is named.
 """
 
