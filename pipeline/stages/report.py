@@ -26,9 +26,20 @@ def gathered(store, game) -> dict[str, list[dict]]:
 
 
 def key_material(cfg: ReportConfig, game, store) -> dict:
-    """The report changes whenever the set of artifacts it reads changes (reproduce's verdicts included)."""
-    return {**{stage: [m["key"] for m in found] for stage, found in gathered(store, game).items()},
-            "reproduce": [a.key for a in store.finished("reproduce")]}
+    """The report changes whenever the set of artifacts it reads changes (reproduce's verdicts included), and
+    whenever a certificate or its verification record does (an edit, a check)."""
+    found = gathered(store, game)
+    return {**{stage: [m["key"] for m in found] for stage, found in found.items()},
+            "reproduce": [a.key for a in store.finished("reproduce")],
+            "certificates": [certificate_state(m["path"]) for m in found["prove"]]}
+
+
+def certificate_state(folder) -> list:
+    """[certificate digest, verification state, when checked] of a prove artifact (pipeline/proofs/record.py)."""
+    from pipeline.proofs.record import sha256_of, status
+
+    check = status(folder)
+    return [sha256_of(folder / "certificate.json"), check.state, check.checked_at]
 
 
 def verdicts(store, game) -> list[dict]:
