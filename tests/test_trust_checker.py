@@ -376,3 +376,25 @@ def test_analyse_calls_the_start_proven_only_when_verified(mini, tmp_path, capsy
     (proof / "certificate.json").write_text(text.replace('"ub": 544', '"ub": 500'))
     best = first_best()
     assert best["total"] == 544 and best["kind"] == "exact" and best["source"] == "exact solver"
+
+
+def test_the_report_follows_its_certificate_through_a_check_and_an_edit(mini, tmp_path, capsys):
+    """The report stage is keyed by each certificate's digest and verification state: it is rewritten after a check
+    and after an edit, never reused with a stale verdict."""
+    folder, _, _ = mini
+    proof = copied(folder, tmp_path)
+    outputs = proof.parent.parent
+
+    def proof_line():
+        code, out, err = run_main([f"paths.outputs={outputs}", "progress=false", "stage=report", "game=mini_nerdle",
+                                   "stage.plots=false"], capsys)
+        assert code in (0, None), err
+        return next(line for line in (Path(out.strip().splitlines()[-1]) / "report.md").read_text().splitlines()
+                    if line.startswith("proven:"))
+
+    assert proof_line().startswith("proven: **not verified** — the certificate claims MinTotal = 544")
+    assert verify(proof, capsys)[0] == 0
+    assert proof_line().startswith("proven: **True** — MinTotal = 544")
+    text = (proof / "certificate.json").read_text()
+    (proof / "certificate.json").write_text(text.replace('"ub": 544', '"ub": 500'))
+    assert proof_line().startswith("proven: **not verified** — the certificate claims MinTotal = 500")
