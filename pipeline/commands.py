@@ -268,8 +268,8 @@ def shape_overrides(cert: dict) -> list[str]:
 
 
 def verify_certificate_command(ns: argparse.Namespace) -> int:
-    from pipeline.proofs.certificate import load_certificate, stderr_say, verify_certificate
-    from pipeline.proofs.leaderboard import verify_leaderboard
+    from pipeline.proofs.certificate import load_certificate, stderr_say
+    from pipeline.proofs.record import verify_and_record
 
     folder, overrides, legacy = one_path(ns, "prove artifact folder")
     workers = capped_workers(ns.workers)
@@ -283,17 +283,15 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
             raise PipelineError(str(err).replace("--sample", "sample")) from None
     if not folder.is_dir():
         raise PipelineError(f"{folder} is not a folder (give a prove artifact folder, outputs/prove/<key>)")
-    cert = load_certificate(folder)
-    if not isinstance(cert, dict) or not isinstance(cert.get("game"), str):
-        raise PipelineError(f"{folder / 'certificate.json'} does not name its game (not written by the prove stage?)")
+    cert = load_certificate(folder)  # strict schema and size limit, before any game is built
     rules = [f"game.max_guesses={'null' if cert['max_guesses'] is None else cert['max_guesses']}"] \
         if "max_guesses" in cert else []
     rules += shape_overrides(cert)
-    game = load_game_from([f"game={cert['game']}", f"game.hard_mode={bool(cert.get('hard_mode', False))}", *rules,
-                           *overrides])
-    verify = verify_leaderboard if cert.get("kind") == "leaderboard" else verify_certificate
-    result = verify(folder, game, sample, say=stderr_say, workers=workers)
+    hard_mode = "true" if cert["hard_mode"] else "false"
+    game = load_game_from([f"game={cert['game']}", f"game.hard_mode={hard_mode}", *rules, *overrides])
+    result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers)
     print_verdict(result, game)
+    print(f"recorded: {record} ({'a complete check' if result['complete'] else 'a sample: not a verification'})")
     return 0
 
 

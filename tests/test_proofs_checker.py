@@ -328,7 +328,8 @@ def test_forged_547_certificate_is_caught_only_by_the_full_check(tmp_path_factor
     eliminated with a bound of 548: each hidden bound is re-derivable, but only below 547."""
     folder, game = _prove(tmp_path_factory, "game=mini_nerdle", "upstream.upper_bound.openers=['3*9=27']")
     cert = json.loads((folder / "certificate.json").read_text())
-    assert cert["upper_bound_given"] == {"ub": 547, "opener": "3*9=27"}  # the prover itself went on to 544
+    summary = json.loads((folder / "manifest.json").read_text())["summary"]
+    assert summary["upper_bound_given"] == {"ub": 547, "opener": "3*9=27"}  # the prover itself went on to 544
     assert cert["proven"] and cert["ub"] == 544
     given_tree = json.loads((Path(json.loads((folder / "manifest.json").read_text())["inputs"]["upper_bound"]["path"])
                              / "tree.json").read_text())
@@ -362,6 +363,8 @@ def test_normal_mode_certificate_presented_as_hard_mode_is_rejected(ight_proof, 
 
 def test_parallel_rederivation_gives_the_same_verdicts(mini_proof):
     """The pooled re-derivation reaches the same verdicts; against a higher UB its V_3 values are compared too."""
+    import pyarrow.parquet as pq
+
     from pipeline.proofs.answer import code_matrix
     from pipeline.proofs.bounds import LowerBounds
     from pipeline.proofs.certificate import recheck_eliminations
@@ -371,7 +374,9 @@ def test_parallel_rederivation_gives_the_same_verdicts(mini_proof):
     cert = json.loads((folder / "certificate.json").read_text())
     deep = [e for e in cert["eliminated"] if e["level"] == 3]
     bounds = LowerBounds(code_matrix(game.guesses, game.secrets, game.alphabet), game.guess_of_secret, game.n_codes)
-    lowest = min(e["bound"] for e in deep)  # V_3 is computed exactly up to the UB, so the least is exact
+    funnel = Path(json.loads((folder / "manifest.json").read_text())["inputs"]["lower_bound"]["path"])
+    lowest = min(r["value"] for r in pq.read_table(funnel / "funnel.parquet").to_pylist()
+                 if r["eliminated"] and r["level"] == 3)  # V_3 is computed exactly up to the UB: the least is exact
     recheck_eliminations(cert | {"ub": lowest - 1}, game, bounds, deep, lambda m: None, workers=2)
     with pytest.raises(CertificateError, match=f"V_3 re-derived as {lowest}, not above ub={lowest}"):
         recheck_eliminations(cert | {"ub": lowest}, game, bounds, deep, lambda m: None, workers=2)

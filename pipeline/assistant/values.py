@@ -339,10 +339,7 @@ class KnownValues:
         label = f"{stage}/{folder.name}"
         guess_index = self.game.guess_index
         if stage == "prove":
-            cert = read_json(folder / "certificate.json")
-            if cert.get("proven"):
-                opener = cert["optimal_openers"][0]
-                self._best = Value(int(cert["ub"]), "exact", f"proven optimum ({label})", guess_index[opener])
+            self._certificate(folder, label)
             return
         import pyarrow.parquet as pq
 
@@ -355,6 +352,20 @@ class KnownValues:
             depths = _stored_depths(folder, row["opener"]) if stage == "exact" else None
             self._offer_opener(row["opener"], Value(int(row["total"]), kind, label, guess_index[row["opener"]],
                                                     depths))
+
+    def _certificate(self, folder: Path, label: str) -> None:
+        """A proven certificate's optimum: exact only once `verify-certificate` has checked it in full as it is now
+        (pipeline/proofs/record.py); until then its claim is labelled unverified and never beats a known value."""
+        from pipeline.proofs.record import status
+
+        cert = read_json(folder / "certificate.json")
+        if cert.get("proven") is not True:
+            return
+        ub, guess, check = int(cert["ub"]), self.game.guess_index[cert["optimal_openers"][0]], status(folder)
+        if check.verified:
+            self._best = Value(ub, "exact", f"proven optimum ({label}, {check.label()})", guess)
+        elif self._best is None:
+            self._best = Value(ub, "upper bound", f"{check.label()}, claiming {ub} ({label})", guess)
 
 
 def _stored_depths(folder: Path, opener: str) -> tuple[int, ...] | None:

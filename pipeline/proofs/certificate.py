@@ -1,21 +1,27 @@
 """`verify-certificate`: re-check a proof of optimality written by the prove stage, with the checker's own code.
 
+Before anything is computed, certificate.json must be strict JSON of the schema in schema.py (exact types,
+ranges, no field this checker does not verify) for a game no bigger than its limit.
 What a certificate claims, and how each claim is checked here:
 - the UB tree (tree.json, digest pinned) plays the game: replayed secret by secret (tree.py), hard
   mode and the guess limit included; its total is `ub` and it opens with `ub_opener`;
 - every allowed guess is either eliminated or a survivor, exactly once;
 - an eliminated opener g has V_level(g, S) > ub: recomputed here (bounds.py, or hard_bounds.py for an
-  elimination by the hard-mode bounds, accepted only in a hard-mode certificate) and compared with ub;
+  elimination by the hard-mode bounds, accepted only in a hard-mode certificate) and compared with ub; the
+  prover states no number for it, and a bound an older certificate states is re-derived too (V_level >= it);
 - a survivor's classes are the classes of Split(S, g) other than the win; each class bound is a
   lower bound on that class's MinTotal: recomputed as LB_j, as the hard-mode LB_j from the state the
   opener's response leaves (hard-mode certificates only), or as an exact MinTotal (exact.py) in the
   game's mode with the guesses left after the opener; |S| + the sum of its class bounds is its
-  value, which reaches ub;
+  value, which reaches ub; its `sum` is that sum, and a class's `target` (the UB opener's only) is the total
+  of that class's subtree in the UB tree;
 - an opener listed under "symmetry" has a representative in its orbit that is eliminated or a survivor:
   each generator is checked to be an automorphism of the game on the code matrix computed here
   (symmetry.py), so the opener's value is its representative's;
 - the UB opener's value is ub, `optimal_openers` are exactly the survivors whose value is ub (and the
   openers they represent), K_S = max_g |Split(S, g)|.
+An older certificate's `upper_bound_given` must be at least ub and open with an allowed guess (the prover now
+keeps it in its stage summary, not in the certificate).
 By default every elimination and every class is re-derived; `sample` re-derives only that many of
 each, and the result then says the certificate was only partially checked.  Deep eliminations are
 spread over `workers` processes (parallel.py).
@@ -35,12 +41,9 @@ from pipeline.proofs.files import FileRefused, file_bytes, json_of
 from pipeline.proofs.hard_bounds import HardLowerBounds
 from pipeline.proofs.parallel import (PROGRESS_PREFIX, class_value, opener_values, pooled_class_values,
                                       pooled_values)
+from pipeline.proofs.schema import MAX_BYTES, CertificateError, check_shape, check_size
 from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry, group_elements, stabiliser
-from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit
-
-
-class CertificateError(PipelineError):
-    pass
+from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit, subtree_totals
 
 
 def _check(condition: bool, why: str) -> None:
@@ -49,13 +52,18 @@ def _check(condition: bool, why: str) -> None:
 
 
 def load_certificate(folder: Path) -> dict:
+    """<folder>/certificate.json, checked to be strict JSON (files.py) of the schema (schema.py) for a game no bigger
+    than the checker's limit: nothing has been computed from it yet."""
     path = Path(folder) / "certificate.json"
     try:
-        return json_of(file_bytes(path), path)
+        cert = json_of(file_bytes(path, MAX_BYTES), path)
     except FileRefused as err:
         if err.missing:
             raise PipelineError(f"no certificate.json in {folder}") from None
         raise CertificateError(f"certificate rejected: {err}") from None
+    check_shape(cert)
+    check_size(cert)
+    return cert
 
 
 def rules_of(cert: dict, game) -> int | None:
@@ -72,12 +80,13 @@ def rules_of(cert: dict, game) -> int | None:
     return limit
 
 
-def check_tree_claims(cert: dict, game, folder: Path, limit) -> None:
-    """The UB tree is the pinned file, plays the game by its rules and totals ub."""
+def check_tree_claims(cert: dict, game, folder: Path, limit) -> dict[str, int]:
+    """The UB tree is the pinned file, plays the game by its rules and totals ub; its subtree totals by response."""
     check_lists(cert, game)
-    total, opener = pinned_tree(folder, "tree.json", cert["ub_tree_sha256"], game, limit, "the UB tree")
+    total, opener, targets = pinned_tree(folder, "tree.json", cert["ub_tree_sha256"], game, limit, "the UB tree")
     _check(total == cert["ub"], f"the UB tree replays to {total}, not ub={cert['ub']}")
     _check(opener == cert["ub_opener"], "the UB tree does not open with ub_opener")
+    return targets
 
 
 def check_lists(cert: dict, game) -> None:
@@ -87,9 +96,9 @@ def check_lists(cert: dict, game) -> None:
     _check((cert["n_guesses"], cert["n_secrets"]) == (len(game.guesses), len(game.secrets)), "list sizes differ")
 
 
-def pinned_tree(folder: Path, name: str, digest: str, game, limit, what: str) -> tuple[int, str]:
-    """(total, first guess) of the tree file `name` beside the certificate: a plain file name with the pinned
-    digest, replayed by the game's rules."""
+def pinned_tree(folder: Path, name: str, digest: str, game, limit, what: str) -> tuple[int, str, dict[str, int]]:
+    """(total, first guess, subtree totals by response) of the tree file `name` beside the certificate: a plain
+    file name with the pinned digest, replayed by the game's rules."""
     _check(isinstance(name, str) and Path(name).name == name and not name.startswith("."),
            f"{what}: {name!r} is not a file name beside the certificate")
     tree_file = Path(folder) / name
@@ -104,22 +113,20 @@ def pinned_tree(folder: Path, name: str, digest: str, game, limit, what: str) ->
         stats = check_tree(body, game, game.hard_mode, limit)
     except (TreeRejected, FileRefused, ValueError) as err:
         raise CertificateError(f"certificate rejected: {what}: {err}") from None
-    return stats["total"], body["tree"]["guess"]
+    return stats["total"], body["tree"]["guess"], subtree_totals(body["tree"])
 
 
-def check_accounts(cert: dict, game, bounds: LowerBounds, represented: dict[str, str]) -> None:
+def check_accounts(cert: dict, game, bounds: LowerBounds, represented: dict[str, str],
+                   targets: dict[str, int]) -> None:
     """Every guess accounted for once (eliminated, survivor, or `represented` by an opener of its orbit);
-    sums, values, optimal openers and K_S as claimed."""
+    sums, values, optimal openers and K_S as claimed; the UB opener's class targets are its UB tree's
+    subtree totals (`targets`)."""
     named = [e["opener"] for e in cert["eliminated"]] + [s["opener"] for s in cert["survivors"]] + list(represented)
     _check(len(named) == len(set(named)) and set(named) == set(game.guesses),
            "eliminated + survivors are not exactly the allowed guesses, each once")
     _check(int(cert["k_s"]) == bounds.k_s, f"k_s={cert['k_s']}, but max_g |Split(S, g)| = {bounds.k_s}")
     ub, n = int(cert["ub"]), len(game.secrets)
-    for e in cert["eliminated"]:
-        _check(int(e["bound"]) > ub, f"opener {e['opener']}: bound {e['bound']} does not exceed ub={ub}")
-        _check(int(e["level"]) >= 1, f"opener {e['opener']}: level {e['level']} is not a bound level")
-        _check(rule_of(e) == "normal" or (rule_of(e) == "hard" and cert["hard_mode"]),
-               f"opener {e['opener']}: rule {rule_of(e)!r} is not a bound of this game's mode")
+    check_elimination_claims(cert["eliminated"], ub, cert["hard_mode"], "ub")
     values = {}
     for s in cert["survivors"]:
         opener = s["opener"]
@@ -128,9 +135,13 @@ def check_accounts(cert: dict, game, bounds: LowerBounds, represented: dict[str,
                f"survivor {opener}: its classes are not the classes of Split(S, {opener})")
         total = n + sum(int(c["bound"]) for c in s["classes"])
         _check(total == int(s["value"]), f"survivor {opener}: |S| + sum of class bounds is {total}, not {s['value']}")
+        check_restated(s, total - n, targets if opener == cert["ub_opener"] else None)
         _check(total >= ub, f"survivor {opener}: value {total} is below ub={ub}, so ub is not proven optimal")
         values[opener] = total
     _check(values.get(cert["ub_opener"]) == ub, "the UB opener is not a survivor whose class bounds sum to ub")
+    given = cert.get("upper_bound_given", {"ub": ub, "opener": cert["ub_opener"]})  # older certificates state it
+    _check(given["ub"] >= ub and given["opener"] in game.guess_index,
+           f"upper_bound_given {given} is not an upper bound at least ub={ub} opening with an allowed guess")
     stand_ins = set(represented.values()) - set(values) - {e["opener"] for e in cert["eliminated"]}
     _check(not stand_ins, f"representative(s) {sorted(stand_ins)} are neither eliminated nor survivors")
     optimal = sorted([w for w, v in values.items() if v == ub] + [w for w, r in represented.items()
@@ -138,6 +149,34 @@ def check_accounts(cert: dict, game, bounds: LowerBounds, represented: dict[str,
     _check(sorted(cert["optimal_openers"]) == optimal,
            f"optimal_openers {cert['optimal_openers']} are not the survivors valued ub: {optimal}")
     _check(cert["proven"] is True, "proven is not true")
+
+
+def check_elimination_claims(eliminated: list[dict], ub: int, hard_mode: bool, name: str) -> None:
+    """Each elimination names a bound level and a rule of the game's mode; a stated bound exceeds `ub` (it is
+    re-derived in recheck_eliminations)."""
+    for e in eliminated:
+        _check("bound" not in e or e["bound"] > ub,
+               f"opener {e['opener']}: bound {e.get('bound')} does not exceed {name}={ub}")
+        _check(int(e["level"]) >= 1, f"opener {e['opener']}: level {e['level']} is not a bound level")
+        _check(rule_of(e) == "normal" or (rule_of(e) == "hard" and hard_mode),
+               f"opener {e['opener']}: rule {rule_of(e)!r} is not a bound of this game's mode")
+
+
+def check_restated(entry: dict, class_sum: int, targets: dict[str, int] | None) -> None:
+    """The numbers an entry restates are the ones computed here: `sum` is the sum of its class bounds, and a class's
+    `target` is the total of that class's subtree in the entry's own tree (`targets`; None when the entry has no
+    tree beside the certificate, and then it may state no target)."""
+    opener = entry["opener"]
+    _check(entry.get("sum", class_sum) == class_sum,
+           f"opener {opener}: sum {entry.get('sum')} is not the sum of its class bounds, {class_sum}")
+    for c in entry["classes"]:
+        if "target" not in c:
+            continue
+        _check(targets is not None, f"opener {opener} class {c['response']}: it states a target {c['target']} but "
+                                    "has no tree beside the certificate to take it from")
+        _check(targets.get(c["response"]) == c["target"],
+               f"opener {opener} class {c['response']}: target {c['target']} is not the total of that class's "
+               f"subtree in the tree, {targets.get(c['response'])}")
 
 
 def represented_openers(cert: dict, game, codes) -> tuple[dict[str, str], list]:
@@ -172,9 +211,10 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
     """V_level(g, S) > ub for each picked opener, computed here, level by level (hard-mode levels by `hard`).
     Levels from 3 on are spread over `workers` processes (levels 1 and 2 are batch kernels on every core)."""
     ub = int(cert["ub"])
-    by_level = defaultdict(list)
+    by_level, entries = defaultdict(list), defaultdict(list)
     for e in picked:
         by_level[(int(e["level"]), rule_of(e))].append(e["opener"])
+        entries[(int(e["level"]), rule_of(e))].append(e)
     keys = sorted(by_level)
     jobs = [(level, rule, [game.guess_index[w] for w in by_level[(level, rule)]], ub) for level, rule in keys]
     say("re-deriving " + ", ".join(f"{rule} V_{level} of {len(by_level[(level, rule)])}" for level, rule in keys)
@@ -184,8 +224,21 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
     for i, (level, rule, openers, budget) in enumerate(jobs):
         if i not in values:
             values[i] = opener_values(bounds, hard, level, rule, openers, budget)
-        for word, value in zip(by_level[(level, rule)], values[i]):
-            _check(value > ub, f"opener {word}: {rule} V_{level} re-derived as {value}, not above ub={ub}")
+        for e, value in zip(entries[(level, rule)], values[i]):
+            _check(value > ub, f"opener {e['opener']}: {rule} V_{level} re-derived as {value}, not above ub={ub}")
+            check_stated_bound(e, value, bounds, hard, game)
+
+
+def check_stated_bound(e: dict, value: int, bounds: LowerBounds, hard, game) -> None:
+    """An elimination that states its bound (certificates written before the prover stopped stating it) has
+    V_level(g, S) >= that bound.  `value` was computed against the UB and may have stopped just above it; only
+    then is V_level computed again, with the stated bound as its budget: it stops at the bound or is exact."""
+    if "bound" not in e or value >= e["bound"]:
+        return
+    level, rule = int(e["level"]), rule_of(e)
+    value = opener_values(bounds, hard, level, rule, [game.guess_index[e["opener"]]], e["bound"] - 1)[0]
+    _check(value >= e["bound"], f"opener {e['opener']}: {rule} V_{level} re-derived as {value}, below its stated "
+                                f"bound {e['bound']}")
 
 
 def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, limit, picked, say,
@@ -245,12 +298,12 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
     cert = load_certificate(folder)
     try:
         limit = rules_of(cert, game)
-        check_tree_claims(cert, game, folder, limit)
+        targets = check_tree_claims(cert, game, folder, limit)
         n_codes = n_codes_of(answer_of(game), game.length)
         codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
         bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
         represented, maps = represented_openers(cert, game, codes)
-        check_accounts(cert, game, bounds, represented)
+        check_accounts(cert, game, bounds, represented, targets)
         classes = [(s["opener"], c) for s in cert["survivors"] for c in s["classes"]]
         eliminated = list(cert["eliminated"])
         if sample is not None:

@@ -77,10 +77,19 @@ def _float(text: str) -> float:
     return value
 
 
+def _unique_keys(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        twice = sorted({k for k in keys if keys.count(k) > 1})[0]
+        raise ValueError(f"key {twice!r} is given twice in one object")
+    return dict(pairs)
+
+
 def json_of(data: bytes, path: Path):
-    """Strict JSON of the bytes `data` read from `path`."""
+    """Strict JSON of the bytes `data` read from `path`: no NaN or Infinity, no key given twice in an object."""
     try:
-        body = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_float)
+        body = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_float,
+                          object_pairs_hook=_unique_keys)
     except UnicodeDecodeError as err:
         raise FileRefused(path, f"not UTF-8 (byte {err.start})") from None
     except RecursionError:

@@ -20,8 +20,9 @@ from pathlib import Path
 
 from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols
 from pipeline.proofs.bounds import LowerBounds
-from pipeline.proofs.certificate import (CertificateError, _check, _class_sizes, check_lists, load_certificate,
-                                         pinned_tree, recheck_classes, recheck_eliminations, rule_of, rules_of)
+from pipeline.proofs.certificate import (CertificateError, _check, _class_sizes, check_elimination_claims, check_lists,
+                                         check_restated, load_certificate, pinned_tree, recheck_classes,
+                                         recheck_eliminations, rules_of)
 from pipeline.proofs.exact import ExactSolver
 from pipeline.proofs.hard_bounds import HardLowerBounds
 from pipeline.proofs.tree import answer_of
@@ -43,14 +44,16 @@ def check_ranking(cert: dict) -> int:
     return threshold
 
 
-def check_sums(entry: dict, game, bounds: LowerBounds) -> int:
-    """An entry's classes are those of Split(S, opener); |S| + its class bounds is its value, returned."""
+def check_sums(entry: dict, game, bounds: LowerBounds, targets: dict[str, int] | None = None) -> int:
+    """An entry's classes are those of Split(S, opener); |S| + its class bounds is its value, returned; its `sum`
+    and class targets (the subtree totals of its tree, `targets`) are as computed here."""
     opener = entry["opener"]
     listed = {c["response"]: int(c["size"]) for c in entry["classes"]}
     _check(len(listed) == len(entry["classes"]) and listed == _class_sizes(bounds, game, opener),
            f"opener {opener}: its classes are not the classes of Split(S, {opener})")
     total = len(game.secrets) + sum(int(c["bound"]) for c in entry["classes"])
     _check(total == int(entry["value"]), f"opener {opener}: |S| + sum of class bounds is {total}, not {entry['value']}")
+    check_restated(entry, total - len(game.secrets), targets)
     return total
 
 
@@ -61,19 +64,15 @@ def check_accounts(cert: dict, game, bounds: LowerBounds, threshold: int, folder
            "leaders + settled + eliminated are not exactly the allowed guesses, each once")
     _check(int(cert["k_s"]) == bounds.k_s, f"k_s={cert['k_s']}, but max_g |Split(S, g)| = {bounds.k_s}")
     for e in cert["leaders"]:
-        value = check_sums(e, game, bounds)
-        total, first = pinned_tree(folder, e["tree"], e["tree_sha256"], game, limit, f"the tree of {e['opener']}")
+        total, first, targets = pinned_tree(folder, e["tree"], e["tree_sha256"], game, limit,
+                                            f"the tree of {e['opener']}")
+        value = check_sums(e, game, bounds, targets)
         _check(first == e["opener"], f"the tree of {e['opener']} opens with {first}")
         _check(total == value, f"leader {e['opener']}: its tree totals {total}, its class bounds {value}")
     for e in cert["settled"]:
         _check(check_sums(e, game, bounds) > threshold,
                f"opener {e['opener']}: value {e['value']} does not exceed the threshold {threshold}")
-    for e in cert["eliminated"]:
-        _check(int(e["bound"]) > threshold,
-               f"opener {e['opener']}: bound {e['bound']} does not exceed the threshold {threshold}")
-        _check(int(e["level"]) >= 1, f"opener {e['opener']}: level {e['level']} is not a bound level")
-        _check(rule_of(e) == "normal" or (rule_of(e) == "hard" and cert["hard_mode"]),
-               f"opener {e['opener']}: rule {rule_of(e)!r} is not a bound of this game's mode")
+    check_elimination_claims(cert["eliminated"], threshold, cert["hard_mode"], "the threshold")
 
 
 def verify_leaderboard(folder: Path, game, sample: int | None = None, seed: int = 0, say=None,

@@ -98,10 +98,24 @@ def _check_counts(root: dict, reached: Counter) -> None:
     stack = [root]
     while stack:
         node = stack.pop()
-        if int(node["candidates"]) != reached[id(node)]:
+        if type(node["candidates"]) is not int or node["candidates"] != reached[id(node)]:
             raise TreeRejected(f"node {node['guess']!r} claims {node['candidates']} candidates but "
                                f"{reached[id(node)]} secrets reach it")
         stack.extend(node.get("children", {}).values())
+
+
+def subtree_totals(root: dict) -> dict[str, int]:
+    """Total of each child subtree of the root, by response: the sum of the candidate counts of its nodes (each a
+    count `_check_counts` has verified), i.e. the guesses its secrets need after the opener."""
+    totals = {}
+    for said, child in root.get("children", {}).items():
+        stack, total = [child], 0
+        while stack:
+            node = stack.pop()
+            total += node["candidates"]
+            stack.extend(node.get("children", {}).values())
+        totals[said] = total
+    return totals
 
 
 def check_tree(body: dict, game, hard_mode: bool, limit: int | None) -> dict:

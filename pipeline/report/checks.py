@@ -159,15 +159,23 @@ def funnel_closed_at(artifacts):
 
 
 def proof_of(artifacts):
-    """'<total> by <opener(s)>' when the certificate proves it, else what it says."""
-    c = artifacts["prove"].read_json("certificate.json")
-    return f"{c['ub']} by {','.join(c['optimal_openers'])}" if c["proven"] else f"not proven (UB {c['ub']})"
+    """'<total> by <opener(s)>' when the certificate proves it and verify-certificate has checked it in full as it
+    is now (pipeline/proofs/record.py), else what it says."""
+    from pipeline.proofs.record import status
+
+    c, check = artifacts["prove"].read_json("certificate.json"), status(artifacts["prove"].path)
+    if not c["proven"]:
+        return f"not proven (UB {c['ub']})"
+    claim = f"{c['ub']} by {','.join(c['optimal_openers'])}"
+    return claim if check.verified else f"{claim}, {check.label()}"
 
 
 def proven_total(artifacts):
-    """The certificate's optimum when it proves one, else None (a failing row)."""
+    """The certificate's optimum when it proves one and is verified in full, else None (a failing row)."""
+    from pipeline.proofs.record import status
+
     c = artifacts["prove"].read_json("certificate.json")
-    return c["ub"] if c["proven"] else None
+    return c["ub"] if c["proven"] and status(artifacts["prove"].path).verified else None
 
 
 def class_sum(opener):

@@ -22,7 +22,7 @@ tree's total from above, the class bounds from below.
 
 certificate.json (kind "leaderboard", checked by `verify-certificate`): `leaders` (opener, value, tree
 file and digest, classes), `settled` (openers solved and found worse than the threshold: class bounds),
-`eliminated` (every other opener: its funnel level, rule and bound, > threshold), `threshold` = the k-th
+`eliminated` (every other opener: its funnel level and rule, claiming V_level > threshold), `threshold` = the k-th
 best value.  The funnel runs without symmetry reduction, so every opener is named.
 """
 
@@ -193,6 +193,12 @@ def other_entries(ctx, codes, settled: dict, leaders: list[int], funnel, thresho
     return worse, eliminated
 
 
+def without_bound(elimination: dict) -> dict:
+    """An elimination as the certificate states it, V_level(g, S) > threshold: level and rule, not the funnel's
+    value (a number from the prover's own bounds, which the checker's definitions need not reach)."""
+    return {k: v for k, v in elimination.items() if k != "bound"}
+
+
 def run(ctx: StageContext, cfg: LeaderboardConfig) -> dict:
     game = ctx.game
     codes = load_matrix(ctx.inputs["feedback"], game)
@@ -211,7 +217,7 @@ def run(ctx: StageContext, cfg: LeaderboardConfig) -> dict:
     certificate = {"kind": NAME, "objective": cfg.objective, **game_claims(game), "k_s": k_s, "k": cfg.k,
                    "threshold": threshold, "ties": len(leaders) > cfg.k,
                    "leaders": leader_entries(ctx, cfg, codes, k_s, leaders, settled),
-                   "settled": worse, "eliminated": eliminated}
+                   "settled": worse, "eliminated": [without_bound(e) for e in eliminated]}
     ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
     summary = {"k": cfg.k, "threshold": threshold, "ties": certificate["ties"],
                "leaders": [{"opener": e["opener"], "value": e["value"]} for e in certificate["leaders"]],

@@ -315,17 +315,21 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     else:
         shutil.copy(tree_file, ctx.out.file("tree.json"))
         draw_tree(ctx.out.file, from_json(tree_body["tree"]), game, depth=cfg.tree_depth)
-    certificate = {"objective": cfg.objective, "upper_bound_given": given} | build_certificate(
+    drop_foreign_targets(survivors, ub_opener)
+    certificate = {"objective": cfg.objective} | build_certificate(
         ctx, ub, ub_opener, ctx.out.file("tree.json"), survivors, k_s)
     ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
     if not certificate["proven"]:
         say_why_not_proven(certificate)
-    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers", "upper_bound_given")}
+    # the upper bound stage's result is provenance, not a claim of the proof: the summary keeps it, not the certificate
+    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers")} | {"upper_bound_given": given}
 
 
 def eliminated_openers(lower_bound_artifact) -> list[dict]:
+    """The funnel's eliminations as the claim the checker verifies, V_level(g, S) > ub: the level and rule, not the
+    funnel's value (a number from the prover's own bounds, which the checker's definitions need not reach)."""
     rows = lower_bound_artifact.read_table("funnel.parquet").to_pylist()
-    return [{"opener": r["opener"], "level": r["level"], "rule": r.get("rule") or "normal", "bound": r["value"]}
+    return [{"opener": r["opener"], "level": r["level"], "rule": r.get("rule") or "normal"}
             for r in rows if r["eliminated"]]
 
 
@@ -338,6 +342,15 @@ def write_better_tree(ctx: StageContext, cfg: ProveConfig, codes, opener: str, v
     tree = replayed_exact_tree(solver.tree(game.guess_index[opener]), game, codes, value)
     write_tree(ctx.out.file, tree, game, objective="total", depth=cfg.tree_depth)
     return ctx.out.file("tree.json")
+
+
+def drop_foreign_targets(survivors: dict, ub_opener: str) -> None:
+    """Class targets stay only on the UB opener's classes: they are subtree totals of tree.json, which the checker
+    recomputes; an opener whose targets came from the upper bound's tree, replaced by a better one, loses them."""
+    for word, entry in survivors.items():
+        if word != ub_opener:
+            for c in entry["classes"]:
+                c.pop("target", None)
 
 
 def exact_class(c: dict) -> bool:

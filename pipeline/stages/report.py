@@ -90,9 +90,20 @@ def variant_note(found: list[dict]) -> str:
 
 
 def key_material(cfg: ReportConfig, game, store) -> dict:
-    """The report changes whenever the set of artifacts it reads changes (reproduce's verdicts included)."""
-    return {**{stage: [m["key"] for m in found] for stage, found in gathered(store, game).items()},
-            "reproduce": [a.key for a in store.finished("reproduce")]}
+    """The report changes whenever the set of artifacts it reads changes (reproduce's verdicts included), and
+    whenever a certificate or its verification record does (an edit, a check)."""
+    found = gathered(store, game)
+    return {**{stage: [m["key"] for m in found] for stage, found in found.items()},
+            "reproduce": [a.key for a in store.finished("reproduce")],
+            "certificates": [certificate_state(m["path"]) for m in found["prove"]]}
+
+
+def certificate_state(folder) -> list:
+    """[certificate digest, verification state, when checked] of a prove artifact (pipeline/proofs/record.py)."""
+    from pipeline.proofs.record import sha256_of, status
+
+    check = status(folder)
+    return [sha256_of(folder / "certificate.json"), check.state, check.checked_at]
 
 
 def verdicts(store, game) -> list[dict]:
@@ -175,14 +186,23 @@ def exact_section(found, game) -> str:
 
 
 def prove_section(found, game) -> str:
+    """One line per proof: proven only when verify-certificate has checked the certificate in full as it is now
+    (pipeline/proofs/record.py); a certificate that claims a proof but is not so checked is called unverified."""
+    from pipeline.proofs.record import status
+
     out = "## Proof\n\n"
     for m in found:
         c = read_json_file("prove", m["path"] / "certificate.json", dict)
-        if c["proven"]:
-            claim = f"MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])}"
+        check = status(m["path"])
+        if c["proven"] and check.verified:
+            claim = (f"proven: **True** — MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])} "
+                     f"({check.label()})")
+        elif c["proven"]:
+            claim = (f"proven: **not verified** — the certificate claims MinTotal = {c['ub']} with opener(s) "
+                     f"{', '.join(c['optimal_openers'])}: {check.label()}")
         else:
-            claim = f"upper bound {c['ub']} ({c['ub_opener']}) not shown optimal"
-        out += (f"proven: **{c['proven']}** — {claim}; {len(c['eliminated'])} openers eliminated by the funnel; "
+            claim = f"proven: **False** — upper bound {c['ub']} ({c['ub_opener']}) not shown optimal"
+        out += (f"{claim}; {len(c['eliminated'])} openers eliminated by the funnel; "
                 f"certificate `{m['path']}` ({m['run_seconds']} s)\n\n")
     return out
 

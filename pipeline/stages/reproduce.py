@@ -10,6 +10,7 @@ row names the game it was computed on."""
 import dataclasses
 import fnmatch
 import json
+import os
 import time
 
 from pipeline.errors import PipelineError
@@ -19,7 +20,7 @@ from pipeline.runtime.log import log
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ReproduceConfig
 
-NAME, VERSION, INPUTS = "reproduce", 1, ()  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "reproduce", 2, ()  # the stage contract: stages/base.py
 RUNS = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold", "simulate", "openers")
 
 
@@ -85,7 +86,24 @@ def run_experiment(ctx: StageContext, experiment: Experiment, game_cfg, game) ->
                     paths=PathsConfig(outputs=str(ctx.store.root)), upstream=upstream, progress=ctx.progress)
     ready = {}
     run_stage(stage_cfg, config, game, ctx.store, ready)
+    if "prove" in ready:
+        checked_proof(ready["prove"].path, game)
     return ready
+
+
+def checked_proof(folder, game) -> None:
+    """A proof's figures are judged on a verified certificate only: a proven certificate without a complete record
+    of its files as they are is checked in full by the independent checker (pipeline/proofs), which records it.
+    A rejection is logged; the proof's row then shows the certificate as unverified, and fails."""
+    from pipeline.proofs.record import status, verify_and_record
+
+    if status(folder).verified or json.loads((folder / "certificate.json").read_text()).get("proven") is not True:
+        return
+    log.info(f"{NAME}: checking the certificate {folder} with verify-certificate's checker")
+    try:
+        verify_and_record(folder, game, workers=os.cpu_count() or 1)
+    except PipelineError as err:
+        log.warning(f"{NAME}: {folder}: {err}")
 
 
 def experiment_rows(ctx: StageContext, experiment: Experiment) -> list[dict]:
