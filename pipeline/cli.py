@@ -178,7 +178,7 @@ def run_task(cfg: DictConfig) -> Path:
     """Load the game and run the chosen stage (and any missing inputs). Returns the artifact folder."""
     from pipeline.runtime.log import log_to_file, setup_console
     from pipeline.runtime.store import ArtifactStore, DamagedArtifactError
-    from pipeline.stages.runner import run_stage, stage_contract
+    from pipeline.stages.runner import result_line, run_stage, stage_contract
 
     config = to_config(cfg)
     setup_console()
@@ -187,6 +187,7 @@ def run_task(cfg: DictConfig) -> Path:
         with log_to_file(run_dir() / "pipeline.log"):
             artifact = run_stage(config.stage, config, game, ArtifactStore(config.paths.outputs))
         failed = stage_contract(config.stage.name).failure(artifact)
+        headline = result_line(artifact)
     except DamagedArtifactError as err:
         fail(f"{err}; {rebuild_hint(err, config)}")
     except PipelineError as err:
@@ -194,6 +195,7 @@ def run_task(cfg: DictConfig) -> Path:
     except KeyboardInterrupt:
         print("interrupted: finished shards are kept; rerun the same command to resume", file=sys.stderr)
         sys.exit(130)
+    print(headline)
     print(artifact.path)
     if failed:
         print(f"error: {' '.join(failed.split())}", file=sys.stderr)

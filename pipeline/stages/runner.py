@@ -130,3 +130,10 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
     log.info(f"{stage.name}: done in {time.time() - started:.1f}s")
     ready[stage.name] = artifact
     return artifact
+
+
+def result_line(artifact: Artifact) -> str:
+    """`<stage>: <headline>`: the stage's result in one line, from the summary its run recorded in the manifest."""
+    stage = stage_contract(artifact.stage)
+    summary = artifact.manifest.get("summary") or {}
+    return f"{stage.name}: {' '.join(stage.headline(summary, artifact.path).split())}"
