@@ -105,5 +105,5 @@ def headline(summary: dict, folder) -> str:
         else:
             parts.append(f"{row['opener']} {row['total']} ({row['expected']:.3f} per secret, at most "
                          f"{row['max_guesses']} guesses)")
-    objective = "" if summary.get("objective", "total") == "total" else f" ({summary['objective']})"
-    return f"exact{objective}: " + "; ".join(parts)
+    objective = "" if summary.get("objective", "total") == "total" else f"{summary['objective']}: "
+    return objective + "; ".join(parts)
