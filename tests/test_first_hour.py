@@ -1,6 +1,7 @@
 """A new user's first hour: every stage ends with its result in one line, compiling kernels is announced,
 ETAs wait until they mean something, and the assistant opens with the best known opener."""
 
+import io
 import json
 
 import pytest
@@ -95,3 +96,34 @@ def test_the_cli_prints_the_line_then_the_folder_last(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[-2].startswith("feedback: code matrix 206 guesses × 206 secrets")
     assert Path(lines[-1]).is_dir() and lines[-1].startswith(str(tmp_path))
+
+
+# ---- progress: no ETA before it means something ----------------------------------------------------------------
+
+
+def progress_lines(tmp_path, durations, total, **intervals):
+    """The log lines of a Progress over tasks taking `durations` seconds each (a hand-moved clock)."""
+    from pipeline.runtime.log import log_to_file
+    from pipeline.runtime.progress import Progress
+
+    clock, path = [1000.0], tmp_path / "stage.log"
+    with log_to_file(path):
+        with Progress("UB", total, stream=io.StringIO(), clock=lambda: clock[0], **intervals) as bar:
+            for seconds in durations:
+                clock[0] += seconds
+                bar.advance()
+    return [line.split(" INFO ", 1)[1] for line in path.read_text().splitlines()]
+
+
+def test_a_first_task_that_compiles_gives_no_eta_and_does_not_skew_the_rate(tmp_path):
+    # 10 openers: the first takes 300 s (compiling), the others 10 s each
+    lines = progress_lines(tmp_path, [300.0] + [10.0] * 9, total=10, every_fraction=0.1, min_gap_seconds=0)
+    assert lines[0] == "UB: 1/10 tasks (10%)"  # one task done: no rate, no ETA
+    assert lines[1] == "UB: 2/10 tasks (20%), 0.1 tasks/s, ETA 1m20s"  # 8 left at 10 s each
+    assert lines[-1] == "UB: 10/10 tasks in 390.0s"
+
+
+def test_no_eta_before_a_tenth_of_the_tasks_is_done(tmp_path):
+    lines = progress_lines(tmp_path, [1.0] * 30, total=100, every_seconds=5, min_gap_seconds=0,
+                           every_fraction=0.5)
+    assert lines[0] == "UB: 5/100 tasks (5%)" and lines[1] == "UB: 10/100 tasks (10%), 1 tasks/s, ETA 1m30s"

@@ -116,14 +116,14 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
     coach = {"outputs": ready.outputs, "budget": budget_of(options), "colour": ready.colour,
              "top_seconds": budget_of(options) if options.get("budget") else TOP_SECONDS}
-    try:  # Ctrl-C or Ctrl-D, even while thinking, ends the session quietly
+    try:  # Ctrl-C, even while thinking, ends the session quietly (Ctrl-D ends the input: _input_lines)
         say(*explain.header(session))
         _suggest(session)
         say(explain.suggestion_line(session))
         for line in _input_lines(sys.stdin.isatty()):
             if play_line(line, session, coach, say):
                 break
-    except (KeyboardInterrupt, EOFError):
+    except KeyboardInterrupt:
         print()
     return 0
 
