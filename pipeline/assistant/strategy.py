@@ -221,9 +221,8 @@ class Strategy:
         if self.tree:
             stats = statistics(self.tree.tree)
             claim = f"; certificate {self.proven_by} claims it optimal" if self.proven_by else ""
-            return (f"opener {self.tree.tree.guess} from strategy tree {self.tree.label} (total {stats['total']}, "
-                    f"{stats['expected']:.4f} guesses on average, at most {stats['max_guesses']}{claim}); "
-                    "greedy once play leaves it")
+            return (f"strategy tree {self.tree.label} (total {stats['total']}, {stats['expected']:.4f} guesses "
+                    f"on average, at most {stats['max_guesses']}{claim}); greedy once play leaves it")
         if self.published:
             return f"opener {self.opener_label()}, then {greedy}"
         return greedy
