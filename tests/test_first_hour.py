@@ -346,3 +346,31 @@ def test_a_spinner_shows_on_the_terminal_once_thinking_takes_long(capsys):
     with Progress("ranking guesses", enabled=True, delay=5):
         time.sleep(0.1)
     assert capsys.readouterr().err == ""
+
+
+# ---- compiling kernels is announced ----------------------------------------------------------------------------
+
+
+def test_a_cold_kernel_is_announced_once_and_a_warm_one_is_not(tmp_path, monkeypatch, caplog):
+    import importlib
+    import logging
+    import sys
+
+    from pipeline.runtime import progress
+
+    (tmp_path / "firsthour_probe.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(progress, "_announced", False)
+    probe = importlib.import_module("firsthour_probe")
+    try:
+        assert progress.cold_kernels("firsthour_probe") == ["firsthour_probe.twice"]
+        with caplog.at_level(logging.INFO, logger="pipeline"):
+            assert progress.announce_compilation("firsthour_probe") == 1
+            assert progress.announce_compilation("firsthour_probe") == 0  # once per process
+        assert [r.getMessage() for r in caplog.records] == [
+            "compiling kernels once (about 1 min, 1 kernel); later runs start at once"]
+        assert probe.twice(21) == 42  # compiles and writes the cache
+        assert progress.cold_kernels("firsthour_probe") == []
+    finally:
+        sys.modules.pop("firsthour_probe", None)

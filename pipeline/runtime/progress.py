@@ -101,3 +101,39 @@ class Progress:
             self.bar.close()
         resumed = f" ({self.resumed} resumed from an earlier run)" if self.resumed else ""
         log.info(f"{self.label}: {self.done}/{self.total} tasks in {elapsed:.1f}s{resumed}")
+
+
+# ---- compiling numba kernels -----------------------------------------------------------------------------------
+
+SECONDS_PER_KERNEL = 6.0  # compile time of one cached kernel, on average (`make install` measures the whole set)
+_announced = False  # one announcement per process
+
+
+def cold_kernels(prefix: str = "pipeline.") -> list[str]:
+    """The cached numba kernels of the loaded modules under `prefix` whose on-disk cache index is missing: they
+    compile when first called.  The index path is numba's own (it follows NUMBA_CACHE_DIR)."""
+    import os
+
+    from numba.core.registry import CPUDispatcher
+
+    cold = []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(prefix) or module is None:
+            continue
+        for attribute, value in list(vars(module).items()):
+            index = getattr(getattr(getattr(value, "_cache", None), "_cache_file", None), "_index_path", None)
+            if isinstance(value, CPUDispatcher) and index and value.__module__ == name and not os.path.exists(index):
+                cold.append(f"{name}.{attribute}")
+    return sorted(cold)
+
+
+def announce_compilation(prefix: str = "pipeline.") -> int:
+    """One line, once per process, when kernels will compile for the first time; the number of cold kernels."""
+    global _announced
+    cold = [] if _announced else cold_kernels(prefix)
+    if cold:
+        _announced = True
+        minutes = max(1, round(len(cold) * SECONDS_PER_KERNEL / 60))
+        kernels = f"{len(cold)} kernel{'' if len(cold) == 1 else 's'}"
+        log.info(f"compiling kernels once (about {minutes} min, {kernels}); later runs start at once")
+    return len(cold)
