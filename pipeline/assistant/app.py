@@ -44,7 +44,9 @@ def setup(overrides: list[str], options: dict[str, str]) -> Setup:
     from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
     from pipeline.assistant.terminal import Progress, use_colour
     from pipeline.games.catalog import load_game
+    from pipeline.runtime.progress import announce_compilation
 
+    announce_compilation(emit=lambda line: print(line, file=sys.stderr, flush=True))
     with Progress(f"loading {config.game.name}"):
         game = load_game(config.game)
         choice = options.get("tree", "auto")

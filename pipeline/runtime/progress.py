@@ -127,13 +127,15 @@ def cold_kernels(prefix: str = "pipeline.") -> list[str]:
     return sorted(cold)
 
 
-def announce_compilation(prefix: str = "pipeline.") -> int:
-    """One line, once per process, when kernels will compile for the first time; the number of cold kernels."""
+def announce_compilation(prefix: str = "pipeline.", emit=None) -> int:
+    """One line, once per process, when kernels will compile for the first time; the number of cold kernels.
+
+    The line goes to `emit` (default: the pipeline logger's info)."""
     global _announced
     cold = [] if _announced else cold_kernels(prefix)
     if cold:
         _announced = True
         minutes = max(1, round(len(cold) * SECONDS_PER_KERNEL / 60))
         kernels = f"{len(cold)} kernel{'' if len(cold) == 1 else 's'}"
-        log.info(f"compiling kernels once (about {minutes} min, {kernels}); later runs start at once")
+        (emit or log.info)(f"compiling kernels once (about {minutes} min, {kernels}); later runs start at once")
     return len(cold)
