@@ -5,6 +5,8 @@ import io
 import re
 import json
 
+from pathlib import Path
+
 import pytest
 
 from pipeline.stages.runner import result_line
@@ -26,9 +28,8 @@ def mini(run_pipeline):
 def test_prove_line_states_the_proven_value_funnel_and_check_command(mini):
     artifact, line = mini("prove")
     certificate = artifact.read_json("certificate.json")
-    funnel = artifact.manifest["inputs"]["lower_bound"]["path"]
-    levels = json.loads((artifact.path.parent.parent / "lower_bound" / funnel.split("/")[-1]
-                         / "summary.json").read_text())["funnel"]
+    funnel = Path(artifact.manifest["inputs"]["lower_bound"]["path"])
+    levels = json.loads((funnel / "summary.json").read_text())["funnel"]
     counts = " → ".join(str(level["survivors"]) for level in levels)
     ub, n = certificate["ub"], certificate["n_secrets"]
     assert (ub, n, certificate["optimal_openers"]) == (544, 206, ["4*7=28"])
@@ -86,7 +87,6 @@ def test_the_cli_prints_the_line_then_the_folder_last(tmp_path):
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root)}
