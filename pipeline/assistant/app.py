@@ -44,9 +44,6 @@ def setup(overrides: list[str], options: dict[str, str]) -> Setup:
     from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
     from pipeline.assistant.terminal import Progress, use_colour
     from pipeline.games.catalog import load_game
-    from pipeline.runtime.progress import announce_compilation
-
-    announce_compilation(emit=lambda line: print(line, file=sys.stderr, flush=True))
     with Progress(f"loading {config.game.name}"):
         game = load_game(config.game)
         choice = options.get("tree", "auto")
@@ -115,6 +112,7 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
 
     ready = setup(overrides, options)
     session = ready.session
+    announce_kernels()
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
     coach = {"outputs": ready.outputs, "budget": budget_of(options), "colour": ready.colour,
              "top_seconds": budget_of(options) if options.get("budget") else TOP_SECONDS}
@@ -128,6 +126,13 @@ def play_command(overrides: list[str], options: dict[str, str]) -> int:
     except KeyboardInterrupt:
         print()
     return 0
+
+
+def announce_kernels() -> None:
+    """On stderr, once: kernels are about to compile for the first time (after the settings were accepted)."""
+    from pipeline.runtime.progress import announce_compilation
+
+    announce_compilation(emit=lambda line: print(line, file=sys.stderr, flush=True))
 
 
 def play_line(line: str, session, coach: dict, say) -> bool:
@@ -185,6 +190,7 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     game = session.game
     secret = options["secret"].strip().lower()
     check_secret(game, secret)
+    announce_kernels()
     print(f"suggestions: {session.strategy.describe()}")
     while not session.solved:
         if len(session.rows) > len(game.secrets):  # cannot happen: every suggestion splits the candidates
