@@ -224,7 +224,7 @@ def run_task(cfg: DictConfig) -> Path:
     """Load the game and run the chosen stage (and any missing inputs). Returns the artifact folder."""
     from pipeline.runtime.log import log_to_file, setup_console
     from pipeline.runtime.store import ArtifactStore, DamagedArtifactError
-    from pipeline.stages.runner import run_stage, stage_contract
+    from pipeline.stages.runner import result_line, run_stage, stage_contract
 
     config = to_config(cfg)
     setup_console()
@@ -233,6 +233,7 @@ def run_task(cfg: DictConfig) -> Path:
         with log_to_file(run_dir() / "pipeline.log"):
             artifact = run_stage(config.stage, config, game, ArtifactStore(config.paths.outputs))
         failed = stage_contract(config.stage.name).failure(artifact)
+        headline = result_line(artifact)
     except DamagedArtifactError as err:
         fail(f"{err}; {rebuild_hint(err, config)}")
     except PipelineError as err:
@@ -241,6 +242,7 @@ def run_task(cfg: DictConfig) -> Path:
         from pipeline.runtime.signals import report
 
         sys.exit(report(err))
+    print(headline)
     print(artifact.path)
     if failed:
         print(f"error: {' '.join(failed.split())}", file=sys.stderr)

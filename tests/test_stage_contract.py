@@ -12,7 +12,8 @@ from pipeline.stages import STAGES
 from pipeline.stages.base import HOOKS, StageConfig, contract
 from pipeline.stages.runner import stage_contract
 
-HOOK_PARAMETERS = {"validate": 2, "inputs": 1, "game_identity": 1, "key_material": 3, "failure": 1}
+HOOK_PARAMETERS = {"validate": 2, "inputs": 1, "game_identity": 1, "key_material": 3, "failure": 1,
+                   "headline": 2}
 
 
 @pytest.mark.parametrize("name", list(STAGES))

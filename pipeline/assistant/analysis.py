@@ -269,6 +269,13 @@ def table(analysis: Analysis, colour: bool = False) -> list[str]:
     return lines + footer(analysis)
 
 
+def decomposition(cost: float, luck: float) -> str:
+    """`+ 0.160 cost − 0.419 luck`, each term with one sign: bad luck (negative) is added, `+ 0.419 bad luck`."""
+    cost_term = f"+ {abs(cost):.3f} cost" if cost > -5e-4 else f"− {-cost:.3f} cost"
+    luck_term = f"− {abs(luck):.3f} luck" if luck > -5e-4 else f"+ {-luck:.3f} bad luck"
+    return f"{cost_term} {luck_term}"
+
+
 def footer(analysis: Analysis) -> list[str]:
     rows, s = analysis.rows, summary(analysis)
     if not rows:
@@ -277,7 +284,7 @@ def footer(analysis: Analysis) -> list[str]:
     if analysis.won and s.get("cost") is not None:
         sign = "=" if s["exact"] else "≈"
         outcome = (f"solved in {n}: {n} {sign} {s['expected_at_start']:.3f} expected at the start "
-                   f"+ {s['cost']:.3f} cost − {s['luck']:.3f} luck")
+                   f"{decomposition(s['cost'], s['luck'])}")
     elif analysis.won:
         outcome = f"solved in {n}"
     else:

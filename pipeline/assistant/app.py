@@ -39,11 +39,11 @@ def setup(overrides: list[str], options: dict[str, str]) -> Setup:
     from pipeline.cli import compose, to_config
 
     config = to_config(compose(overrides))
+    from pipeline.assistant.known import certificate_claiming
     from pipeline.assistant.session import Session
     from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
     from pipeline.assistant.terminal import Progress, use_colour
     from pipeline.games.catalog import load_game
-
     with Progress(f"loading {config.game.name}"):
         game = load_game(config.game)
         choice = options.get("tree", "auto")
@@ -53,7 +53,7 @@ def setup(overrides: list[str], options: dict[str, str]) -> Setup:
             tree = find_tree(game, Path(config.paths.outputs))
         else:
             tree = load_tree_file(Path(choice), game)
-        strategy = Strategy(game, tree)
+        strategy = Strategy(game, tree, certificate_claiming(game, config.paths.outputs, tree.total) if tree else None)
     user_lists = config.game.source == "lists" and not config.game.secrets.sha256
     return Setup(Session(strategy, allow_unlisted=user_lists), options, use_colour(sys.stdout),
                  Path(config.paths.outputs))
@@ -109,52 +109,73 @@ def _quiet_broken_pipe(command):
 @_quiet_broken_pipe
 def play_command(overrides: list[str], options: dict[str, str]) -> int:
     from pipeline.assistant import explain
-    from pipeline.assistant.parse import InputError, parse_line
-    from pipeline.assistant.terminal import render_row
 
     ready = setup(overrides, options)
-    session, colour = ready.session, ready.colour
+    session = ready.session
+    announce_kernels()
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
-    say(*explain.header(session))
-    coach = {"outputs": ready.outputs, "budget": budget_of(options),
+    coach = {"outputs": ready.outputs, "budget": budget_of(options), "colour": ready.colour,
              "top_seconds": budget_of(options) if options.get("budget") else TOP_SECONDS}
-    _suggest(session)
-    say(explain.suggestion_line(session))
-    try:
+    try:  # Ctrl-C, even while thinking, ends the session quietly (Ctrl-D ends the input: _input_lines)
+        say(*explain.header(session))
+        _suggest(session)
+        say(explain.suggestion_line(session))
         for line in _input_lines(sys.stdin.isatty()):
-            try:
-                answer = coach_line(line, session, coach, colour)
-                if answer is not None:
-                    say(*answer)
-                    continue
-                entry = parse_line(line, session.game.length, session.game.answering)
-                if entry is None:
-                    continue
-                if entry.command == "quit":
-                    break
-                if entry.command == "help":
-                    say(explain.HELP)
-                elif entry.command == "list":
-                    words = session.candidate_words()
-                    say(f"{len(words)} candidates:", *textwrap.wrap(", ".join(words), 78) or ["(none)"])
-                elif entry.command == "reset":
-                    session.reset()
-                    _suggest(session)
-                    say("new game", explain.suggestion_line(session))
-                elif entry.command == "undo":
-                    row = session.undo()
-                    _suggest(session)
-                    say(f"undone: {render_row(row.guess, row.colours, colour)}",
-                        explain.candidates_line(session), explain.suggestion_line(session))
-                else:
-                    row = session.play(entry.word, entry.colours, entry.force)
-                    _suggest(session)
-                    say(render_row(row.guess, row.colours, colour), *explain.row_report(session, row))
-            except InputError as err:
-                say(f"error: {err}")
+            if play_line(line, session, coach, say):
+                break
     except KeyboardInterrupt:
         print()
     return 0
+
+
+def announce_kernels() -> None:
+    """On stderr, once: kernels are about to compile for the first time (after the settings were accepted)."""
+    from pipeline.runtime.progress import announce_compilation
+
+    announce_compilation(emit=lambda line: print(line, file=sys.stderr, flush=True))
+
+
+def play_line(line: str, session, coach: dict, say) -> bool:
+    """Answer one input line of a play session; True when the person quits."""
+    from pipeline.assistant import explain
+    from pipeline.assistant.parse import InputError, parse_line
+    from pipeline.assistant.terminal import render_row
+
+    colour = coach["colour"]
+    try:
+        answer = coach_line(line, session, coach, colour) or session_command(line, session, coach)
+        if answer is not None:
+            say(*answer)
+            return False
+        practised = practice_guess(line, session, coach)
+        entry = practised or parse_line(line, session.game.length, session.game.answering)
+        if entry is None:
+            return False
+        if entry.command == "quit":
+            return True
+        if entry.command == "help":
+            say(explain.HELP)
+        elif entry.command == "list":
+            words = session.candidate_words()
+            say(f"{len(words)} candidates:", *textwrap.wrap(", ".join(words), 78) or ["(none)"])
+        elif entry.command == "reset":
+            coach.pop("secret", None)
+            session.reset()
+            _suggest(session)
+            say("new game", explain.suggestion_line(session))
+        elif entry.command == "undo":
+            row = session.undo()
+            _suggest(session)
+            say(f"undone: {render_row(row.guess, row.colours, colour)}",
+                explain.candidates_line(session), explain.suggestion_line(session))
+        else:
+            row = session.play(entry.word, entry.colours, entry.force)
+            grade = practice_grade(session, coach) if practised else []
+            _suggest(session)
+            say(render_row(row.guess, row.colours, colour), *grade, *explain.row_report(session, row))
+    except InputError as err:
+        say(f"error: {err}")
+    return False
 
 
 @_quiet_broken_pipe
@@ -169,6 +190,7 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
     game = session.game
     secret = options["secret"].strip().lower()
     check_secret(game, secret)
+    announce_kernels()
     print(f"suggestions: {session.strategy.describe()}")
     while not session.solved:
         if len(session.rows) > len(game.secrets):  # cannot happen: every suggestion splits the candidates
@@ -184,6 +206,8 @@ def solve_command(overrides: list[str], options: dict[str, str]) -> int:
 
 ANALYSE_USAGE = ("usage: python -m pipeline analyse game=<name> secret=<word> guesses=[g1,g2,...] "
                  "[grid=<share grid file, - for stdin>] [--json] [--budget S]")
+THINKING_SPINNER_SECONDS = 2.0  # `top` and `analyse` show a spinner (terminal only) once they take this long
+TREE_LEVELS = 2  # `tree` shows this many levels unless told
 TOP_SECONDS = 1.0  # what `top` spends on sets the exact solver does not finish in-process (--budget: that)
 GRID_SQUARES = "\U0001f7e9\U0001f7e8\u2b1b\u2b1c"  # 🟩 🟨 ⬛ ⬜
 
@@ -312,20 +336,101 @@ def coach_line(line: str, session, coach: dict, colour: bool) -> list[str] | Non
         return None
     from pipeline.assistant.parse import InputError
 
-    if "valuer" not in coach:
-        coach["valuer"] = make_valuer(session.game, coach["outputs"], coach["budget"])
-    valuer = coach["valuer"]
+    from pipeline.assistant.terminal import Progress
+
     if words[0] != "top":
         from pipeline.assistant.analysis import analyse, table
 
         if not session.rows:
             raise InputError("nothing to analyse yet: play a row first")
         try:
-            return table(analyse(valuer, session.history), colour)
+            with Progress("analysing", delay=THINKING_SPINNER_SECONDS):
+                return table(analyse(valuer_of(session, coach), session.history), colour)
         except PipelineError as err:
             raise InputError(str(err)) from None
     if len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
         raise InputError("type `top` or `top N` (N a whole number)")
     from pipeline.assistant.ranking import top_lines
 
-    return top_lines(session, valuer, int(words[1]) if len(words) == 2 else 10, coach["top_seconds"])
+    with Progress("ranking guesses", delay=THINKING_SPINNER_SECONDS):
+        return top_lines(session, valuer_of(session, coach), int(words[1]) if len(words) == 2 else 10,
+                         coach["top_seconds"])
+
+
+def valuer_of(session, coach: dict):
+    """The session's value engine, built on first use and again when the game's mode changed."""
+    if "valuer" not in coach or coach["valuer"].game is not session.game:
+        coach["valuer"] = make_valuer(session.game, coach["outputs"], coach["budget"])
+    return coach["valuer"]
+
+
+def session_command(line: str, session, coach: dict) -> list[str] | None:
+    """The lines answering `tree [N]`, `hard [on|off]` or `practice [SEED]` (None: not such a command)."""
+    from pipeline.assistant import explain
+    from pipeline.assistant.parse import InputError
+
+    words = line.strip().lower().split()
+    if not words or words[0] not in ("tree", "hard", "practice"):
+        return None
+    if words[0] == "tree":
+        if len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
+            raise InputError("type `tree` or `tree N` (N levels, a whole number)")
+        return explain.tree_lines(session, int(words[1]) if len(words) == 2 else TREE_LEVELS)
+    if words[0] == "hard":
+        return hard_command(words[1:], session)
+    if len(words) > 2 or (len(words) == 2 and not words[1].isdigit()):
+        raise InputError("type `practice` or `practice SEED` (SEED a whole number)")
+    return start_practice(session, coach, int(words[1]) if len(words) == 2 else None)
+
+
+def hard_command(args: list[str], session) -> list[str]:
+    """`hard` toggles hard mode, `hard on` / `hard off` sets it; the new suggestion follows."""
+    from pipeline.assistant import explain
+    from pipeline.assistant.parse import InputError
+
+    if len(args) > 1 or (args and args[0] not in ("on", "off")):
+        raise InputError("type `hard`, `hard on` or `hard off`")
+    on = (not session.game.hard_mode) if not args else args[0] == "on"
+    session.set_hard_mode(on)
+    _suggest(session)
+    return [f"hard mode {'on' if on else 'off'}", explain.suggestion_line(session)]
+
+
+def start_practice(session, coach: dict, seed: int | None) -> list[str]:
+    """A new game against a secret picked by `random.Random(seed)` (a fresh seed, shown, when none is given)."""
+    import random
+
+    from pipeline.assistant import explain
+
+    seed = random.randrange(10**6) if seed is None else seed
+    coach["secret"] = random.Random(seed).choice(session.game.secrets)
+    session.reset()
+    _suggest(session)
+    return [f"practice (seed {seed}): the program picked one of the {len(session.game.secrets)} secrets; type "
+            "guesses only, each is answered and graded (`reset` leaves practice)", explain.suggestion_line(session)]
+
+
+def practice_guess(line: str, session, coach: dict):
+    """In practice, a line holding one word is that guess answered against the secret (else None)."""
+    from pipeline.assistant.parse import COMMANDS, Entry
+
+    words = line.strip().split()
+    if "secret" not in coach or len(words) != 1 or words[0].lower() in COMMANDS:
+        return None
+    word = words[0].lower()
+    session.check_guess(word)  # InputError for a word that cannot be played, before it is answered
+    return Entry(word=word, colours=session.game.answering.response(word, coach["secret"]))
+
+
+def practice_grade(session, coach: dict) -> list[str]:
+    """The practice grade of the last guess: its cost in expected guesses, exact when the exact solver finished
+    within the budget, else labelled an estimate."""
+    from pipeline.assistant.analysis import analyse
+
+    last = analyse(valuer_of(session, coach), session.history, coach["secret"]).rows[-1]
+    value, kind = last.cost
+    if value is None:
+        return ["grade: cost unknown (no value within the time budget)"]
+    verdict = "an optimal guess" if kind == "exact" and abs(value) < 1e-9 else f"cost {value:.3f} guesses"
+    label = "exact" if kind == "exact" else f"estimate, {kind}"
+    return [f"grade: {verdict} ({label})"]

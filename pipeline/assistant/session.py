@@ -36,6 +36,7 @@ class Session:
         self.rows: list[Row] = []
         self.all_candidates = np.arange(len(self.game.secrets), dtype=np.int64)
         self._suggestions: dict[tuple, Suggestion] = {}
+        self._strategies = {self.game.hard_mode: strategy}  # by hard mode: switching back keeps the tree
 
     # ---- state ---------------------------------------------------------------------------------------------
 
@@ -114,6 +115,31 @@ class Session:
         row = Row(word, colours, before, after, listed)
         self.rows.append(row)
         return row
+
+    def hard_mode_problem(self) -> str | None:
+        """Why the rows played so far break hard mode (the first row that does), or None."""
+        for i, row in enumerate(self.rows):
+            problem = hard_mode_violation(row.guess, self.history[:i])
+            if problem:
+                return f"row {i + 1} ({row.guess}) breaks it: {problem}"
+        return None
+
+    def set_hard_mode(self, on: bool) -> None:
+        """Play on in hard mode (on) or normal mode; InputError if the rows so far break hard mode.
+
+        The other mode's strategy has no stored tree (a tree is made for one mode) unless it is the mode the
+        session began in."""
+        if on and self.hard_mode_problem():
+            raise InputError(f"cannot switch to hard mode: {self.hard_mode_problem()}")
+        if on == self.game.hard_mode:
+            return
+        if on not in self._strategies:
+            import dataclasses
+
+            self._strategies[on] = Strategy(dataclasses.replace(self.game, hard_mode=on))
+        self.strategy = self._strategies[on]
+        self.game = self.strategy.game
+        self._suggestions.clear()
 
     def undo(self) -> Row:
         if not self.rows:

@@ -36,7 +36,7 @@ CHUNK_CELLS = 4_000_000  # (guess, candidate) pairs per call of the greedy scan 
 @dataclass(frozen=True)
 class Suggestion:
     word: str | None  # None when no secret fits the history
-    source: str  # "tree", "greedy", "candidate" (|C| <= 2) or "none"
+    source: str  # "tree", "published" (the published optimal opener), "greedy", "candidate" (|C| <= 2) or "none"
     candidate: bool  # the word is still a possible secret
     chance: float  # chance that playing it wins now: 1/|C| for a candidate, else 0
 
@@ -204,19 +204,33 @@ def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, in_candid
 class Strategy:
     """Suggests the next guess for a history of (guess, colours) rows and its candidate set."""
 
-    def __init__(self, game: Game, tree: LoadedTree | None = None):
+    def __init__(self, game: Game, tree: LoadedTree | None = None, proven_by: str | None = None):
+        from pipeline.assistant.known import published_optimum
+
         self.game = game
         self.tree = tree
+        self.proven_by = proven_by  # the prove artifact whose certificate claims the tree's total optimal
+        self.published = None if tree else published_optimum(game)  # (total, opener) when no tree is stored
         self.enc_guesses = game.encoded_guesses()
         self.enc_secrets = game.encoded_secrets()
         self.on_progress = None  # callable(fraction) while a greedy scan runs
 
     def describe(self) -> str:
+        """Where the suggestions come from, opener first."""
+        greedy = "greedy (MostParts, InSet, ExpSizeSplit), computed on the spot"
         if self.tree:
             stats = statistics(self.tree.tree)
+            claim = f"; certificate {self.proven_by} claims it optimal" if self.proven_by else ""
             return (f"strategy tree {self.tree.label} (total {stats['total']}, {stats['expected']:.4f} guesses "
-                    f"on average, at most {stats['max_guesses']}); greedy once play leaves it")
-        return "greedy (MostParts, InSet, ExpSizeSplit), computed on the spot"
+                    f"on average, at most {stats['max_guesses']}{claim}); greedy once play leaves it")
+        if self.published:
+            return f"opener {self.opener_label()}, then {greedy}"
+        return greedy
+
+    def opener_label(self) -> str:
+        """`salet (published optimum 7920; not computed here)` for the published opener."""
+        total, opener = self.published
+        return f"{opener} (published optimum {total}; not computed here)"
 
     def tree_node(self, history) -> Tree | None:
         node = self.tree.tree if self.tree else None
@@ -245,6 +259,8 @@ class Strategy:
         node = self.tree_node(history)
         if node is not None and node.candidates == n:
             word, source = node.guess, "tree"
+        elif self.published and not history:
+            word, source = self.published[1], "published"
         elif n <= 2 or self.last_guess(history):
             word, source = self.game.secrets[int(candidates[0])], "candidate"
         else:

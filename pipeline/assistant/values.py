@@ -301,20 +301,14 @@ class KnownValues:
 
     def _published(self) -> None:
         """The published optimum when the game is a shipped one with its own lists and no stricter limit."""
-        from pipeline.games.catalog import game_config
-        from pipeline.report.published import EXACT, OPTIMUM
+        from pipeline.assistant.known import published_optimum
+        from pipeline.report.published import EXACT
 
         game = self.game
-        if game.name not in OPTIMUM or game.hard_mode or (game.max_guesses is not None and game.max_guesses < 6):
+        published = published_optimum(game)
+        if published is None:
             return
-        try:
-            cfg = game_config(game.name)
-        except Exception:  # noqa: BLE001 (not a shipped game: nothing is published about it)
-            return
-        if cfg.secrets.sha256 != game.secrets_digest or (cfg.guesses.sha256 or game.guesses_digest) != \
-                game.guesses_digest:
-            return
-        total, opener = OPTIMUM[game.name]
+        total, opener = published
         source = "published optimum (Cunanan & Thielscher 2023; this project's prove stage proves it)"
         self._best = Value(total, "exact", source, game.guess_index[opener])
         for (name, word, hard), value in EXACT.items():

@@ -12,6 +12,8 @@ from pipeline.runtime.log import log
 LOG_EVERY_SECONDS = 30.0  # a progress line at least this often while tasks keep finishing ...
 LOG_EVERY_FRACTION = 0.10  # ... and one each time another tenth of the tasks is done,
 LOG_MIN_GAP_SECONDS = 5.0  # but never two within this gap (short fan-outs print only their summary)
+ETA_MIN_FRACTION = 0.10  # no rate or ETA before this fraction of the tasks is done ...
+ETA_MIN_TASKS = 2  # ... nor before this many ran now: the first one may have spent its time compiling kernels
 
 
 def _duration(seconds: float) -> str:
@@ -26,7 +28,9 @@ def _duration(seconds: float) -> str:
 
 class Progress:
     """`with Progress("V5", total, resumed=k) as p: p.advance()`; `resumed` tasks count as done but
-    not towards the rate. A tqdm bar if `stream` (stderr) is a terminal, else periodic log lines;
+    not towards the rate. The rate runs from the first task finished now (that one may have spent its time
+    compiling numba kernels), and no rate or ETA is shown before ETA_MIN_TASKS tasks and ETA_MIN_FRACTION of
+    all are done. A tqdm bar if `stream` (stderr) is a terminal, else periodic log lines;
     `enabled=False` keeps only the closing summary line. The intervals default to the module's
     LOG_* constants (read when the bar is made); `clock` is injectable for tests."""
 
@@ -42,6 +46,7 @@ class Progress:
         self.step = max(1, int(total * fraction))
         self.bar = None
         self.started = self.last_line = clock()
+        self.first_at, self.first_done = None, resumed  # when this run's first tasks finished, and done then
         self.next_mark = (resumed // self.step + 1) * self.step  # the next multiple of a tenth
 
     def __enter__(self):
@@ -54,6 +59,8 @@ class Progress:
 
     def advance(self, n: int = 1) -> None:
         self.done += n
+        if self.first_at is None:
+            self.first_at, self.first_done = self.clock(), self.done
         if self.bar is not None:
             self.bar.update(n)
         elif self.enabled and self.done < self.total:
@@ -72,14 +79,21 @@ class Progress:
         log.info(self.line(now))
 
     def line(self, now: float) -> str:
-        """`V5: 40/160 tasks (25%), 0.5 tasks/s, ETA 4m00s` — rate and ETA from this run's tasks only."""
-        elapsed = now - self.started
-        fresh = self.done - self.resumed
+        """`V5: 40/160 tasks (25%), 0.5 tasks/s, ETA 4m00s` — rate and ETA from this run's tasks after its first
+        (withheld until they mean something: see the class)."""
         text = f"{self.label}: {self.done}/{self.total} tasks ({100 * self.done // max(self.total, 1)}%)"
-        if fresh > 0 and elapsed > 0:
-            rate = fresh / elapsed
+        rate = self.rate(now)
+        if rate:
             text += f", {rate:.3g} tasks/s, ETA {_duration((self.total - self.done) / rate)}"
         return text
+
+    def rate(self, now: float) -> float | None:
+        """Tasks per second since the first task of this run finished (None while too few are done to tell)."""
+        fresh = self.done - self.resumed
+        enough = fresh >= ETA_MIN_TASKS and self.done >= ETA_MIN_FRACTION * self.total
+        if not enough or self.first_at is None or now <= self.first_at or self.done <= self.first_done:
+            return None
+        return (self.done - self.first_done) / (now - self.first_at)
 
     def __exit__(self, *exc):
         elapsed = self.clock() - self.started
@@ -87,3 +101,41 @@ class Progress:
             self.bar.close()
         resumed = f" ({self.resumed} resumed from an earlier run)" if self.resumed else ""
         log.info(f"{self.label}: {self.done}/{self.total} tasks in {elapsed:.1f}s{resumed}")
+
+
+# ---- compiling numba kernels -----------------------------------------------------------------------------------
+
+SECONDS_PER_KERNEL = 6.0  # compile time of one cached kernel, on average (`make install` measures the whole set)
+_announced = False  # one announcement per process
+
+
+def cold_kernels(prefix: str = "pipeline.") -> list[str]:
+    """The cached numba kernels of the loaded modules under `prefix` whose on-disk cache index is missing: they
+    compile when first called.  The index path is numba's own (it follows NUMBA_CACHE_DIR)."""
+    import os
+
+    from numba.core.registry import CPUDispatcher
+
+    cold = []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(prefix) or module is None:
+            continue
+        for attribute, value in list(vars(module).items()):
+            index = getattr(getattr(getattr(value, "_cache", None), "_cache_file", None), "_index_path", None)
+            if isinstance(value, CPUDispatcher) and index and value.__module__ == name and not os.path.exists(index):
+                cold.append(f"{name}.{attribute}")
+    return sorted(cold)
+
+
+def announce_compilation(prefix: str = "pipeline.", emit=None) -> int:
+    """One line, once per process, when kernels will compile for the first time; the number of cold kernels.
+
+    The line goes to `emit` (default: the pipeline logger's info)."""
+    global _announced
+    cold = [] if _announced else cold_kernels(prefix)
+    if cold:
+        _announced = True
+        minutes = max(1, round(len(cold) * SECONDS_PER_KERNEL / 60))
+        kernels = f"{len(cold)} kernel{'' if len(cold) == 1 else 's'}"
+        (emit or log.info)(f"compiling kernels once (about {minutes} min, {kernels}); later runs start at once")
+    return len(cold)

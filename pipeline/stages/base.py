@@ -66,7 +66,7 @@ class Stage(Protocol):
 
 
 REQUIRED = {"NAME": str, "VERSION": int, "SCHEMA": type, "INPUTS": tuple}
-HOOKS = ("validate", "inputs", "game_identity", "key_material", "failure")
+HOOKS = ("validate", "inputs", "game_identity", "key_material", "failure", "headline")
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,8 @@ class StageContract:
                                    the artifacts it gathers change); default: none
     failure(artifact) -> str | None   what a finished artifact records as failed (the command prints its folder,
                                    then exits non-zero with this line); default: nothing fails
+    headline(summary, folder) -> str   the result in one line, printed before the artifact's folder, from the
+                                   summary `run` returned; default: the summary's keys and values
     """
 
     module: ModuleType
@@ -95,6 +97,7 @@ class StageContract:
     game_identity: Callable[[Game], dict]
     key_material: Callable[[StageConfig, Game, ArtifactStore], dict]
     failure: Callable[[Artifact], str | None]
+    headline: Callable[[dict, object], str]
 
 
 def contract(module: ModuleType) -> StageContract:
@@ -111,7 +114,8 @@ def contract(module: ModuleType) -> StageContract:
         inputs=declared.get("inputs", lambda cfg: module.INPUTS),
         game_identity=declared.get("game_identity", Game.identity),
         key_material=declared.get("key_material", _no_key_material),
-        failure=declared.get("failure", _no_failure))
+        failure=declared.get("failure", _no_failure),
+        headline=declared.get("headline", _plain_headline))
 
 
 def _accept(cfg: StageConfig, game: Game) -> None:
@@ -125,3 +129,8 @@ def _no_key_material(cfg: StageConfig, game: Game, store: ArtifactStore) -> dict
 
 def _no_failure(artifact: Artifact) -> None:
     """The default `failure`: a finished artifact is a success."""
+
+
+def _plain_headline(summary: dict, folder) -> str:
+    """The default `headline`: the summary's scalar entries as `key value`, joined by commas."""
+    return ", ".join(f"{k} {v}" for k, v in summary.items() if isinstance(v, (str, int, float, bool)))

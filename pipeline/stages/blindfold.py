@@ -237,3 +237,20 @@ def pad(chosen: list[int], cols: list[int], k: int) -> list[int]:
     the classes further, and a part of a solvable class is solvable)."""
     extra = [g for g in cols if g not in chosen][:k - len(chosen)]
     return [*chosen, *extra]
+
+
+def headline(summary: dict, folder) -> str:
+    """f* and its bound (`f* = 3, lower bound 3: proven optimal; guesses a b c`); a hybrid's or a check's result."""
+    if "check" in summary:
+        verdict = "separate every secret" if summary["separates_all"] else f"leave {summary['unseparated']} class(es)"
+        return f"{' '.join(summary['check'])} {verdict}"
+    if "fixed" in summary and summary["fixed"] is None:
+        return f"hybrid: {summary['status']}"
+    if "fixed" in summary:
+        return (f"fixed {' '.join(summary['fixed'])}: at worst {summary['worst_case']} guesses, mean "
+                f"{summary['mean']}, {summary['classes']} classes ({summary['search']} search)")
+    if summary.get("f_star") is None:
+        return f"no separating set found; lower bound {summary.get('lower_bound')}"
+    verdict = "proven optimal" if summary.get("proven_optimal") else "not proven optimal"
+    return (f"f* = {summary['f_star']}, lower bound {summary.get('lower_bound')}: {verdict}; guesses "
+            f"{' '.join(summary['guesses'])}")

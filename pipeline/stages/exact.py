@@ -94,3 +94,16 @@ def _row(ctx: StageContext, cfg: ExactConfig, codes, opener, total, nodes) -> di
     stats = write_tree(ctx.out.file, tree, game, name=tree_name(game.guesses[opener]), objective=cfg.objective,
                        depth=cfg.tree_depth)
     return row | {"expected": stats["expected"], "max_guesses": stats["max_guesses"]}
+
+
+def headline(summary: dict, folder) -> str:
+    """Each opener's exact value: `4*7=28 544 (2.641 per secret, at most 4 guesses); ...`."""
+    parts = []
+    for row in summary["results"]:
+        if row["total"] is None:
+            parts.append(f"{row['opener']} infeasible")
+        else:
+            parts.append(f"{row['opener']} {row['total']} ({row['expected']:.3f} per secret, at most "
+                         f"{row['max_guesses']} guesses)")
+    objective = "" if summary.get("objective", "total") == "total" else f"{summary['objective']}: "
+    return objective + "; ".join(parts)

@@ -47,3 +47,9 @@ def run(ctx: StageContext, cfg: FeedbackConfig) -> dict:
 
 
 SCHEMA = FeedbackConfig
+
+
+def headline(summary: dict, folder) -> str:
+    """`code matrix 206 guesses × 206 secrets (uint8)`."""
+    rows, cols = summary["shape"]
+    return f"code matrix {rows} guesses × {cols} secrets ({summary['dtype']})"

@@ -80,3 +80,11 @@ def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
     n_best = sum(1 for t in table.column("total").to_pylist() if t == best["total"])
     return summary | {"best_total": best["total"], "best_valuation": best["valuation"],
                       "best_opener": best["opener"], "combinations_at_best": n_best}
+
+
+def headline(summary: dict, folder) -> str:
+    """`best total 544 by MostParts (opener 4*7=28), 3 of 9 combinations at best`, or why none is feasible."""
+    if summary.get("best_total") is None:
+        return summary.get("note", "no feasible combination")
+    return (f"best total {summary['best_total']} by {summary['best_valuation']} (opener {summary['best_opener']}), "
+            f"{summary['combinations_at_best']} of {summary['combinations']} combinations at best")

@@ -226,3 +226,10 @@ def run(ctx: StageContext, cfg: LeaderboardConfig) -> dict:
                "solved": len(settled), "rounds": rounds, "hard_mode": game.hard_mode}
     ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+def headline(summary: dict, folder) -> str:
+    """The k best openers with their exact values, e.g. `the 2 best openers: a 544, b 550`."""
+    leaders = ", ".join(f"{e['opener']} {e['value']}" for e in summary["leaders"])
+    ties = " (ties at the threshold)" if summary.get("ties") else ""
+    return f"the {summary['k']} best openers: {leaders}{ties}"

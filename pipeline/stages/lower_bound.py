@@ -150,3 +150,12 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
         log.warning(f"{NAME}: {summary['note']}")
     ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return {k: summary[k] for k in ("ub", "funnel", "survivors")} | ({"note": summary["note"]} if "note" in summary else {})
+
+
+def headline(summary: dict, folder) -> str:
+    """`funnel 206 → 7 → 7 → 1 against UB 544; survivor 4*7=28` (or the note when nothing survives)."""
+    funnel = " → ".join(str(level["survivors"]) for level in summary["funnel"])
+    survivors = summary["survivors"]
+    shown = ", ".join(survivors[:10]) + (f" and {len(survivors) - 10} more" if len(survivors) > 10 else "")
+    left = f"survivors {shown}" if survivors else summary.get("note", "no survivors")
+    return f"funnel {funnel} against UB {summary['ub']}; {left}"

@@ -79,3 +79,10 @@ def run(ctx: StageContext, cfg: OpenersConfig) -> dict:
         "best_by_remaining": by_remaining["opener"], "best_remaining": round(by_remaining["avg_remaining"], 2),
         "top10_by_bits": table.column("opener").to_pylist()[:10],
     }
+
+
+def headline(summary: dict, folder) -> str:
+    """The best openers by information and by candidates left, over the secrets."""
+    return (f"best by information {summary['best_by_bits']} ({summary['best_bits']} bits), best by candidates "
+            f"left {summary['best_by_remaining']} ({summary['best_remaining']} on average); "
+            f"{summary['openers']} openers over {summary['secrets']} secrets")

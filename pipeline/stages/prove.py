@@ -322,7 +322,9 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     if not certificate["proven"]:
         say_why_not_proven(certificate)
     # the upper bound stage's result is provenance, not a claim of the proof: the summary keeps it, not the certificate
-    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers")} | {"upper_bound_given": given}
+    return {k: certificate[k] for k in ("proven", "ub", "optimal_openers", "ub_opener")} | {
+        "upper_bound_given": given, "secrets": len(game.secrets),
+        "funnel": [level["survivors"] for level in funnel["funnel"]] + [len(certificate["optimal_openers"])]}
 
 
 def eliminated_openers(lower_bound_artifact) -> list[dict]:
@@ -414,3 +416,16 @@ def symmetry_claims(lower_bound_artifact, survivors, ub) -> dict:
     return {"symmetry": {"generators": symmetry["generators"],
                          "openers": [{"opener": w, "representative": r} for w, r in stand_for]},
             "optimal_openers": sorted(optimal | {w for w, r in stand_for if r in optimal})}
+
+
+def headline(summary: dict, folder) -> str:
+    """`proven 544 (2.641 per secret) by 4*7=28; funnel 206 → 7 → 7 → 1; check it with: ...` (or why not):
+    the prover's claim only, the certificate is checked by verify-certificate."""
+    ub, n = summary["ub"], summary.get("secrets")
+    per = f" ({ub / n:.3f} per secret)" if n else ""
+    funnel = " → ".join(str(c) for c in summary.get("funnel", []))
+    check = f"check it with: python -m pipeline verify-certificate {folder}"
+    if summary["proven"]:
+        return f"proven {ub}{per} by {', '.join(summary['optimal_openers'])}; funnel {funnel}; {check}"
+    return (f"not proven: the upper bound {ub}{per} by {summary.get('ub_opener', '?')} is not closed by the "
+            f"class bounds; funnel {funnel}; {check}")

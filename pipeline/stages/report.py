@@ -332,3 +332,11 @@ def tree_picture(ctx: StageContext, cfg: ReportConfig, game, exact_found) -> str
     ctx.out.file("tree.svg").write_text(tree_svg(tree, cfg.tree_depth, title))
     return (f"## Strategy tree (Figure 2)\n\nThe best tree ({label}, total {total}), levels 1 to "
             f"{cfg.tree_depth}: [tree.svg](tree.svg)\n\n![tree](tree.svg)\n\n")
+
+
+def headline(summary: dict, folder) -> str:
+    """The report's sections, what is missing and the published figures' verdicts."""
+    v = summary.get("verdicts", {})
+    missing = f"; missing {', '.join(summary['missing'])}" if summary.get("missing") else ""
+    return (f"report.md with {', '.join(summary['sections']) or 'no sections'}{missing}; published figures "
+            f"{v.get('pass', 0)} pass, {v.get('fail', 0)} fail, {v.get('not run', 0)} not run")

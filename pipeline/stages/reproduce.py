@@ -142,3 +142,10 @@ def run(ctx: StageContext, cfg: ReproduceConfig) -> dict:
     return {"counts": counts, "groups": sorted({r["group"] for r in rows}, key=GROUPS.index),
             "failing": [r["id"] for r in rows if r["verdict"] == FAIL],
             "not_run": [r["id"] for r in rows if r["verdict"] == NOT_RUN]}
+
+
+def headline(summary: dict, folder) -> str:
+    """`72 pass, 0 fail, 2 not run` (the failing checks named)."""
+    counts = summary["counts"]
+    failing = f" (failing: {', '.join(summary['failing'])})" if summary.get("failing") else ""
+    return f"{counts[PASS]} pass, {counts[FAIL]} fail, {counts[NOT_RUN]} not run{failing}"

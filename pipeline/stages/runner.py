@@ -13,6 +13,7 @@ from pipeline.config import Config
 from pipeline.errors import PipelineError
 from pipeline.games.game import Game
 from pipeline.runtime.log import log, log_to_file
+from pipeline.runtime.progress import announce_compilation
 from pipeline.runtime.store import Artifact, ArtifactStore, config_key
 from pipeline.stages import STAGES
 from pipeline.stages.base import StageConfig, StageContext, StageContract, contract
@@ -120,6 +121,7 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
     }
     if stage_cfg.force:
         store.clear_shards(stage.name, key)
+    announce_compilation()  # the stage's kernels are imported by now: a cold cache is said before it costs
     started = time.time()
     with store.write(stage.name, key, manifest, replace=stage_cfg.force) as out, log_to_file(out.file("stage.log")):
         log.info(f"{stage.name}: running for game {game.name} (key {key})")
@@ -130,3 +132,10 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
     log.info(f"{stage.name}: done in {time.time() - started:.1f}s")
     ready[stage.name] = artifact
     return artifact
+
+
+def result_line(artifact: Artifact) -> str:
+    """`<stage>: <headline>`: the stage's result in one line, from the summary its run recorded in the manifest."""
+    stage = stage_contract(artifact.stage)
+    summary = artifact.manifest.get("summary") or {}
+    return f"{stage.name}: {' '.join(stage.headline(summary, artifact.path).split())}"

@@ -204,3 +204,15 @@ def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
     if any(r["failures"] for r in rows):
         notes.append("some games were not won within max_guesses (see the failures column)")
     return summary
+
+
+def headline(summary: dict, folder) -> str:
+    """Each strategy's mean guesses per game (and its worst), e.g. `tree 2.641 (max 4); elimination ...`."""
+    parts = []
+    for name, s in summary["strategies"].items():
+        if s["mean"] is None:
+            parts.append(f"{name} not run")
+        else:
+            failed = f", {s['failures']} failed" if s["failures"] else ""
+            parts.append(f"{name} {s['mean']:.3f} (max {s['max']}{failed})")
+    return f"mean guesses over {summary['secrets']} secrets: " + "; ".join(parts)

@@ -194,4 +194,12 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses}
     ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return {k: summary[k] for k in ("ub", "objective", "opener", "method", "breadth", "openers_tried", "max_guesses",
-                                    "distribution")}
+                                    "distribution", "expected")}
+
+
+def headline(summary: dict, folder) -> str:
+    """`upper bound 544 (2.641 per secret, at most 4 guesses) with opener 4*7=28; 10 openers tried (apmintotal)`."""
+    per = f"{summary['expected']:.3f} per secret, " if summary.get("expected") is not None else ""
+    objective = "" if summary.get("objective", "total") == "total" else f" ({summary['objective']})"
+    return (f"upper bound {summary['ub']}{objective} ({per}at most {summary['max_guesses']} guesses) with opener "
+            f"{summary['opener']}; {summary['openers_tried']} openers tried ({summary['method']})")
