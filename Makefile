@@ -18,22 +18,9 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.warm
 
-# Compile the numba kernels once, into numba's on-disk cache: a tiny proof and a solved game on Mini Nerdle
-# (uint16 codes, as Nerdle) and on 60 Wordle answers (uint8 codes, as Wordle); the time it took is printed.
-WARM_DIR ?= /tmp/pipeline-warm-up
+# Compile the numba kernels once (Nerdle's uint16 codes and Wordle's uint8), as the image does
 $(VENV)/.warm: $(VENV)/.installed
-	@echo "compiling the numba kernels once (several minutes); later runs start at once"
-	@rm -rf $(WARM_DIR) && mkdir -p $(WARM_DIR) && head -60 data/wordle/original_answers.txt > $(WARM_DIR)/words.txt
-	@start=$$(date +%s) && \
-	$(PY) -m pipeline experiment=prove_wordle game=mini_nerdle ray.executor=local progress=false \
-	    paths.outputs=$(WARM_DIR)/out hydra.run.dir=$(WARM_DIR)/run > /dev/null && \
-	$(PY) -m pipeline experiment=prove_wordle game=words game.secrets.path=$(WARM_DIR)/words.txt ray.executor=local \
-	    progress=false paths.outputs=$(WARM_DIR)/out hydra.run.dir=$(WARM_DIR)/run > /dev/null && \
-	$(PY) -m pipeline solve game=mini_nerdle secret=28/7=4 paths.outputs=$(WARM_DIR)/out > /dev/null && \
-	$(PY) -m pipeline solve game=words game.secrets.path=$(WARM_DIR)/words.txt secret=$$(head -1 $(WARM_DIR)/words.txt) \
-	    paths.outputs=$(WARM_DIR)/out > /dev/null && \
-	echo "kernels compiled in $$(( $$(date +%s) - start )) s"
-	@rm -rf $(WARM_DIR)
+	sh docker/warm-kernels.sh $(PY) data/wordle/original_answers.txt
 	touch $@
 
 run: install

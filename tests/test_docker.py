@@ -94,7 +94,8 @@ def test_dependencies_are_installed_from_exact_pins_before_the_code_is_copied():
     assert " -e " not in f" {code_install} " and "--no-deps" in code_install and "pip check" in code_install
     for op, args in steps:
         if op == "COPY":
-            assert (ROOT / args.split()[0]).exists(), args
+            sources = [a for a in args.split() if not a.startswith("--")][:-1]
+            assert sources and all((ROOT / source).exists() for source in sources), args
 
 
 def test_constraints_pin_every_dependency_within_pyproject_ranges():
@@ -116,8 +117,25 @@ def test_image_runs_as_a_non_root_user_with_a_warm_numba_cache_and_no_anonymous_
     assert cache.startswith(home + "/")
     chown = next(a for op, a in steps[:user_at] if op == "RUN" and "chown" in a)
     assert f"{steps[user_at][1]}:" in chown and home in chown
-    warm = [a for op, a in steps[user_at:] if op == "RUN" and "python -m pipeline" in a]
+    warm = [a for op, a in steps[user_at:] if op == "RUN" and "warm-kernels.sh" in a]
     assert warm  # compiled as the user who owns the cache, after the package is installed
+    assert "NUMBA_CPU_NAME=generic" in env  # a cache that holds on every node's CPU
+
+
+def test_the_warm_up_compiles_both_code_widths_and_leaves_no_ray_state_in_the_image():
+    """The image warms with the script `make install` runs, which covers Nerdle's uint16 codes (mini_nerdle) and
+    Wordle's uint8 ones (a game of Wordle answers), starts no Ray (in-process executor), and the same step
+    removes ~/.ray and /tmp/ray, so no auth token or session folder is left in any layer."""
+    steps = instructions()
+    script = (DOCKER / "warm-kernels.sh").read_text()
+    assert "game=mini_nerdle" in script and "game=words" in script and "ray.executor=local" in script
+    assert "warm-kernels.sh" in (ROOT / "Makefile").read_text()
+    warm = next(a for op, a in steps if op == "RUN" and "warm-kernels.sh" in a)
+    assert '"$HOME/.ray"' in warm and "/tmp/ray" in warm
+    copy = next(a for op, a in steps if op == "COPY" and "warm-kernels.sh" in a)
+    assert "--chown=ray:ray" in copy  # the user can remove what it was given
+    ray_state = [a for op, a in steps if op in ("COPY", "ADD") and (".ray" in a or "auth_token" in a)]
+    assert not ray_state
     workdir = [a for op, a in steps if op == "WORKDIR"][-1]
     assert f"{workdir}/outputs" == OUTPUTS_IN_IMAGE
 
