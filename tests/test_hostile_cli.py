@@ -332,3 +332,17 @@ def test_a_cluster_is_named_and_one_whose_workers_cannot_import_this_package_ref
                      "cannot run this package (", log_lines=True)
     assert "install the same pipeline on every node" in refused.stderr
     assert nothing_written(outputs)
+
+
+def test_the_matrix_size_estimate_uses_the_answering_functions_code_width():
+    """The size check works out a code's width without the answering function (so the checker can load a game
+    without the prover's code): it must agree with the width the answering function really uses."""
+    import numpy as np
+
+    from pipeline.games.answer import Answering
+    from pipeline.games.catalog import matrix_bytes
+
+    kinds = [("wordle", n) for n in range(4, 12)] + [(k, n) for k in ("mastermind", "bulls_and_cows")
+                                                      for n in range(2, 11)]
+    for answer, length in kinds:
+        assert matrix_bytes(3, 5, answer, length) == 15 * np.dtype(Answering(answer, length).dtype_name).itemsize

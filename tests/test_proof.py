@@ -16,9 +16,10 @@ from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal import ApSearch
+from pipeline.search.tree import from_json
 from pipeline.proofs.certificate import CertificateError, verify_certificate
 from pipeline.artifacts.trees import tree_path
-from tests.test_tree_svg import drawn, per_level
+from tests.test_tree_svg import drawn
 
 
 def prove(game_name, outputs):
@@ -110,6 +111,16 @@ def test_verify_certificate_command_fails_with_one_line(mini_proof, tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "certificate rejected" in proc.stderr
 
 
+def shown_nodes(tree, depth: int) -> int:
+    """How many of the tree's nodes its picture draws to `depth` (the rest are in "+N more" boxes)."""
+    from pipeline.artifacts.tree_svg import shown_tree
+
+    def count(box) -> int:
+        return (box.node is not None) + sum(count(child) for child in box.children)
+
+    return count(shown_tree(tree, depth))
+
+
 def test_mini_nerdle_proof_end_to_end(mini_proof):
     artifact, game, outputs = mini_proof
     cert = json.loads(artifact.file("certificate.json").read_text())
@@ -118,7 +129,7 @@ def test_mini_nerdle_proof_end_to_end(mini_proof):
     survivor = cert["survivors"][0]
     assert survivor["opener"] == "4*7=28" and 206 + sum(c["bound"] for c in survivor["classes"]) == 544
     tree = json.loads(artifact.file("tree.json").read_text())["tree"]  # drawn with the proof, default 2 levels
-    assert len(drawn(artifact.file("tree.svg").read_text())) == sum(per_level(tree, 2).values())
+    assert len(drawn(artifact.file("tree.svg").read_text())) == shown_nodes(from_json(tree), 2)
     result = verify_certificate(artifact.path, game)
     assert result["complete"] and result["ub"] == 544 and result["openers_rederived"] == 205
     assert result["classes_rederived"] == len(survivor["classes"])
@@ -179,7 +190,7 @@ def test_a_survivor_better_than_the_upper_bound_becomes_the_bound_and_the_proof_
     body = json.loads(artifact.file("tree.json").read_text())
     assert body["tree"]["guess"] == "4*7=28" and body["total"] == 544  # the better opener's own optimal tree
     nodes = drawn(artifact.file("tree.svg").read_text())  # drawn to the chosen depth, from the adopted tree
-    assert nodes[0].get("data-guess") == "4*7=28" and len(nodes) == sum(per_level(body["tree"], 3).values())
+    assert nodes[0].get("data-guess") == "4*7=28" and len(nodes) == shown_nodes(from_json(body["tree"]), 3)
     assert "solves exactly to 544, below the upper bound" in artifact.file("stage.log").read_text()
     result = verify_certificate(artifact.path, game)  # the independent checker accepts the adopted bound
     assert result["complete"] and result["ub"] == 544 and result["optimal_openers"] == ["4*7=28"]

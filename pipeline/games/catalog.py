@@ -62,12 +62,11 @@ def human_bytes(size: float) -> str:
 
 
 def matrix_bytes(n_guesses: int, n_secrets: int, answer: str, length: int) -> int:
-    """Bytes of the |G| x |S| feedback matrix (one code per cell, in the answering function's dtype)."""
-    import numpy as np
-
-    from pipeline.games.answer import Answering
-
-    return n_guesses * n_secrets * np.dtype(Answering(answer, length).dtype_name).itemsize
+    """Bytes of the |G| x |S| feedback matrix, one code per cell in the smallest unsigned type holding every
+    response (3^L colour codes, or at most (L+1)^2 peg answers).  Worked out here, not by the answering
+    function, so that loading a game for the independent checker imports none of the prover's code."""
+    n_codes = 3 ** length if answer == "wordle" else (length + 1) ** 2
+    return n_guesses * n_secrets * (1 if n_codes <= 256 else 2 if n_codes <= 65536 else 4)
 
 
 def check_fits(cfg: GameConfig, n_guesses: int, n_secrets: int, length: int, estimated: bool = False) -> None:

@@ -48,7 +48,7 @@ def read_tree_body(path: Path, game) -> dict:
     except FileRefused as err:
         raise PipelineError(f"tree file not found: {path}" if err.missing else str(err)) from None
     except UnicodeDecodeError as err:
-        raise PipelineError(f"{path} is not a tree file ({err})") from None
+        raise PipelineError(f"{path}: not UTF-8 (byte {err.start}): not a tree file") from None
     except (FormatError, ValueError, KeyError, TypeError, IndexError, RecursionError) as err:
         raise PipelineError(f"{path} is not a strategy tree (tree.json, tree.txt or Selby's tree text): {err}") \
             from None
