@@ -9,7 +9,8 @@ disk for the rerun.  Anywhere else (start-up: imports, composing the config, loa
 needs cleaning up, and an exception raised inside a library there can turn into another error with a
 traceback, so the process prints the line and ends at once.  `ray.init` installs a C++ SIGTERM handler
 that prints a stack dump ("SIGTERM received ... PC: ..."); `after_ray_start` installs the handlers again
-over it.  Library use is untouched: only `install` (the command line's entry point) turns them on.
+over it.  After the line, stderr goes to /dev/null while the process exits.  Library use is untouched:
+only `install` (the command line's entry point) turns them on.
 """
 
 import os
@@ -94,4 +95,14 @@ def report(err: BaseException) -> int:
         for signum in set(EXIT_STATUS) - _ignored:
             signal.signal(signum, lambda *_: os._exit(status))
     print(MESSAGE, file=sys.stderr, flush=True)
+    if _installed:
+        _silence_stderr()
     return status
+
+
+def _silence_stderr() -> None:
+    """Send what is still written to stderr to /dev/null, so the line stays the last one: Ray's C++ threads
+    log while they shut down after an interrupt ("Failed to push error to driver ...")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
