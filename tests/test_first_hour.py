@@ -352,6 +352,7 @@ def test_a_spinner_shows_on_the_terminal_once_thinking_takes_long(capsys):
 
 
 def test_a_cold_kernel_is_announced_once_and_a_warm_one_is_not(tmp_path, monkeypatch, caplog):
+    """An inlined kernel (no cache of its own) never counts: it would be announced on every run."""
     import importlib
     import logging
     import sys
@@ -359,7 +360,8 @@ def test_a_cold_kernel_is_announced_once_and_a_warm_one_is_not(tmp_path, monkeyp
     from pipeline.runtime import progress
 
     (tmp_path / "firsthour_probe.py").write_text(
-        "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+        "from numba import njit\n\n\n@njit(cache=True, inline='always')\ndef double(x):\n    return 2 * x\n\n\n"
+        "@njit(cache=True)\ndef twice(x):\n    return double(x)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(progress, "_announced", False)
     probe = importlib.import_module("firsthour_probe")

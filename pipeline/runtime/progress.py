@@ -111,7 +111,8 @@ _announced = False  # one announcement per process
 
 def cold_kernels(prefix: str = "pipeline.") -> list[str]:
     """The cached numba kernels of the loaded modules under `prefix` whose on-disk cache index is missing: they
-    compile when first called.  The index path is numba's own (it follows NUMBA_CACHE_DIR)."""
+    compile when first called.  The index path is numba's own (it follows NUMBA_CACHE_DIR).  A kernel declared
+    `inline="always"` never has a cache of its own (it compiles into its callers' caches), so it is not counted."""
     import os
 
     from numba.core.registry import CPUDispatcher
@@ -122,7 +123,9 @@ def cold_kernels(prefix: str = "pipeline.") -> list[str]:
             continue
         for attribute, value in list(vars(module).items()):
             index = getattr(getattr(getattr(value, "_cache", None), "_cache_file", None), "_index_path", None)
-            if isinstance(value, CPUDispatcher) and index and value.__module__ == name and not os.path.exists(index):
+            inlined = getattr(value, "targetoptions", {}).get("inline") == "always"
+            if (isinstance(value, CPUDispatcher) and index and value.__module__ == name and not inlined
+                    and not os.path.exists(index)):
                 cold.append(f"{name}.{attribute}")
     return sorted(cold)
 
