@@ -139,13 +139,15 @@ class ApSearch:
         self.max_guesses = UNLIMITED if max_guesses is None else int(max_guesses)
         words = kernel_input(encoded_guesses if self.hard else np.zeros((0, self.length)), dtype=np.uint8)
         self.words = words
+        n_guesses = self.codes.shape[0]
         self.ctx = ApContext(
-            self.codes, self.codes_t, self.secret_of_guess, guess_of_secret(self.secret_of_guess, n_secrets),
-            np.zeros(int(n_codes), dtype=np.int32), np.zeros(n_secrets, dtype=np.bool_), self.breadth,
-            int(n_codes) - 1, self.hard, words, symbol_counts(words), np.zeros(self.codes.shape[0], dtype=np.bool_),
-            np.zeros((3, self.codes.shape[0]), dtype=np.int32), np.zeros(PAIR_BLOCK, dtype=np.uint8),
-            ranking == "MaxSizeSplit",
-            np.empty((16, self.codes.shape[0]), dtype=np.int32),
+            codes=self.codes, codes_t=self.codes_t, secret_of_guess=self.secret_of_guess,
+            guess_of_secret=guess_of_secret(self.secret_of_guess, n_secrets),
+            counts=np.zeros(int(n_codes), dtype=np.int32), in_c=np.zeros(n_secrets, dtype=np.bool_),
+            breadth=self.breadth, win=int(n_codes) - 1, hard=self.hard, words=words, word_counts=symbol_counts(words),
+            allowed=np.zeros(n_guesses, dtype=np.bool_), split_stats=np.zeros((3, n_guesses), dtype=np.int32),
+            equal=np.zeros(PAIR_BLOCK, dtype=np.uint8), by_largest=ranking == "MaxSizeSplit",
+            lists=np.empty((16, n_guesses), dtype=np.int32),
         )
         max_pool = 16 * max_entries if max_pool is None else max_pool
         self.memo, self.info = new_memo(max_entries=max_entries, max_pool=max_pool)
@@ -187,9 +189,10 @@ class ApSearch:
         g, p, c, s, total = extract_tree(cand, int(opener), self.ctx, self.memo, self.info, greens, at_least, left)
         if total == -1:
             raise RuntimeError("strategy extraction failed")
-        if total == -2:
-            return ApResult(self.breadth, None, int(opener), g, p, c, s, self.stats())
-        return ApResult(self.breadth, int(total), int(g[0]), g, p, c, s, self.stats())
+        feasible = total != -2
+        return ApResult(breadth=self.breadth, total=int(total) if feasible else None,
+                        opener=int(g[0]) if feasible else int(opener), node_guess=g, node_parent=p, node_code=c,
+                        node_size=s, stats=self.stats())
 
 
 def apmintotal(codes, secret_of_guess, n_codes, candidates=None, breadth=10, **options) -> ApResult:

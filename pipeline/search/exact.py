@@ -43,7 +43,7 @@ class ExactSolver:
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, hard_mode=False, encoded_guesses=None,
-                 max_guesses=None, memo_bits=21, max_depth=48, seed=0, codes_t=None):
+                 max_guesses=None, *, memo_bits=21, max_depth=48, seed=0, codes_t=None):
         self.codes = kernel_input(codes)
         self.codes_t = kernel_input(codes.T if codes_t is None else codes_t)  # read-only either way: one kernel type
         if self.codes_t.shape != codes.shape[::-1] or self.codes_t.dtype != codes.dtype:
