@@ -97,9 +97,11 @@ class ApResult:
 
     @property
     def feasible(self) -> bool:
+        """Does a strategy within Best_n meet the guess limit?"""
         return self.total is not None
 
     def tree(self, guesses, length) -> Tree:
+        """The strategy as a Tree of guess words (ValueError when infeasible)."""
         if not self.feasible:
             raise ValueError("no strategy within the guess limit: there is no tree")
         return from_arrays(guesses, length, self.node_guess, self.node_parent, self.node_code, self.node_size)
@@ -153,11 +155,13 @@ class ApSearch:
         self.memo, self.info = new_memo(max_entries=max_entries, max_pool=max_pool)
 
     def _all(self, candidates):
+        """The candidate set as sorted int64 secret indices (every secret by default)."""
         if candidates is None:
             return np.arange(self.codes.shape[1], dtype=np.int64)
         return np.unique(np.asarray(candidates, dtype=np.int64))
 
     def _start(self, state, left):
+        """(greens, at_least, guesses left) a search starts from: the game's start and limit by default."""
         greens, at_least = initial_state(self.length) if state is None else state
         return greens, at_least, self.max_guesses if left is None else int(left)
 

@@ -71,6 +71,7 @@ def _largest_first(order, starts):
 
 @njit(cache=True)
 def _grow_rows(a):
+    """A copy of the 2-d array `a` with twice its rows (the first ones copied): room for a deeper search."""
     out = np.empty((2 * a.shape[0], a.shape[1]), dtype=a.dtype)
     out[: a.shape[0]] = a
     return out

@@ -101,6 +101,7 @@ class ExactSolver:
         return int(value), int(guess)
 
     def _all(self, candidates):
+        """The candidates given, or every secret."""
         return np.arange(self.n_secrets, dtype=np.int32) if candidates is None else candidates
 
     def min_total(self, candidates=None, beta=INF, state=None, left=None):
@@ -120,6 +121,7 @@ class ExactSolver:
         return value, value < beta
 
     def _best_guess(self, candidates, state, left):
+        """An optimal first guess (ValueError when no strategy meets the guess limit)."""
         value, guess = self._run(candidates, INF, -1, state, left)
         if value >= IMPOSSIBLE or guess < 0:
             raise ValueError("no strategy solves these candidates within the guess limit")

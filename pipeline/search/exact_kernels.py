@@ -109,6 +109,7 @@ def memo_grown(memo):
 
 @njit(cache=True)
 def set_hash(tables, pool, lo, n):
+    """The two hashes of the set pool[lo:lo+n]: sums of its secrets' random words."""
     h1 = np.uint64(0)
     h2 = np.uint64(0)
     for j in range(lo, lo + n):
@@ -171,6 +172,7 @@ def node_key(tables, set_h1, set_h2, st_hash, left):
 
 @njit(cache=True)
 def memo_find(memo, h1, h2):
+    """The slot of key (h1, h2) in its 4-slot bucket, or -1."""
     base = np.int64(h1 & np.uint64(memo.flags.shape[0] - 1)) & ~np.int64(3)
     for slot in range(base, base + 4):
         if memo.flags[slot] != EMPTY and memo.keys[slot, 0] == h1 and memo.keys[slot, 1] == h2:
@@ -343,6 +345,7 @@ def perfect_in_list(tables, w, lst, length, lo, n):
 
 @njit(cache=True)
 def _first_perfect(codes, w, lst, length, lo, n):
+    """perfect_in_list over one storage of the matrix (rows indexed by guess)."""
     pool, stamp = w.pool, w.stamp
     for t in range(length):
         if splits_perfectly(codes, lst[t], pool, lo, n, stamp):
@@ -435,6 +438,7 @@ def _gather_pairs(tables, w, b0, b1, lo, n, lst):
 
 @njit(cache=True)
 def _pair_pass(di, dj, pairs, seen, length):
+    """Add the equal codes of two gathered candidates to the pair counts and the repeat marks."""
     for t in range(length):
         e = np.int32(di[t] == dj[t])
         pairs[t] += e
