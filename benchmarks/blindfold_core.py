@@ -18,7 +18,7 @@ import numpy as np
 _JSON_OUT = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
 
-from pipeline.blindfold import pairs as P  # noqa: E402
+from pipeline.blindfold import pairs as blindfold_pairs  # noqa: E402
 from pipeline.blindfold.model import solve_blindfold  # noqa: E402
 
 KNOWN_SETS = ["combo fatty grrrl spuds venge whilk", "catty frond rumba spill verge whack"]
@@ -62,23 +62,23 @@ def main():
     answers = np.array(sorted(gidx[w] for w in secrets), dtype=np.int64)
 
     # --- pair generation, one round (numba compiled by a warm-up call first)
-    P.seed_pairs(enc_secrets[:50])
-    ct = P.transpose_codes(codes[:, :50])
-    P.separators(ct, *P.seed_pairs(enc_secrets[:50]))
-    P.unseparated_pairs(codes[:, :50], [0])
+    blindfold_pairs.seed_pairs(enc_secrets[:50])
+    ct = blindfold_pairs.transpose_codes(codes[:, :50])
+    blindfold_pairs.separators(ct, *blindfold_pairs.seed_pairs(enc_secrets[:50]))
+    blindfold_pairs.unseparated_pairs(codes[:, :50], [0])
     timing = {}
     t = time.perf_counter()
-    seeds = P.seed_pairs(enc_secrets)
+    seeds = blindfold_pairs.seed_pairs(enc_secrets)
     timing["seed_pairs"] = time.perf_counter() - t
     t = time.perf_counter()
-    codes_t = P.transpose_codes(codes)
-    indptr, _ = P.separators(codes_t, *seeds)
+    codes_t = blindfold_pairs.transpose_codes(codes)
+    indptr, _ = blindfold_pairs.separators(codes_t, *seeds)
     timing["separators_of_seeds"] = time.perf_counter() - t
     five = [gidx[w] for w in "catty frond rumba spill verge".split()]
     t = time.perf_counter()
-    classes = P.unseparated_classes(codes, five)
-    class_pairs = P.unseparated_pairs(codes, five)
-    ip2, _ = P.separators(codes_t, *class_pairs)
+    classes = blindfold_pairs.unseparated_classes(codes, five)
+    class_pairs = blindfold_pairs.unseparated_pairs(codes, five)
+    ip2, _ = blindfold_pairs.separators(codes_t, *class_pairs)
     timing["classes_and_their_separators"] = time.perf_counter() - t
     report["pair_generation"] = {
         "seed_pairs": int(len(seeds[0])),
@@ -92,7 +92,7 @@ def main():
 
     # --- known sets
     report["known_sets"] = {
-        words: P.separates_all(codes, [gidx[w] for w in words.split()]) for words in KNOWN_SETS
+        words: blindfold_pairs.separates_all(codes, [gidx[w] for w in words.split()]) for words in KNOWN_SETS
     }
 
     # --- f* proof: answer-word warm start (upper bound), then all guesses (lower bound)

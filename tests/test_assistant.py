@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from pipeline.artifacts.tree_formats import from_lines
 from pipeline.assistant.parse import Entry, InputError, parse_colours, parse_line
 from pipeline.assistant.session import Session
 from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
@@ -15,7 +16,7 @@ from pipeline.errors import PipelineError
 from pipeline.games.answer import feedback
 from pipeline.games.catalog import builtin_game
 from pipeline.games.constraints import hard_mode_allowed
-from pipeline.search.tree import from_text, to_json
+from pipeline.search.tree import from_json, to_json
 
 WORDS = ["abbey", "abbot", "about", "above", "abyss", "allot", "alloy", "atoll", "babel", "bloat", "tabby", "table"]
 
@@ -130,7 +131,7 @@ def write_tree(outputs, game, first: str, key="fake0001", hard_mode=False):
     """A tree artifact for `game` whose opener is `first`, then greedy: routes replayed into a Tree."""
     session = Session(Strategy(game))
     text = "".join(",".join(g for g, _ in play_out(session, s, first)) + "\n" for s in game.secrets)
-    tree = from_text(text)
+    tree = from_json(from_lines(text, feedback))
     folder = outputs / "upper_bound" / key
     folder.mkdir(parents=True)
     ids = {**game.identity(), "hard_mode": hard_mode}

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.blindfold import pairs as P
+from pipeline.blindfold import pairs as blindfold_pairs
 from pipeline.blindfold.model import CoverModel, check, greedy_complete, solve_blindfold
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import colours_to_code, feedback
@@ -84,19 +84,19 @@ def wordle():
 
 
 def test_pairs_within_labels_all_same_label_gives_every_pair():
-    i, j = P.pairs_within_labels(np.zeros(5, dtype=np.int64))
+    i, j = blindfold_pairs.pairs_within_labels(np.zeros(5, dtype=np.int64))
     assert list(zip(i.tolist(), j.tolist())) == list(itertools.combinations(range(5), 2))
 
 
 def test_pairs_within_labels_groups():
     labels = np.array([3, 1, 3, 2, 1, 3])
-    got = set(zip(*[a.tolist() for a in P.pairs_within_labels(labels)]))
+    got = set(zip(*[a.tolist() for a in blindfold_pairs.pairs_within_labels(labels)]))
     want = {(a, b) for a, b in itertools.combinations(range(6), 2) if labels[a] == labels[b]}
     assert got == want
 
 
 def test_sort_and_merge_pairs_dedupe_and_orient():
-    i, j = P.merge_pairs((np.array([3, 1, 2]), np.array([1, 3, 2])), (np.array([0]), np.array([4])))
+    i, j = blindfold_pairs.merge_pairs((np.array([3, 1, 2]), np.array([1, 3, 2])), (np.array([0]), np.array([4])))
     assert list(zip(i.tolist(), j.tolist())) == [(0, 4), (1, 3)]
 
 
@@ -104,8 +104,8 @@ def test_one_position_and_anagram_pairs_match_brute_force(wordle):
     _, secrets = wordle
     words = secrets[::7]
     enc = encode_words(words, ALPHABET)
-    one = set(zip(*[a.tolist() for a in P.one_position_pairs(enc)]))
-    ana = set(zip(*[a.tolist() for a in P.anagram_pairs(enc)]))
+    one = set(zip(*[a.tolist() for a in blindfold_pairs.one_position_pairs(enc)]))
+    ana = set(zip(*[a.tolist() for a in blindfold_pairs.anagram_pairs(enc)]))
     want_one, want_ana = set(), set()
     for a, b in itertools.combinations(range(len(words)), 2):
         if sum(x != y for x, y in zip(words[a], words[b])) == 1:
@@ -114,7 +114,7 @@ def test_one_position_and_anagram_pairs_match_brute_force(wordle):
             want_ana.add((a, b))
     assert one == want_one and len(one) > 10
     assert ana == want_ana and len(ana) > 0
-    seeds = set(zip(*[a.tolist() for a in P.seed_pairs(enc, extra=(np.array([5]), np.array([2])))]))
+    seeds = set(zip(*[a.tolist() for a in blindfold_pairs.seed_pairs(enc, extra=(np.array([5]), np.array([2])))]))
     assert seeds == want_one | want_ana | {(2, 5)}
 
 
@@ -122,14 +122,14 @@ def test_separators_csr_matches_direct_comparison():
     rng = np.random.default_rng(1)
     guesses, secrets = random_game(rng, 12, 8)
     codes = game_codes(guesses, secrets, "abcd")
-    ct = P.transpose_codes(codes)
-    i, j = P.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
+    ct = blindfold_pairs.transpose_codes(codes)
+    i, j = blindfold_pairs.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
     cols = np.array([0, 3, 5, 7, 11, 15])
-    indptr, indices = P.separators(ct, i, j, cols)
+    indptr, indices = blindfold_pairs.separators(ct, i, j, cols)
     for p in range(len(i)):
         want = [k for k, g in enumerate(cols) if codes[g, i[p]] != codes[g, j[p]]]
         assert indices[indptr[p] : indptr[p + 1]].tolist() == want
-    assert np.array_equal(P.separator_counts(ct, i, j, cols), np.diff(indptr))
+    assert np.array_equal(blindfold_pairs.separator_counts(ct, i, j, cols), np.diff(indptr))
 
 
 def test_unseparated_classes_and_pairs_agree_with_scalar_feedback():
@@ -138,36 +138,36 @@ def test_unseparated_classes_and_pairs_agree_with_scalar_feedback():
     codes = game_codes(guesses, secrets, "abcd")
     assert np.array_equal(codes, scalar_codes(guesses, secrets))
     subset = [1, 4]
-    classes = P.unseparated_classes(codes, subset)
+    classes = blindfold_pairs.unseparated_classes(codes, subset)
     buckets = {}
     for s, word in enumerate(secrets):
         buckets.setdefault(tuple(feedback(guesses[g], word) for g in subset), []).append(s)
     want = sorted((b for b in buckets.values() if len(b) > 1), key=lambda b: (-len(b), b[0]))
     assert [c.tolist() for c in classes] == want
-    i, j = P.unseparated_pairs(codes, subset)
+    i, j = blindfold_pairs.unseparated_pairs(codes, subset)
     assert set(zip(i.tolist(), j.tolist())) == {p for b in want for p in itertools.combinations(b, 2)}
-    assert P.unseparated_pair_count(codes, subset) == len(i)
-    assert not P.separates_all(codes, subset)
+    assert blindfold_pairs.unseparated_pair_count(codes, subset) == len(i)
+    assert not blindfold_pairs.separates_all(codes, subset)
 
 
 def test_pairs_left_after_matches_recount():
     rng = np.random.default_rng(3)
     guesses, secrets = random_game(rng, 25, 10)
     codes = game_codes(guesses, secrets, "abcd")
-    labels = P.class_labels(codes, [0])
-    scores = P.pairs_left_after(codes, labels)
+    labels = blindfold_pairs.class_labels(codes, [0])
+    scores = blindfold_pairs.pairs_left_after(codes, labels)
     for g in range(len(guesses)):
-        assert scores[g] == P.unseparated_pair_count(codes, [0, g])
+        assert scores[g] == blindfold_pairs.unseparated_pair_count(codes, [0, g])
 
 
 def test_dominance_reductions_are_exact():
     rng = np.random.default_rng(4)
     guesses, secrets = random_game(rng, 14, 10)
     codes = game_codes(guesses, secrets, "abcd")
-    ct = P.transpose_codes(codes)
-    i, j = P.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
-    bits = P.column_bits(ct, i, j)
-    dom = P.column_dominators(bits)
+    ct = blindfold_pairs.transpose_codes(codes)
+    i, j = blindfold_pairs.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
+    bits = blindfold_pairs.column_bits(ct, i, j)
+    dom = blindfold_pairs.column_dominators(bits)
     sets = [set(np.flatnonzero(codes[g, i] != codes[g, j]).tolist()) for g in range(len(guesses))]
     for g, d in enumerate(dom):
         if d >= 0:
@@ -207,9 +207,9 @@ def test_relaxation_optimum_never_exceeds_fstar(seed, n_pairs):
     rng = np.random.default_rng(seed)
     guesses, secrets = random_game(rng, 10, 4)
     codes = game_codes(guesses, secrets, "abcd")
-    i, j = P.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
+    i, j = blindfold_pairs.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
     pick = rng.choice(len(i), size=min(n_pairs, len(i)), replace=False)
-    model = CoverModel(P.transpose_codes(codes), np.arange(len(guesses)), i[pick], j[pick])
+    model = CoverModel(blindfold_pairs.transpose_codes(codes), np.arange(len(guesses)), i[pick], j[pick])
     out = model.solve()
     assert out["status"] == "Optimal"
     pair_list = list(zip(i[pick].tolist(), j[pick].tolist()))
@@ -265,7 +265,7 @@ def test_mip_dual_bound_exceeds_lp_relaxation():
         ],
         dtype=np.uint8,
     )
-    ct = P.transpose_codes(codes)
+    ct = blindfold_pairs.transpose_codes(codes)
     model = CoverModel(ct, np.arange(3), np.array([0, 0, 1]), np.array([1, 2, 2]), reduce=False)
     out = model.solve()
     assert out["status"] == "Optimal" and round(out["objective"]) == 2
@@ -298,8 +298,8 @@ def test_model_export_lp_and_mps(tmp_path):
     res = solve_blindfold(codes, enc_secrets=encode_words(secrets, "abcd"), model_path=str(tmp_path / "m.lp"))
     text = (tmp_path / "m.lp").read_text().lower()
     assert "min" in text and "bin" in text
-    i, j = P.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
-    model = CoverModel(P.transpose_codes(codes), np.arange(len(guesses)), i, j)
+    i, j = blindfold_pairs.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
+    model = CoverModel(blindfold_pairs.transpose_codes(codes), np.arange(len(guesses)), i, j)
     model.write(str(tmp_path / "m.mps"))
     assert "ROWS" in (tmp_path / "m.mps").read_text()
     assert res.summary()["f_star"] == res.f_star
@@ -327,7 +327,7 @@ def test_known_six_sets_separate_all_answers(wordle, words):
     six = words.split()
     codes = game_codes(six, secrets, ALPHABET)
     assert check(codes, range(6)) == []
-    assert P.separates_all(codes, range(6))
+    assert blindfold_pairs.separates_all(codes, range(6))
 
 
 def test_five_words_leave_classes(wordle):

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from pipeline.blindfold import pairs as P
+from pipeline.blindfold import pairs as blindfold_pairs
 from pipeline.blindfold.model import CoverModel, solve_blindfold
 from pipeline.blindfold.unique import prove_unique
 from pipeline.feedback.kernel import code_matrix, encode_words
@@ -57,8 +57,8 @@ def test_protected_guesses_stay_in_the_model_and_keep_the_cut_exact():
     """Guesses a, b, c separate the same pairs of three secrets; without protection the reduction keeps one of
     them, and 'not the set {a}' would wrongly exclude the others.  Protected, {b} is still found."""
     codes = np.array([[0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 0, 1]], dtype=np.uint8)
-    pairs = P.pairs_within_labels(np.zeros(3, dtype=np.int64))
-    codes_t = P.transpose_codes(codes)
+    pairs = blindfold_pairs.pairs_within_labels(np.zeros(3, dtype=np.int64))
+    codes_t = blindfold_pairs.transpose_codes(codes)
     model = CoverModel(codes_t, np.arange(4), *pairs, protect=[0])
     assert model.n_cols == 2 and len(model.map_to_model([0])) == 1  # guess 0 kept beside one stand-in
     got = prove_unique(codes, [0], pairs)

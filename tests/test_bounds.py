@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
-from pipeline.search.bounds import UNBOUNDED, BoundSolver, bound, class_lower_bound, k_of_game, opener_values
+from pipeline.search.bounds import UNBOUNDED, BoundSolver, bound, k_of_game, opener_values
 from pipeline.search.max_parts import NEIGHBOUR_SIZES, max_parts, most_parts_above, parts_index
 from pipeline.search.partition import split_parts
 from test_exact import ALPHABET, GAMES, brute_min_total, build
@@ -94,8 +94,8 @@ def test_early_exit_never_overstates(game):
             assert (cut[cut_exact] == truth[cut_exact]).all()
             assert (cut[~cut_exact] > budget).all()
             assert ((truth <= budget) <= cut_exact).all()  # everything within budget is exact
-        lb, lb_exact = class_lower_bound(codes, sog, n_codes, k_s, everyone, level, budget=len(secrets))
-        full = class_lower_bound(codes, sog, n_codes, k_s, everyone, level)[0]
+        lb, lb_exact = BoundSolver(codes, sog, n_codes, k_s).lb(everyone, level, len(secrets))
+        full = BoundSolver(codes, sog, n_codes, k_s).lb(everyone, level, UNBOUNDED)[0]
         assert lb <= full and (lb_exact or lb > len(secrets))
 
 

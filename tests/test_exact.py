@@ -110,17 +110,17 @@ def test_writable_and_read_only_inputs_share_one_compiled_search():
     """Ray hands tasks read-only arrays, other callers writable ones: numba compiles a kernel per argument
     type, so the solver hands its kernels read-only arrays either way (one compilation of the search, about a
     minute, not two) and finds the same values."""
-    from pipeline.search import exact_search
+    from pipeline.search import exact_steps
 
     secrets, guesses, codes, sog, n_codes = build("eels")
     words = encode_words(guesses, ALPHABET)
     writable = ExactSolver(codes, sog, n_codes, hard_mode=True, encoded_guesses=words, memo_bits=8)
     expected = [writable.guess_value(g) for g in range(len(guesses))]
-    compiled = len(exact_search.solve.signatures)
+    compiled = len(exact_steps.solve.signatures)
     frozen = ExactSolver(read_only(codes), read_only(sog), n_codes, hard_mode=True,
                          encoded_guesses=read_only(words), memo_bits=8)
     assert [frozen.guess_value(g) for g in range(len(guesses))] == expected
-    assert len(exact_search.solve.signatures) == compiled
+    assert len(exact_steps.solve.signatures) == compiled
     assert not frozen.codes.flags.writeable and np.shares_memory(frozen.codes, codes)
     assert codes.flags.writeable  # the caller's array is left as it was
 
@@ -404,7 +404,7 @@ def test_small_set_scan_over_several_blocks_matches_direct_counts(layout):
     w = solver.work
     w.pool[:len(cand)] = cand
     w.ulist[1, :len(lst)] = lst
-    u, m, excluded, kmax, c, other = scan(solver.game, w, 0, len(lst), 0, len(cand), INF)
+    u, m, excluded, kmax, c, other = scan(solver.tables, w, 0, len(lst), 0, len(cand), INF)
     ref = [(g, k, n_win, sq) for g, (k, n_win, sq) in zip(lst, _scan_reference(codes, cand, lst, win))
            if not (k == 1 and n_win == 0)]
     n = len(cand)
@@ -421,7 +421,7 @@ def test_small_set_scan_over_several_blocks_matches_direct_counts(layout):
     w = solver.work
     w.pool[:n] = cand
     w.ulist[1, :len(lst)] = lst
-    u, m, excluded, kmax, c, other = scan(solver.game, w, 0, len(lst), 0, n, INF)
+    u, m, excluded, kmax, c, other = scan(solver.tables, w, 0, len(lst), 0, n, INF)
     useful_before = sum(1 for g, *_ in ref if g < perfect)
     assert (other, kmax, u) == (perfect, n, useful_before + 1)
     assert c == (perfect if (codes[perfect, cand] == win).any() else -1)

@@ -246,7 +246,8 @@ def greedy_tree(game):
     """A LoadedTree of the assistant's own play (published opener, then greedy) against every secret."""
     from pipeline.artifacts.trees import LoadedTree
     from pipeline.games.answer import feedback
-    from pipeline.search.tree import from_text, statistics
+    from pipeline.artifacts.tree_formats import from_lines
+    from pipeline.search.tree import from_json, statistics
 
     session = new_session(game)
     routes = []
@@ -256,7 +257,7 @@ def greedy_tree(game):
             word = session.suggestion().word
             session.play(word, feedback(word, secret))
         routes.append(",".join(g for g, _ in session.history))
-    tree = from_text("\n".join(routes))
+    tree = from_json(from_lines("\n".join(routes), feedback))
     return LoadedTree(tree, "test/tree", statistics(tree)["total"])
 
 

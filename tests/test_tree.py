@@ -8,7 +8,9 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.search.greedy import greedy
-from pipeline.search.tree import from_json, from_text, paths, statistics, to_json, to_text, verify
+from pipeline.artifacts.tree_formats import from_lines
+from pipeline.games.answer import feedback
+from pipeline.search.tree import from_json, paths, statistics, to_json, to_text, verify
 
 GUESSES = sorted(["salet", "crony", "lemon", "plead", "eerie", "geese", "there", "speed", "abide",
                   "lolly", "hello", "sheep", "abbey", "steel"])
@@ -36,7 +38,7 @@ def test_text_form(tree):
     assert len(lines) == len(SECRETS)
     assert [ln.split(",")[-1] for ln in lines] == SECRETS
     assert all(ln.split(",")[0] == tree.guess for ln in lines)
-    assert from_text(text) == tree
+    assert from_json(from_lines(text, feedback)) == tree
     assert paths(tree)[SECRETS[0]] == lines[0].split(",")
 
 
@@ -50,7 +52,7 @@ def test_statistics_and_verify(tree):
 
 
 def test_hand_written_tree():
-    t = from_text("abc,aab\nabc\nabc,bbb\n")
+    t = from_json(from_lines("abc,aab\nabc\nabc,bbb\n", feedback))
     assert t.guess == "abc" and t.candidates == 3
     assert statistics(t) == {"total": 5, "secrets": 3, "expected": 5 / 3, "max_guesses": 2,
                              "distribution": {1: 1, 2: 2}}

@@ -283,12 +283,6 @@ class KnownValues:
     def opener(self, word: str) -> Value | None:
         return self._openers.get(word)
 
-    def _offer_best(self, value: Value) -> None:
-        current = self._best
-        if current is None or (value.kind == "exact" and current.kind != "exact") or \
-                (value.kind == current.kind and value.total < current.total):
-            self._best = value
-
     def _offer_opener(self, word: str, value: Value) -> None:
         current = self._openers.get(word)
         if current is None or (value.kind == "exact" and current.kind != "exact") or \

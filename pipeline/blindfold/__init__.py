@@ -3,22 +3,8 @@
 `pairs`: pair generation (seeds, classes a guess set leaves), separators as
 sparse rows, dominance reductions.  `model`: the set-cover MIP on HiGHS and
 the lazy loop (`solve_blindfold`).  No Ray, Hydra or Arrow here.
+
+The package imports none of its modules: its modules import each other
+(`from pipeline.blindfold import pairs`), so an import here would close a
+circle; callers import what they use from the module that defines it.
 """
-
-from pipeline.blindfold.model import (
-    BlindfoldResult,
-    CoverModel,
-    RoundInfo,
-    check,
-    greedy_complete,
-    solve_blindfold,
-)
-
-__all__ = [
-    "BlindfoldResult",
-    "CoverModel",
-    "RoundInfo",
-    "check",
-    "greedy_complete",
-    "solve_blindfold",
-]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import highspy
 import numpy as np
 
-from pipeline.blindfold import pairs as P
+from pipeline.blindfold import pairs as blindfold_pairs
 
 _EPS = 1e-6
 
@@ -116,7 +116,7 @@ class CoverModel:
         # dominator[k] (position in self.columns) for dropped columns, -1 if kept
         self.dominator = np.full(len(self.columns), -1, dtype=np.int64)
         if n_pairs:
-            counts = P.separator_counts(codes_t, self.pairs_i, self.pairs_j, self.columns)
+            counts = blindfold_pairs.separator_counts(codes_t, self.pairs_i, self.pairs_j, self.columns)
             self.uncoverable = np.flatnonzero(counts == 0)
         else:
             self.uncoverable = np.empty(0, dtype=np.int64)
@@ -124,7 +124,7 @@ class CoverModel:
             keep_cols, keep_rows = self._reduce(codes_t, np.isin(self.columns, _as_indices(protect)))
         self.kept_columns = keep_cols  # positions into self.columns
         self.kept_rows = keep_rows  # positions into the pairs
-        indptr, indices = P.separators(
+        indptr, indices = blindfold_pairs.separators(
             codes_t, self.pairs_i[keep_rows], self.pairs_j[keep_rows], self.columns[keep_cols]
         )
         self.n_rows = len(keep_rows)
@@ -153,7 +153,7 @@ class CoverModel:
     def _reduce(self, codes_t, protected):
         pi, pj = self.pairs_i, self.pairs_j
         n_pairs = len(pi)
-        col_bits_all = P.column_bits(codes_t, pi, pj, self.columns)
+        col_bits_all = blindfold_pairs.column_bits(codes_t, pi, pj, self.columns)
         keep_cols = np.arange(len(self.columns))
         keep_rows = np.arange(n_pairs)
         while True:
@@ -165,8 +165,8 @@ class CoverModel:
             # remember dominators as positions into self.columns
             self.dominator[keep_cols[dropped]] = keep_cols[dom[dropped]]
             keep_cols = keep_cols[~dropped]
-            rbits = P.row_bits(sub[~dropped], len(keep_rows))
-            rdrop = P.dominated_rows(rbits)
+            rbits = blindfold_pairs.row_bits(sub[~dropped], len(keep_rows))
+            rdrop = blindfold_pairs.dominated_rows(rbits)
             keep_rows = keep_rows[~rdrop]
             if not dropped.any() and not rdrop.any():
                 break
@@ -299,10 +299,10 @@ def _dominators_outside(bits: np.ndarray, protected: np.ndarray) -> np.ndarray:
     """`pairs.column_dominators` among the unprotected columns only (protected ones are kept and dominate
     nothing); positions into `bits`, -1 for kept columns."""
     if not protected.any():
-        return P.column_dominators(bits)
+        return blindfold_pairs.column_dominators(bits)
     free = np.flatnonzero(~protected)
     dom = np.full(bits.shape[0], -1, dtype=np.int64)
-    inner = P.column_dominators(bits[free])
+    inner = blindfold_pairs.column_dominators(bits[free])
     dom[free[inner >= 0]] = free[inner[inner >= 0]]
     return dom
 
@@ -315,7 +315,7 @@ def _no_run(status: str, objective: float | None, dual_bound: float) -> dict:
 
 def _select_bits(col_bits: np.ndarray, rows: np.ndarray, n_pairs: int) -> np.ndarray:
     dense = np.unpackbits(col_bits.view(np.uint8), axis=1, bitorder="little")[:, :n_pairs]
-    return P._pack_rows(np.ascontiguousarray(dense[:, rows]))
+    return blindfold_pairs._pack_rows(np.ascontiguousarray(dense[:, rows]))
 
 
 # ---------------------------------------------------------------------------
@@ -326,7 +326,7 @@ def check(codes: np.ndarray, guesses) -> list[list[int]]:
     """Classes of secrets (sorted lists of secret indices, size >= 2, largest
     first) that the fixed guess set (guess indices) leaves unseparated; []
     iff it identifies every secret."""
-    return [c.tolist() for c in P.unseparated_classes(codes, guesses)]
+    return [c.tolist() for c in blindfold_pairs.unseparated_classes(codes, guesses)]
 
 
 def greedy_complete(codes: np.ndarray, start, columns=None) -> np.ndarray:
@@ -335,16 +335,16 @@ def greedy_complete(codes: np.ndarray, start, columns=None) -> np.ndarray:
     Raises ValueError if the allowed guesses cannot separate everything."""
     chosen = [int(g) for g in np.asarray(start, dtype=np.int64).ravel()]
     cols = np.arange(codes.shape[0], dtype=np.int64) if columns is None else np.asarray(columns, dtype=np.int64)
-    labels = P.class_labels(codes, chosen)
-    left = P.unseparated_pair_count(codes, chosen)
+    labels = blindfold_pairs.class_labels(codes, chosen)
+    left = blindfold_pairs.unseparated_pair_count(codes, chosen)
     while left:
-        scores = P.pairs_left_after(codes, labels, cols)
+        scores = blindfold_pairs.pairs_left_after(codes, labels, cols)
         best = int(np.argmin(scores))
         if scores[best] >= left:
             raise ValueError("the allowed guesses cannot separate every secret")
         chosen.append(int(cols[best]))
         left = int(scores[best])
-        labels = P.class_labels(codes, chosen)
+        labels = blindfold_pairs.class_labels(codes, chosen)
     return np.array(chosen, dtype=np.int64)
 
 
@@ -423,7 +423,7 @@ def solve_blindfold(codes: np.ndarray, *, seeds: tuple[np.ndarray, np.ndarray] |
     options = replace(options or BlindfoldOptions(), **settings)
     started = time.perf_counter()
     cols = _allowed_columns(codes.shape[0], columns, exclude)
-    codes_t = P.transpose_codes(codes)
+    codes_t = blindfold_pairs.transpose_codes(codes)
     pairs = _starting_pairs(codes_t, seeds, enc_secrets, cols, options.seed_limit)
     warm = None
     if warm_columns is not None:
@@ -431,7 +431,7 @@ def solve_blindfold(codes: np.ndarray, *, seeds: tuple[np.ndarray, np.ndarray] |
         warm = solve_blindfold(codes, seeds=pairs, columns=warm_cols, initial=initial, log=log,
                                options=replace(options, seed_limit=None, warm_pairs=False))
         if options.warm_pairs:
-            pairs = P.merge_pairs(pairs, (warm.pairs_i, warm.pairs_j))
+            pairs = blindfold_pairs.merge_pairs(pairs, (warm.pairs_i, warm.pairs_j))
         if warm.f_star is not None and (initial is None or not len(initial) or len(warm.chosen) < len(initial)):
             initial = warm.chosen
     loop = _Loop(codes, codes_t, cols, pairs, _verified(codes, initial, cols), started)
@@ -454,10 +454,10 @@ def _starting_pairs(codes_t, seeds, enc_secrets, cols, seed_limit):
     if seeds is None:
         if enc_secrets is None:
             raise ValueError("give seeds or enc_secrets")
-        seeds = P.seed_pairs(enc_secrets)
-    pairs = P.sort_pairs(*seeds)
+        seeds = blindfold_pairs.seed_pairs(enc_secrets)
+    pairs = blindfold_pairs.sort_pairs(*seeds)
     if seed_limit is not None:
-        pairs = P.hardest_pairs(codes_t, *pairs, seed_limit, cols)
+        pairs = blindfold_pairs.hardest_pairs(codes_t, *pairs, seed_limit, cols)
     return pairs
 
 
@@ -466,7 +466,7 @@ def _verified(codes, initial, cols) -> np.ndarray | None:
     if initial is None or not len(initial):
         return None
     init = np.unique(np.asarray(initial, dtype=np.int64))
-    return init if np.isin(init, cols).all() and P.separates_all(codes, init) else None
+    return init if np.isin(init, cols).all() and blindfold_pairs.separates_all(codes, init) else None
 
 
 def _lazy_loop(loop: _Loop, options: BlindfoldOptions, log) -> None:
@@ -495,7 +495,7 @@ def _solve_round(loop: _Loop, number: int, options: BlindfoldOptions) -> tuple[R
                            options=options.highs_options)
     loop.status = out["status"]
     loop.lower = max(loop.lower, out["dual_bound"])
-    classes = P.unseparated_classes(loop.codes, out["chosen"]) if out["objective"] is not None else None
+    classes = blindfold_pairs.unseparated_classes(loop.codes, out["chosen"]) if out["objective"] is not None else None
     info = RoundInfo(round=number, pairs=len(loop.pairs[0]), pairs_added=0, rows=loop.model.n_rows,
                      columns=loop.model.n_cols, nonzeros=loop.model.nonzeros, objective=out["objective"],
                      dual_bound=out["dual_bound"], status=loop.status, solver_seconds=out["seconds"],
@@ -518,12 +518,12 @@ def _round_outcome(loop: _Loop, info: RoundInfo, out: dict, options: BlindfoldOp
         return "time limit" if "time" in loop.status.lower() else f"solver stopped: {loop.status}"
     if not new_labels:
         return "separating solution"
-    new = P.merge_pairs(*[P.pairs_within_labels(labels) for labels in new_labels])
-    new = P.difference_pairs(new, loop.pairs, loop.codes.shape[1])
+    new = blindfold_pairs.merge_pairs(*[blindfold_pairs.pairs_within_labels(labels) for labels in new_labels])
+    new = blindfold_pairs.difference_pairs(new, loop.pairs, loop.codes.shape[1])
     if len(new[0]) > options.max_new_pairs:
-        new = P.hardest_pairs(loop.codes_t, *new, options.max_new_pairs, loop.columns)
+        new = blindfold_pairs.hardest_pairs(loop.codes_t, *new, options.max_new_pairs, loop.columns)
     info.pairs_added = len(new[0])
-    loop.pairs = P.merge_pairs(loop.pairs, new)
+    loop.pairs = blindfold_pairs.merge_pairs(loop.pairs, new)
     return ""
 
 
@@ -533,7 +533,7 @@ def _use_solutions(loop: _Loop, out: dict, repair: bool) -> list[np.ndarray]:
     new_labels = []
     candidates = list(out["solutions"]) + ([out["chosen"]] if out["objective"] is not None else [])
     for solution in candidates:
-        labels = P.class_labels(loop.codes, solution)
+        labels = blindfold_pairs.class_labels(loop.codes, solution)
         if int(labels.max(initial=-1)) + 1 == loop.codes.shape[1]:
             loop.keep_if_better(solution)
         else:

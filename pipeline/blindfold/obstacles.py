@@ -29,7 +29,7 @@ import highspy
 import numba
 import numpy as np
 
-from pipeline.blindfold import pairs as P
+from pipeline.blindfold import pairs as blindfold_pairs
 from pipeline.blindfold.hybrid import class_tree
 
 FOUND, NONE, OPEN = "found", "proven: no such set", "not settled"
@@ -146,7 +146,7 @@ def kept_columns(hits: np.ndarray) -> np.ndarray:
     if hits.shape[1] == 0:
         return np.arange(min(1, hits.shape[0]))
     useful = np.flatnonzero(hits.any(axis=1))
-    dominated = P.column_dominators(P._pack_rows(np.ascontiguousarray(hits[useful]))) >= 0
+    dominated = blindfold_pairs.column_dominators(blindfold_pairs._pack_rows(np.ascontiguousarray(hits[useful]))) >= 0
     return useful[~dominated]
 
 
@@ -198,7 +198,7 @@ def decide(codes: np.ndarray, columns, k: int, depth: int, win: int, *, seeds=()
     found = {minimal_obstacle(usable, s, depth, win, memo) for s in seeds
              if len(s) > 1 and not solvable(usable, s, depth, win, memo)}
     for start in starts:
-        found.update(new_obstacles(usable, P.class_labels(codes, list(start)), depth, win, memo))
+        found.update(new_obstacles(usable, blindfold_pairs.class_labels(codes, list(start)), depth, win, memo))
     obstacles = sorted(found)
     hits = splits(usable, np.arange(len(columns)), obstacles)  # grows a column per obstacle
     result = ObstacleResult(OPEN, k, depth, [], obstacles, 0, None, 0.0, "round limit")
@@ -219,7 +219,7 @@ def decide(codes: np.ndarray, columns, k: int, depth: int, win: int, *, seeds=()
         if status != "optimal":
             result.stop = "time limit" if "time" in status else f"solver stopped: {status}"
             break
-        found = new_obstacles(usable, P.class_labels(usable, picked), depth, win, memo)
+        found = new_obstacles(usable, blindfold_pairs.class_labels(usable, picked), depth, win, memo)
         entry.update(new=len(found), seconds=round(time.perf_counter() - started, 2))
         if log:
             log(entry)

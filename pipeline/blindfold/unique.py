@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.blindfold import pairs as P
+from pipeline.blindfold import pairs as blindfold_pairs
 from pipeline.blindfold.model import CoverModel
 
 
@@ -50,12 +50,12 @@ def prove_unique(codes: np.ndarray, found, pairs: tuple[np.ndarray, np.ndarray],
     `pairs` seeds the relaxation (e.g. the pairs of the solve that found `found`; any pairs are sound).
     `log` receives one dict per round."""
     found = np.unique(np.asarray(found, dtype=np.int64))
-    if not P.separates_all(codes, found):
+    if not blindfold_pairs.separates_all(codes, found):
         raise ValueError("the given set does not separate every secret")
     cols = np.arange(codes.shape[0], dtype=np.int64) if columns is None else np.unique(np.asarray(columns))
-    codes_t = P.transpose_codes(codes)
+    codes_t = blindfold_pairs.transpose_codes(codes)
     started = time.perf_counter()
-    pairs = P.sort_pairs(*pairs)
+    pairs = blindfold_pairs.sort_pairs(*pairs)
     status, rounds = "round limit", 0
     while rounds < max_rounds:
         left = None if time_limit is None else time_limit - (time.perf_counter() - started)
@@ -72,7 +72,7 @@ def prove_unique(codes: np.ndarray, found, pairs: tuple[np.ndarray, np.ndarray],
         if not solutions:
             status = out["status"]
             break
-        other = next((s for s in solutions if P.separates_all(codes, s)), None)
+        other = next((s for s in solutions if blindfold_pairs.separates_all(codes, s)), None)
         if other is not None:
             return UniquenessResult(False, other, "another set", rounds, *pairs, time.perf_counter() - started)
         pairs = _grown(codes, codes_t, cols, pairs, solutions, max_new_pairs)
@@ -90,8 +90,8 @@ def _solve_round(codes_t, cols, pairs, found, time_limit, threads) -> dict:
 
 def _grown(codes, codes_t, cols, pairs, solutions, max_new_pairs):
     """The relaxation plus the pairs inside the classes each solution leaves (the hardest, if too many)."""
-    new = P.merge_pairs(*[P.pairs_within_labels(P.class_labels(codes, s)) for s in solutions])
-    new = P.difference_pairs(new, pairs, codes.shape[1])
+    new = blindfold_pairs.merge_pairs(*[blindfold_pairs.pairs_within_labels(blindfold_pairs.class_labels(codes, s)) for s in solutions])
+    new = blindfold_pairs.difference_pairs(new, pairs, codes.shape[1])
     if len(new[0]) > max_new_pairs:
-        new = P.hardest_pairs(codes_t, *new, max_new_pairs, cols)
-    return P.merge_pairs(pairs, new)
+        new = blindfold_pairs.hardest_pairs(codes_t, *new, max_new_pairs, cols)
+    return blindfold_pairs.merge_pairs(pairs, new)

@@ -26,11 +26,6 @@ def colours(guess: str, secret: str) -> str:
     return "".join(out)
 
 
-def code_of(colour_string: str) -> int:
-    """Integer code of a colour string (digit i has weight 3**i)."""
-    return sum(int(c) * 3**i for i, c in enumerate(colour_string))
-
-
 def colours_of(code: int, length: int) -> str:
     """Colour string of an integer code."""
     return "".join(str((code // 3**i) % 3) for i in range(length))

@@ -4,7 +4,7 @@ Every experiment uses the settings that produced the figure in its source (the p
 proof chain of `experiment=prove_wordle`, the write-up's opener and candidates), so a finished artifact of
 the same settings is reused, never recomputed."""
 
-from pipeline.report import published as P
+from pipeline.report import published
 from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, chosen_set, class_sum,
                                     funnel_closed_at, funnel_survivors, proof_of, proven_total, row_value, simulated, solution_of,
                                     summary_value, unique_set)
@@ -12,7 +12,7 @@ from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, 
 WORDLE = "wordle_original"
 BLIND_GAME = "wordle_nyt_apr2022"
 # The write-up's simple strategies and opener ranking used "the Wordle lists of its time" (2022): the NYT lists
-# of 2309 answers.  Its opener figures match 2309 answers with 12953 allowed guesses (P.OPENERS_LISTS); over
+# of 2309 answers.  Its opener figures match 2309 answers with 12953 allowed guesses (published.OPENERS_LISTS); over
 # our 12974 guesses SOARE leaves 274.46 words (published 273.92), over the original 2315 answers 274.6.
 WRITEUP_GAME = "wordle_nyt_apr2022"
 # Table 3's Nerdle and Primel runs came from other versions of the authors' code.  Primel at n = 20 is their
@@ -25,14 +25,14 @@ RANKING = {("primel", 20): "MaxSizeSplit"}
 def table1() -> list[Experiment]:
     """Table 1: the greedy trees of all 325 combinations (paper arithmetic); the nine published rows."""
     checks = []
-    for valuation, (total, opener) in P.TABLE1_WORDLE.items():
+    for valuation, (total, opener) in published.TABLE1_WORDLE.items():
         name = valuation.replace(",", "+")  # row ids free of commas (they are list separators on the command line)
         # the paper's totals are those of its greedy trees, which know no guess limit (InSet's needs 9 guesses)
         checks += [Check(f"table1.{name}.total", f"greedy ({valuation}): tree total", total, "equal",
                          row_value("heuristics", "valuations.parquet", "tree_total", valuation=valuation)),
                    Check(f"table1.{name}.opener", f"greedy ({valuation}): opener", opener, "equal",
                          row_value("heuristics", "valuations.parquet", "opener", valuation=valuation))]
-    best, count = P.TABLE1_BEST[WORDLE]
+    best, count = published.TABLE1_BEST[WORDLE]
     checks += [Check("table1.best.total", "best total of the 325 combinations", best, "equal",
                      lambda a: best_heuristics(a, "total")),
                Check("table1.best.combinations", "combinations reaching the best total", count, "equal",
@@ -41,7 +41,7 @@ def table1() -> list[Experiment]:
 
 
 def _upper_bound_checks(group, game, breadth, total, opener) -> list[Check]:
-    rule = "at-or-below" if game in P.AT_OR_BELOW_GAMES else "equal"
+    rule = "at-or-below" if game in published.AT_OR_BELOW_GAMES else "equal"
     checks = [Check(f"{group}.{game}.n{breadth}.total", f"ApMinTotal(S, {breadth}): total", total, rule,
                     lambda a: summary_value(a, "upper_bound", "ub"))]
     if opener is not None:
@@ -53,9 +53,9 @@ def _upper_bound_checks(group, game, breadth, total, opener) -> list[Check]:
 def table2() -> list[Experiment]:
     """Table 2: ApMinTotal(S, n) on original Wordle for n = 1, 5, 10, 20; the 7920 tree's depth."""
     runs = []
-    for breadth, (total, opener) in P.TABLE2_UPPER_BOUNDS[WORDLE].items():
+    for breadth, (total, opener) in published.TABLE2_UPPER_BOUNDS[WORDLE].items():
         checks = _upper_bound_checks("table2", WORDLE, breadth, total, opener)
-        tree_breadth, depth = P.TREE_MAX_GUESSES[WORDLE]
+        tree_breadth, depth = published.TREE_MAX_GUESSES[WORDLE]
         if breadth == tree_breadth:
             checks.append(Check(f"table2.{WORDLE}.n{breadth}.max_guesses", "guesses the tree needs at most", depth,
                                 "at-or-below", lambda a: summary_value(a, "upper_bound", "max_guesses")))
@@ -67,16 +67,16 @@ def table3() -> list[Experiment]:
     """Table 3: the other games' upper bounds; FFXIVrdle's and Mini Nerdle's proven optimal by V3."""
     runs = []
     for game in ("ffxivrdle", "mini_nerdle", "nerdle", "primel"):
-        for breadth, (total, opener) in P.TABLE2_UPPER_BOUNDS[game].items():
+        for breadth, (total, opener) in published.TABLE2_UPPER_BOUNDS[game].items():
             checks = _upper_bound_checks("table3", game, breadth, total, opener)
-            if game not in P.PROVEN_BY_LEVEL:
+            if game not in published.PROVEN_BY_LEVEL:
                 settings = {"breadth": breadth}
                 if (game, breadth) in RANKING:
                     settings["ranking"] = RANKING[game, breadth]
                 runs.append(Experiment("table3", game, "upper_bound", tuple(checks), settings=settings))
                 continue
             checks += [Check(f"table3.{game}.funnel_level", "funnel leaves one opener by level",
-                             P.PROVEN_BY_LEVEL[game], "at-or-below", funnel_closed_at),
+                             published.PROVEN_BY_LEVEL[game], "at-or-below", funnel_closed_at),
                        Check(f"table3.{game}.proof", "proven optimal (certificate)", f"{total} by {opener}", "equal",
                              proof_of)]
             runs.append(Experiment("table3", game, "prove", tuple(checks),
@@ -86,10 +86,10 @@ def table3() -> list[Experiment]:
 
 def table4() -> list[Experiment]:
     """Table 4: the V_i funnel at UB = 7920 (the proof chain's lower_bound) and SALET's V_1..V_5."""
-    funnel = P.TABLE4_FUNNEL[WORDLE]
+    funnel = published.TABLE4_FUNNEL[WORDLE]
     checks = [Check(f"table4.survivors.V{level}", f"openers with V_{level} <= 7920" if level else "openers",
                     survivors, "equal", funnel_survivors(level)) for level, survivors in enumerate(funnel)]
-    opener, values = P.TABLE4_VALUES[WORDLE]
+    opener, values = published.TABLE4_VALUES[WORDLE]
     checks += [Check(f"table4.{opener}.V{level}", f"V_{level}({opener.upper()}, S)", value, "equal",
                      row_value("lower_bound", "funnel.parquet", "value", opener=opener, level=level))
                for level, value in enumerate(values, start=1)]
@@ -98,8 +98,8 @@ def table4() -> list[Experiment]:
 
 def closure() -> list[Experiment]:
     """The proof's closure: SALET's class bounds sum to 5605 and SALET is the unique optimal opener."""
-    opener, total = P.CLOSURE[WORDLE]
-    optimum, _ = P.OPTIMUM[WORDLE]
+    opener, total = published.CLOSURE[WORDLE]
+    optimum, _ = published.OPTIMUM[WORDLE]
     checks = (Check(f"closure.{opener}.class_sum", f"sum of {opener.upper()}'s class bounds", total, "equal",
                     class_sum(opener)),
               Check("closure.proof", "proven optimal (certificate)", f"{optimum} by {opener}", "equal", proof_of))
@@ -111,8 +111,8 @@ def hard() -> list[Experiment]:
     list (WordleBot's updated lists)."""
     runs = []
     for hard_mode in (True, False):
-        total = P.EXACT[(WORDLE, "salet", hard_mode)]
-        depth = P.EXACT_MAX_GUESSES[(WORDLE, "salet", hard_mode)]
+        total = published.EXACT[(WORDLE, "salet", hard_mode)]
+        depth = published.EXACT_MAX_GUESSES[(WORDLE, "salet", hard_mode)]
         mode = "hard" if hard_mode else "normal"
         checks = (Check(f"hard.salet.{mode}.total", f"V*(SALET), {mode} mode", total, "equal",
                         row_value("exact", "exact.parquet", "total", opener="salet")),
@@ -121,7 +121,7 @@ def hard() -> list[Experiment]:
         runs.append(Experiment("hard", WORDLE, "exact", checks, settings={"openers": ["salet"]},
                                game_settings={"hard_mode": hard_mode}))
     tarse = Check("hard.wordle_nyt_jul2023.tarse.total", "V*(TARSE), 3158 answers / 14855 guesses",
-                  P.EXACT[("wordle_nyt_jul2023", "tarse", False)], "equal",
+                  published.EXACT[("wordle_nyt_jul2023", "tarse", False)], "equal",
                   row_value("exact", "exact.parquet", "total", opener="tarse"))
     # WordleBot's solver took about 55 core-hours for this value; our exact solver takes about 90 CPU seconds
     runs.append(Experiment("hard", "wordle_nyt_jul2023", "exact", (tarse,), settings={"openers": ["tarse"]}))
@@ -130,29 +130,29 @@ def hard() -> list[Experiment]:
 
 def blindfold6() -> list[Experiment]:
     """Blindfold Wordle (2309 answers): f* = 6 proven; both published 6-sets; the answer-word set is unique."""
-    solve = (Check("blindfold6.allowed.f_star", "fewest fixed guesses", P.BLINDFOLD[BLIND_GAME]["allowed"], "equal",
+    solve = (Check("blindfold6.allowed.f_star", "fewest fixed guesses", published.BLINDFOLD[BLIND_GAME]["allowed"], "equal",
                    solution_of("f_star")),
              Check("blindfold6.allowed.proven", "five are impossible (MIP bound reaches f*)", True, "equal",
                    solution_of("proven_optimal")))
-    answers = (Check("blindfold6.secrets.f_star", "fewest fixed answer words", P.BLINDFOLD[BLIND_GAME]["secrets"],
+    answers = (Check("blindfold6.secrets.f_star", "fewest fixed answer words", published.BLINDFOLD[BLIND_GAME]["secrets"],
                      "equal", solution_of("f_star")),
-               Check("blindfold6.secrets.set", "the answer-word set", sorted(P.BLINDFOLD_SETS["secrets"]), "equal",
+               Check("blindfold6.secrets.set", "the answer-word set", sorted(published.BLINDFOLD_SETS["secrets"]), "equal",
                      chosen_set),
                Check("blindfold6.secrets.unique", "the answer-word set is unique", True, "equal", unique_set))
-    given = (Check("blindfold6.allowed.set", " ".join(P.BLINDFOLD_SETS["allowed"]) + " separates every secret",
+    given = (Check("blindfold6.allowed.set", " ".join(published.BLINDFOLD_SETS["allowed"]) + " separates every secret",
                    True, "equal", solution_of("separates_all")),)
     return [Experiment("blindfold6", BLIND_GAME, "blindfold", solve),
             Experiment("blindfold6", BLIND_GAME, "blindfold", answers,
                        settings={"guesses_from": "secrets", "uniqueness": True}),
-            Experiment("blindfold6", BLIND_GAME, "blindfold", given, settings={"check": P.BLINDFOLD_SETS["allowed"]})]
+            Experiment("blindfold6", BLIND_GAME, "blindfold", given, settings={"check": published.BLINDFOLD_SETS["allowed"]})]
 
 
 def blindfold10() -> list[Experiment]:
     """Blindfold Wordle with every allowed word a possible secret: the 10-set checked; f* = 10 not yet solved."""
-    words, every = P.BLINDFOLD_ALL_WORDS["set"], {"secrets_are_guesses": True}
+    words, every = published.BLINDFOLD_ALL_WORDS["set"], {"secrets_are_guesses": True}
     given = (Check("blindfold10.set", " ".join(words) + " separates every word", True, "equal",
                    solution_of("separates_all")),)
-    solve = (Check("blindfold10.f_star", "fewest fixed guesses, S = G", P.BLINDFOLD_ALL_WORDS["f_star"], "equal",
+    solve = (Check("blindfold10.f_star", "fewest fixed guesses, S = G", published.BLINDFOLD_ALL_WORDS["f_star"], "equal",
                    solution_of("f_star")),
              Check("blindfold10.proven", "nine are impossible (MIP bound reaches f*)", True, "equal",
                    solution_of("proven_optimal")))
@@ -167,7 +167,7 @@ def blindfold10() -> list[Experiment]:
 def hybrid() -> list[Experiment]:
     """The note's hybrid: 3 fixed guesses, then per class a tree of 2 adaptive guesses before the winning one
     (stage.depth=3 counts the winning guess): a set is found and every secret is solved within 6 guesses."""
-    claim = P.BLINDFOLD_HYBRID
+    claim = published.BLINDFOLD_HYBRID
     depth = claim["tree_depth"] + 1
     name = f"hybrid.fixed{claim['fixed']}.depth{depth}"
     checks = (Check(f"{name}.status", f"{claim['fixed']} fixed guesses, then trees of {claim['tree_depth']} "
@@ -181,36 +181,36 @@ def hybrid() -> list[Experiment]:
 def simple() -> list[Experiment]:
     """The write-up's baselines: seeded simulations whose 95 % interval must hold its averages."""
     checks = tuple(Check(f"simple.{strategy}", f"average guesses: {strategy.replace('_', ' ')}", value,
-                         "inside-95%-interval", simulated(strategy)) for strategy, value in P.SIMPLE.items())
-    settings = {"strategies": list(P.SIMPLE), "opener": P.SIMPLE_OPENER}
+                         "inside-95%-interval", simulated(strategy)) for strategy, value in published.SIMPLE.items())
+    settings = {"strategies": list(published.SIMPLE), "opener": published.SIMPLE_OPENER}
     # the write-up's averages count every game played to the end: no guess limit (under the 6-guess limit the
     # games a random candidate loses would be left out of the mean, which then drops to about 4.59)
     return [Experiment("simple", WRITEUP_GAME, "simulate", checks, settings=settings,
                        game_settings={"max_guesses": None})]
 
 
-def tolerance(column: str, published: float) -> float:
-    """The stated tolerance of a write-up opener figure (P.OPENERS_TOLERANCE: absolute, or relative to it)."""
-    kind, amount = P.OPENERS_TOLERANCE[column]
-    return amount if kind == "absolute" else round(amount * published, 4)
+def tolerance(column: str, figure: float) -> float:
+    """The stated tolerance of a write-up opener figure (published.OPENERS_TOLERANCE: absolute, or relative to it)."""
+    kind, amount = published.OPENERS_TOLERANCE[column]
+    return amount if kind == "absolute" else round(amount * figure, 4)
 
 
 def openers() -> list[Experiment]:
     """The write-up's opener ranking (candidates among all allowed guesses): SOARE's and AAHED's bits and words
     left, its figures as printed, judged within a stated tolerance because its lists differ from ours
-    (P.OPENERS_LISTS: 12953 guesses there, 12974 here; on its lists the figures come out exactly, see
+    (published.OPENERS_LISTS: 12953 guesses there, 12974 here; on its lists the figures come out exactly, see
     tests/test_seeds.py)."""
     checks = tuple(Check(f"openers.{opener}.{column}", f"{opener.upper()}: {column.replace('_', ' ')}", value,
                          "within-tolerance", row_value("openers", "openers.parquet", column, opener=opener),
                          tolerance=tolerance(column, value))
-                   for opener, measures in P.OPENERS_WRITEUP.items() for column, value in measures.items())
+                   for opener, measures in published.OPENERS_WRITEUP.items() for column, value in measures.items())
     return [Experiment("openers", WRITEUP_GAME, "openers", checks, settings={"candidates": "guesses"})]
 
 
 def general() -> list[Experiment]:
     """General guessing games: Mastermind's optimum, proven by the general recipe (`experiment=prove`)."""
     check = Check("general.mastermind.total", "MinTotal, Mastermind 4 pegs x 6 colours (proven)",
-                  P.GENERAL["mastermind"], "equal", proven_total)
+                  published.GENERAL["mastermind"], "equal", proven_total)
     return [Experiment("general", "mastermind", "prove", (check,),
                        upstream={"upper_bound": {"breadth": 10, "refine": 1}, "lower_bound": {"max_level": 3}})]
 

@@ -276,7 +276,7 @@ def k_of_game(codes, n_codes):
     return int(split_parts(codes, np.arange(codes.shape[1], dtype=np.int32), n_codes).max())
 
 
-def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=UNBOUNDED, solver=None,
+def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=UNBOUNDED, *, solver=None,
                   encoded_guesses=None, encoded_secrets=None):
     """V_level(g, S) for a batch of opener indices, with early exit above `budget`.
 
@@ -294,10 +294,3 @@ def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=U
     for j, g in enumerate(openers):
         values[j], exact[j] = solver.v(int(g), everyone, level, budget)
     return values, exact
-
-
-def class_lower_bound(codes, secret_of_guess, n_codes, k_s, candidates, level, budget=UNBOUNDED, solver=None,
-                      encoded_guesses=None, encoded_secrets=None):
-    """(LB_level(C), exact) for one candidate set C, with a new solver unless one is given."""
-    solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
-    return solver.lb(np.asarray(candidates, dtype=np.int32), level, budget)

@@ -3,7 +3,7 @@
     MinTotal(C) = 1 if |C| = 1, else min over useful g of V*(g, C)
     V*(g, C)    = |C| + sum of MinTotal(C') over the non-win classes of Split(C, g)
 
-The search itself is numba (exact_search.py, kernels in exact_kernels.py).  What keeps it fast:
+The search itself is numba (its node steps in exact_steps.py, kernels in exact_kernels.py).  What keeps it fast:
 - closed forms: |C| = 1 -> 1, |C| = 2 -> 3, a candidate splitting C into singletons -> 2|C| - 1 (looked
   for among the candidates before anything else), three candidates -> 5 or 6, a non-candidate splitting
   C into singletons (and no candidate) -> 2|C|;
@@ -23,8 +23,8 @@ The search itself is numba (exact_search.py, kernels in exact_kernels.py).  What
 import numpy as np
 
 from pipeline.search.arrays import kernel_input
-from pipeline.search.exact_kernels import IMPOSSIBLE, INF, UNLIMITED, Game, make_work, new_memo
-from pipeline.search.exact_search import solve
+from pipeline.search.exact_kernels import IMPOSSIBLE, INF, UNLIMITED, ExactTables, make_work, new_memo
+from pipeline.search.exact_steps import solve
 from pipeline.search.hard_mode import MAX_SYMBOLS, initial_state, symbol_counts, update_state
 from pipeline.search.partition import guess_of_secret
 
@@ -43,7 +43,7 @@ class ExactSolver:
     """
 
     def __init__(self, codes, secret_of_guess, n_codes, hard_mode=False, encoded_guesses=None,
-                 max_guesses=None, memo_bits=21, max_depth=48, seed=0, codes_t=None):
+                 max_guesses=None, *, memo_bits=21, max_depth=48, seed=0, codes_t=None):
         self.codes = kernel_input(codes)
         self.codes_t = kernel_input(codes.T if codes_t is None else codes_t)  # read-only either way: one kernel type
         if self.codes_t.shape != codes.shape[::-1] or self.codes_t.dtype != codes.dtype:
@@ -65,9 +65,11 @@ class ExactSolver:
         def draw(*shape):  # random odd 64-bit words for the set and state hashes
             return rng.integers(0, 2**63, size=shape, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
-        self.game = Game(self.codes, self.codes_t, self.win, self.guess_of_secret, self.words, word_counts,
-                         self.hard, draw(self.n_secrets), draw(self.n_secrets), draw(self.length, MAX_SYMBOLS + 1),
-                         draw(MAX_SYMBOLS, self.length + 1), draw(max_depth + 1))
+        self.tables = ExactTables(
+            codes=self.codes, codes_t=self.codes_t, win=self.win, guess_of_secret=self.guess_of_secret,
+            words=self.words, word_counts=word_counts, hard=self.hard, hash_secret_a=draw(self.n_secrets),
+            hash_secret_b=draw(self.n_secrets), hash_green=draw(self.length, MAX_SYMBOLS + 1),
+            hash_count=draw(MAX_SYMBOLS, self.length + 1), hash_left=draw(max_depth + 1))
         self.memo_bits = memo_bits
         self.memo = new_memo(memo_bits)
         self.work = make_work(codes.shape[0], self.n_secrets, int(n_codes), self.length, max_depth, codes.dtype)
@@ -95,10 +97,11 @@ class ExactSolver:
         greens, at_least = state if state is not None else initial_state(self.length)
         self.work.greens[0], self.work.at_least[0] = greens, at_least
         left = self.max_guesses if left is None else left
-        value, guess, self.memo = solve(self.game, self.memo, self.work, n, beta, forced, left, self.codes.shape[0])
+        value, guess, self.memo = solve(self.tables, self.memo, self.work, n, beta, forced, left, self.codes.shape[0])
         return int(value), int(guess)
 
     def _all(self, candidates):
+        """The candidates given, or every secret."""
         return np.arange(self.n_secrets, dtype=np.int32) if candidates is None else candidates
 
     def min_total(self, candidates=None, beta=INF, state=None, left=None):
@@ -118,6 +121,7 @@ class ExactSolver:
         return value, value < beta
 
     def _best_guess(self, candidates, state, left):
+        """An optimal first guess (ValueError when no strategy meets the guess limit)."""
         value, guess = self._run(candidates, INF, -1, state, left)
         if value >= IMPOSSIBLE or guess < 0:
             raise ValueError("no strategy solves these candidates within the guess limit")

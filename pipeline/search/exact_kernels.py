@@ -1,7 +1,8 @@
-"""Numba kernels of the exact search (exact.py): hashing, the memo, guess scans, class bounds.
+"""Numba kernels of the exact search (exact.py; its node steps in exact_steps.py): hashing, the memo, guess
+scans, class bounds.
 
 Everything a kernel needs travels in three named tuples of plain arrays:
-`Game` (read-only game data), `Memo` (the bounded hash table) and `Work`
+`ExactTables` (read-only game data and hash words), `Memo` (the bounded hash table) and `Work`
 (the search stack: per-depth frame fields and rows, the candidate pool and
 scratch space).  Frame d's scalar fields are `work.f[d, FIELD]`.
 
@@ -33,12 +34,21 @@ KEY_SHIFT = 24  # ordering key = sum of squared class sizes << KEY_SHIFT | posit
 KEY_MASK = (1 << KEY_SHIFT) - 1
 
 # frame fields
-(LO, N, FREE, BETA, LEFT, PHASE, M, IDX, SORTED, BEST, BEST_GUESS, NODE_LB, FLOOR, K, Q, I, TOTAL, GUESS,
- LIST_LEN, ULEN, KCAP, KMAX, HASHED) = range(23)
+# N_KEPT: guesses kept in the node's rows by its scan (IDX: the next of them to bound, SORTED: how many are
+# in order); N_BIG_CLASSES: classes of 3+ of the current guess; N_OPEN: those still to search (not exact),
+# OPEN_AT: the next of them
+(LO, N, FREE, BETA, LEFT, PHASE, N_KEPT, IDX, SORTED, BEST, BEST_GUESS, NODE_LB, FLOOR, N_BIG_CLASSES, N_OPEN,
+ OPEN_AT, TOTAL, GUESS, LIST_LEN, ULEN, KCAP, KMAX, HASHED) = range(23)
 N_FIELDS = 23
 
-Game = namedtuple("Game", ["codes", "codes_t", "win", "guess_of_secret", "words", "word_counts", "hard",
-                           "z1", "z2", "zg", "zm", "zl"])
+ExactTables = namedtuple("ExactTables", ["codes", "codes_t", "win", "guess_of_secret", "words", "word_counts",
+                                         "hard", "hash_secret_a", "hash_secret_b", "hash_green", "hash_count",
+                                         "hash_left"])
+ExactTables.__doc__ = """The read-only tables every exact-search kernel reads: the (G, S) code matrix and its
+transpose, the win code, guess_of_secret, the encoded guesses and their symbol counts (hard mode), whether hard
+mode is on, and the random odd 64-bit words the memo keys are sums of: two per secret (`hash_secret_a`,
+`hash_secret_b`: the set's two hashes), one per (position, green symbol + 1) and per (symbol, required count)
+(the hard-mode state) and one per number of guesses left (under a limit)."""
 Memo = namedtuple("Memo", ["keys", "flags", "vals", "fill"])  # fill: [entries stored, most slots allowed]
 MEMO_START_BITS = 14  # a memo starts this small and doubles while it is over half full, up to its limit
 Work = namedtuple("Work", ["f", "fh", "pool", "ulist", "cguess", "clower", "ckey", "starts", "ccode",
@@ -98,69 +108,71 @@ def memo_grown(memo):
 
 
 @njit(cache=True)
-def set_hash(game, pool, lo, n):
+def set_hash(tables, pool, lo, n):
+    """The two hashes of the set pool[lo:lo+n]: sums of its secrets' random words."""
     h1 = np.uint64(0)
     h2 = np.uint64(0)
     for j in range(lo, lo + n):
-        h1 += game.z1[pool[j]]
-        h2 += game.z2[pool[j]]
+        h1 += tables.hash_secret_a[pool[j]]
+        h2 += tables.hash_secret_b[pool[j]]
     return h1, h2
 
 
 @njit(cache=True)
-def state_hash(game, greens, at_least):
+def state_hash(tables, greens, at_least):
     """Hash of a hard-mode state (0 in normal mode)."""
     h = np.uint64(0)
-    if not game.hard:
+    if not tables.hard:
         return h
     for i in range(greens.shape[0]):
-        h += game.zg[i, greens[i] + 1]
+        h += tables.hash_green[i, greens[i] + 1]
     for x in range(at_least.shape[0]):
         if at_least[x] > 0:
-            h += game.zm[x, at_least[x]]
+            h += tables.hash_count[x, at_least[x]]
     return h
 
 
 @njit(cache=True)
-def child_state_hash(game, greens, at_least, h, g, code, revealed):
+def child_state_hash(tables, greens, at_least, h, g, code, revealed):
     """state_hash of the state after playing guess g and seeing `code`, from the parent's hash h.
 
     Only what changes is added or removed; `revealed` (MAX_SYMBOLS int64, all zero) is left all zero.
     """
-    if not game.hard:
+    if not tables.hard:
         return h
-    words = game.words  # scalar indexing: a row view would cost two atomic reference counts
+    words = tables.words  # scalar indexing: a row view would cost two atomic reference counts
     c = code
     for i in range(words.shape[1]):
         colour = c % 3
         c //= 3
         x = words[g, i]
         if colour == 2 and greens[i] != x:
-            h += game.zg[i, x + 1] - game.zg[i, greens[i] + 1]
+            h += tables.hash_green[i, x + 1] - tables.hash_green[i, greens[i] + 1]
         if colour > 0:
             revealed[x] += 1
     for i in range(words.shape[1]):
         x = words[g, i]
         r = revealed[x]
         if r > at_least[x]:
-            h += game.zm[x, r]
+            h += tables.hash_count[x, r]
             if at_least[x] > 0:
-                h -= game.zm[x, at_least[x]]
+                h -= tables.hash_count[x, at_least[x]]
         revealed[x] = 0
     return h
 
 
 @njit(cache=True)
-def node_key(game, set_h1, set_h2, st_hash, left):
+def node_key(tables, set_h1, set_h2, st_hash, left):
     """Memo key of a node: its candidate set, the hard-mode state and (under a limit) the guesses left."""
     h2 = set_h2
-    if left < game.zl.shape[0]:
-        h2 += game.zl[left]
+    if left < tables.hash_left.shape[0]:
+        h2 += tables.hash_left[left]
     return set_h1 + st_hash, h2
 
 
 @njit(cache=True)
 def memo_find(memo, h1, h2):
+    """The slot of key (h1, h2) in its 4-slot bucket, or -1."""
     base = np.int64(h1 & np.uint64(memo.flags.shape[0] - 1)) & ~np.int64(3)
     for slot in range(base, base + 4):
         if memo.flags[slot] != EMPTY and memo.keys[slot, 0] == h1 and memo.keys[slot, 1] == h2:
@@ -241,16 +253,16 @@ def allowed(words, word_counts, g, greens, req, m):
 
 
 @njit(cache=True)
-def filter_list(game, w, d):
+def filter_list(tables, w, d):
     """Copy the guesses node d may consider (its list; in hard mode only those its state allows) to
     w.ulist[d + 1]; returns how many."""
     src = w.ulist[d]
     out = w.ulist[d + 1]
     length = w.f[d, LIST_LEN]
-    if not game.hard:
+    if not tables.hard:
         out[:length] = src[:length]
         return length
-    greens, req, words, word_counts = w.greens[d], w.req, game.words, game.word_counts
+    greens, req, words, word_counts = w.greens[d], w.req, tables.words, tables.word_counts
     m = load_rule(w.at_least[d], req)
     u = 0
     for t in range(length):
@@ -308,13 +320,13 @@ def splits_perfectly(codes, g, pool, lo, n, stamp):
 
 
 @njit(cache=True)
-def perfect_candidate(game, w, lo, n, greens, req, m):
+def perfect_candidate(tables, w, lo, n, greens, req, m):
     """A candidate guess splitting the set into singletons, or -1.  With m >= 0 (hard mode) only candidates
     the rule (greens, req[:, :m]) allows count; candidates consistent with the responses always are."""
-    codes, pool, stamp = game.codes, w.pool, w.stamp
+    codes, pool, stamp = tables.codes, w.pool, w.stamp
     for j in range(lo, lo + n):
-        g = game.guess_of_secret[pool[j]]
-        if g < 0 or (m >= 0 and not allowed(game.words, game.word_counts, g, greens, req, m)):
+        g = tables.guess_of_secret[pool[j]]
+        if g < 0 or (m >= 0 and not allowed(tables.words, tables.word_counts, g, greens, req, m)):
             continue
         if splits_perfectly(codes, g, pool, lo, n, stamp):
             return g
@@ -322,17 +334,18 @@ def perfect_candidate(game, w, lo, n, greens, req, m):
 
 
 @njit(cache=True)
-def perfect_in_list(game, w, lst, length, lo, n):
+def perfect_in_list(tables, w, lst, length, lo, n):
     """The first guess of lst[:length] splitting the set into singletons, or -1 (early exit per guess).
 
     Small sets read the transposed matrix: their few rows of it stay in cache while every guess is tried."""
     if n < ROW_SCAN_MIN:
-        return _first_perfect(game.codes_t.T, w, lst, length, lo, n)
-    return _first_perfect(game.codes, w, lst, length, lo, n)
+        return _first_perfect(tables.codes_t.T, w, lst, length, lo, n)
+    return _first_perfect(tables.codes, w, lst, length, lo, n)
 
 
 @njit(cache=True)
 def _first_perfect(codes, w, lst, length, lo, n):
+    """perfect_in_list over one storage of the matrix (rows indexed by guess)."""
     pool, stamp = w.pool, w.stamp
     for t in range(length):
         if splits_perfectly(codes, lst[t], pool, lo, n, stamp):
@@ -343,7 +356,7 @@ def _first_perfect(codes, w, lst, length, lo, n):
 # ---- scans: every guess of the node's list, once ----------------------------------------------------------
 
 @njit(cache=True)
-def scan(game, w, d, length, lo, n, beta):
+def scan(tables, w, d, length, lo, n, beta):
     """One pass over the node's list w.ulist[d + 1][:length] (compacted in place to the useful guesses).
 
     Every useful guess g gets the lower bound |C| + sum of Bound(|C'|, KCAP) over its non-win classes (the
@@ -367,14 +380,14 @@ def scan(game, w, d, length, lo, n, beta):
     for b0 in range(0, length, step):
         b1 = min(length, b0 + step)
         if small:
-            _gather_pairs(game, w, b0, b1, lo, n, lst)
+            _gather_pairs(tables, w, b0, b1, lo, n, lst)
         for t in range(b0, b1):
             g = lst[t]
             if small:
                 k, sum_sq, n_win = n - repeats[t - b0], np.int64(n + 2 * pairs[t - b0]), wins[t - b0]
                 lower = 3 * n - k - n_win
             else:
-                k, _, sum_sq, bounds, n_win = class_counts(game.codes[g], cand, counts, btab, game.win)
+                k, _, sum_sq, bounds, n_win = class_counts(tables.codes[g], cand, counts, btab, tables.win)
                 lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
             if k == 1 and n_win == 0:
                 continue
@@ -392,7 +405,7 @@ def scan(game, w, d, length, lo, n, beta):
 
 
 @njit(cache=True)
-def _gather_pairs(game, w, b0, b1, lo, n, lst):
+def _gather_pairs(tables, w, b0, b1, lo, n, lst):
     """For the small scan of list positions b0..b1-1, per position t - b0: equal-code pairs (scratch[0]),
     candidates equal to an earlier one (scratch[1]) and whether the guess is a candidate (scratch[2]).
     The codes of each candidate are first gathered into a dense row (a slice while the list is still
@@ -403,9 +416,9 @@ def _gather_pairs(game, w, b0, b1, lo, n, lst):
     repeats[:width] = 0
     inside[:width] = 0
     everyone = lst[b1 - 1] - lst[b0] == width - 1  # lists are in increasing index order
-    win = game.win
+    win = tables.win
     for j in range(n):
-        src = game.codes_t[w.pool[lo + j]]
+        src = tables.codes_t[w.pool[lo + j]]
         dj = dense[j]
         if everyone:
             dj[:width] = src[lst[b0]: lst[b0] + width]
@@ -425,6 +438,7 @@ def _gather_pairs(game, w, b0, b1, lo, n, lst):
 
 @njit(cache=True)
 def _pair_pass(di, dj, pairs, seen, length):
+    """Add the equal codes of two gathered candidates to the pair counts and the repeat marks."""
     for t in range(length):
         e = np.int32(di[t] == dj[t])
         pairs[t] += e
@@ -434,11 +448,11 @@ def _pair_pass(di, dj, pairs, seen, length):
 # ---- splitting a node by one guess and bounding its classes ---------------------------------------------
 
 @njit(cache=True)
-def split_guess(game, w, d, g):
+def split_guess(tables, w, d, g):
     """Split node d's set by guess g.  Classes of 1 and 2 are only counted (they cost 1 and 3); classes of 3
     or more are written to the pool after FREE (w.starts[d], w.ccode[d]) in order of first appearance.  Returns
     (number of classes of 3+, total cost of the small ones, number of non-win classes of 2 or more)."""
     lo, n, free = w.f[d, LO], w.f[d, N], w.f[d, FREE]
-    k, small_members, n_small = split_classes(game.codes[g], w.pool[lo: lo + n], w.counts, game.win, 3, False,
+    k, small_members, n_small = split_classes(tables.codes[g], w.pool[lo: lo + n], w.counts, tables.win, 3, False,
                                               w.pool, free, w.starts[d], w.ccode[d])
     return k, 2 * small_members - n_small, small_members - n_small + k

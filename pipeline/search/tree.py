@@ -79,32 +79,6 @@ def to_text(tree: Tree) -> str:
     return "".join(",".join(found[s]) + "\n" for s in sorted(found))
 
 
-def from_text(text: str, respond=feedback) -> Tree:
-    """Rebuild a tree from its text form (children keyed with the scalar answering function `respond`)."""
-    lines = [ln.strip().split(",") for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        raise ValueError("empty strategy text")
-    root = None
-    for route in lines:
-        secret = route[-1]
-        if root is None:
-            root = Tree(route[0], 0)
-        if route[0] != root.guess:
-            raise ValueError(f"secret {secret!r} starts with {route[0]!r}, not the opener {root.guess!r}")
-        node = root
-        node.candidates += 1
-        for prev, word in zip(route, route[1:]):
-            if node.guess != prev:
-                raise ValueError(f"secret {secret!r}: guess {prev!r} conflicts with {node.guess!r}")
-            key = respond(prev, secret)
-            child = node.children.setdefault(key, Tree(word, 0))
-            if child.guess != word:
-                raise ValueError(f"secret {secret!r}: guess {word!r} conflicts with {child.guess!r}")
-            node = child
-            node.candidates += 1
-    return root
-
-
 def statistics(tree: Tree) -> dict:
     """total, expected, max_guesses and distribution {guesses: number of secrets}."""
     depths = Counter()

@@ -288,19 +288,19 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
 
 
 def make_plots(ctx: StageContext, found) -> list[str]:
-    from pipeline.report import plots as P
+    from pipeline.report import plots
 
     made = []
     if found["lower_bound"]:
-        made.append(P.funnel_plot(ctx.out.file(P.FUNNEL), found["lower_bound"][-1]["path"]))
+        made.append(plots.funnel_plot(ctx.out.file(plots.FUNNEL), found["lower_bound"][-1]["path"]))
     if found["upper_bound"]:
         best = min(found["upper_bound"], key=lambda m: summary_of(m, "upper_bound")["ub"])
-        made.append(P.distribution_plot(ctx.out.file(P.DISTRIBUTION), best["path"]))
-        made.append(P.openers_plot(ctx.out.file(P.OPENER_TOTALS), found["upper_bound"]))
+        made.append(plots.distribution_plot(ctx.out.file(plots.DISTRIBUTION), best["path"]))
+        made.append(plots.openers_plot(ctx.out.file(plots.OPENER_TOTALS), found["upper_bound"]))
     if found["simulate"]:
-        made.append(P.simulated_plot(ctx.out.file(P.SIMULATED), found["simulate"][-1]["path"]))
+        made.append(plots.simulated_plot(ctx.out.file(plots.SIMULATED), found["simulate"][-1]["path"]))
     if found["openers"]:
-        made.append(P.information_plot(ctx.out.file(P.OPENER_INFORMATION), found["openers"][-1]["path"]))
+        made.append(plots.information_plot(ctx.out.file(plots.OPENER_INFORMATION), found["openers"][-1]["path"]))
     return [name for name in made if name]
 
 

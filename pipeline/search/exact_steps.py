@@ -1,4 +1,4 @@
-"""The depth-first search of the exact solver (exact.py), one node phase per function.
+"""The depth-first search of the exact solver (exact.py): its node steps, one node phase per function.
 
 A node is a candidate set C with a budget `beta` and the guesses left; its
 value is MinTotal(C) when that is below beta, else any lower bound >= beta.
@@ -11,15 +11,14 @@ value is MinTotal(C) when that is below beta, else any lower bound >= beta.
 Numba cannot cache recursive functions, so `solve` keeps an explicit stack of frames.
 """
 
-import numpy as np
 from numba import njit
 
 from pipeline.search.exact_kernels import (
-    BEST, BEST_GUESS, BETA, EXACT, FLOOR, FREE, GUESS, HASHED, I, IDX, IMPOSSIBLE, INF, K, KCAP, KEY_MASK, KMAX,
-    KEY_SHIFT, LEFT, LIST_LEN, LO, LOWER, M, N, NODE_LB, PHASE, Q, SORTED, STAT_EVALS, STAT_HITS, STAT_NODES,
-    STAT_SCANS, TOTAL, ULEN, CAND_CHECK, child_state_hash, fill_bound_row, filter_list, load_rule,
-    memo_find, memo_grown, memo_store, node_key, perfect_candidate, perfect_in_list, scan, select_smallest, set_hash,
-    split_guess, state_hash)
+    BEST, BEST_GUESS, BETA, CAND_CHECK, EXACT, FLOOR, FREE, GUESS, HASHED, IDX, IMPOSSIBLE, INF, KCAP, KEY_MASK,
+    KEY_SHIFT, KMAX, LEFT, LIST_LEN, LO, LOWER, N, NODE_LB, N_BIG_CLASSES, N_KEPT, N_OPEN, OPEN_AT, PHASE, SORTED,
+    STAT_EVALS, STAT_HITS, STAT_NODES, STAT_SCANS, TOTAL, ULEN, child_state_hash, fill_bound_row, filter_list,
+    load_rule, memo_find, memo_grown, memo_store, node_key, perfect_candidate, perfect_in_list, scan,
+    select_smallest, set_hash, split_guess, state_hash)
 from pipeline.search.hard_mode import update_state_into
 
 ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
@@ -37,7 +36,7 @@ def _exact(memo, w, d, value, guess):
 
 
 @njit(cache=True)
-def enter(game, memo, w, d):
+def enter(tables, memo, w, d):
     """Open node d.  Returns its value, or -1 when its guesses must be searched (NEXT_GUESS is set up)."""
     f = w.f
     lo, n, left, beta = f[d, LO], f[d, N], f[d, LEFT], f[d, BETA]
@@ -45,12 +44,12 @@ def enter(game, memo, w, d):
     if left <= 0 or (left == 1 and n >= 2):
         return IMPOSSIBLE
     if n <= 2:  # guess a candidate
-        f[d, BEST_GUESS] = game.guess_of_secret[w.pool[lo]]
+        f[d, BEST_GUESS] = tables.guess_of_secret[w.pool[lo]]
         return 2 * n - 1
     w.stats[STAT_NODES] += 1
     if f[d, HASHED] == 0:
-        h1, h2 = set_hash(game, w.pool, lo, n)
-        w.fh[d, 0], w.fh[d, 1] = node_key(game, h1, h2, w.fh[d, 2], left)
+        h1, h2 = set_hash(tables, w.pool, lo, n)
+        w.fh[d, 0], w.fh[d, 1] = node_key(tables, h1, h2, w.fh[d, 2], left)
     floor = max(2 * n - 1, w.btab[d, n])
     slot = memo_find(memo, w.fh[d, 0], w.fh[d, 1])
     if slot >= 0:
@@ -61,38 +60,38 @@ def enter(game, memo, w, d):
         floor = max(floor, memo.vals[slot, 0])
     if floor >= beta:
         return floor
-    value = _perfect_forms(game, memo, w, d)
+    value = _perfect_forms(tables, memo, w, d)
     if value >= 0:
         return value
     floor = max(floor, 2 * n)  # no candidate splits C into singletons
     if floor >= beta:
         memo_store(memo, w.fh[d, 0], w.fh[d, 1], n, floor, LOWER, -1)
         return floor
-    return _scan_node(game, memo, w, d, floor)
+    return _scan_node(tables, memo, w, d, floor)
 
 
 @njit(cache=True)
-def _perfect_forms(game, memo, w, d):
+def _perfect_forms(tables, memo, w, d):
     """Values known without a scan: a candidate splitting C into singletons (2n - 1), three candidates
     (5 or 6), a guess splitting C into singletons (2n), two guesses left and no such guess (impossible).
     Filters the node's guess list first (w.ulist[d + 1]).  Returns the value or -1."""
     f = w.f
     lo, n, left = f[d, LO], f[d, N], f[d, LEFT]
     possible = n <= f[d, KCAP]  # no guess makes more classes on C than on its parent's set
-    m = load_rule(w.at_least[d], w.req) if game.hard else -1
+    m = load_rule(w.at_least[d], w.req) if tables.hard else -1
     if possible:
-        g = perfect_candidate(game, w, lo, n, w.greens[d], w.req, m)
+        g = perfect_candidate(tables, w, lo, n, w.greens[d], w.req, m)
         if g >= 0:
             return _exact(memo, w, d, 2 * n - 1, g)
     if n == 3 and left >= 3:  # a candidate leaves the other two: 3 + 3
         for j in range(lo, lo + n):
-            g = game.guess_of_secret[w.pool[j]]
+            g = tables.guess_of_secret[w.pool[j]]
             if g >= 0:
                 return _exact(memo, w, d, 6, g)
-    length = filter_list(game, w, d)
+    length = filter_list(tables, w, d)
     f[d, ULEN] = length
     if possible and left == 2:  # early exit per guess; otherwise the scan finds perfect splits
-        g = perfect_in_list(game, w, w.ulist[d + 1], length, lo, n)
+        g = perfect_in_list(tables, w, w.ulist[d + 1], length, lo, n)
         if g >= 0:
             return _exact(memo, w, d, 2 * n, g)
     if left == 2:  # the next guess would have to split C into singletons
@@ -101,12 +100,12 @@ def _perfect_forms(game, memo, w, d):
 
 
 @njit(cache=True)
-def _scan_node(game, memo, w, d, floor):
+def _scan_node(tables, memo, w, d, floor):
     """Scan node d's guess list; returns the node's value when the scan settles it, else -1 (search)."""
     f = w.f
     lo, n, beta = f[d, LO], f[d, N], f[d, BETA]
     w.stats[STAT_SCANS] += 1
-    u, m, excluded, kmax, cand, other = scan(game, w, d, f[d, ULEN], lo, n, beta)
+    u, m, excluded, kmax, cand, other = scan(tables, w, d, f[d, ULEN], lo, n, beta)
     if cand >= 0:
         return _exact(memo, w, d, 2 * n - 1, cand)
     if other >= 0:
@@ -118,19 +117,19 @@ def _scan_node(game, memo, w, d, floor):
         value = floor if floor >= beta else max(floor, excluded)
         memo_store(memo, w.fh[d, 0], w.fh[d, 1], n, value, LOWER, -1)
         return value
-    f[d, M], f[d, IDX], f[d, SORTED] = m, 0, 0
+    f[d, N_KEPT], f[d, IDX], f[d, SORTED] = m, 0, 0
     f[d, BEST], f[d, BEST_GUESS], f[d, NODE_LB], f[d, FLOOR] = beta, -1, excluded, floor
     f[d, PHASE] = NEXT_GUESS
     return -1
 
 
 @njit(cache=True)
-def _order_more(game, memo, w, d):
+def _order_more(tables, memo, w, d):
     """Put the next guesses of node d in order.  First the BATCH best keys (partial selection), re-ranked by
     |C| + their class bounds (most promising first); then, once a best total is known, the rest whose
     scan bound is still below it, by key."""
     f = w.f
-    m, idx = f[d, M], f[d, IDX]
+    m, idx = f[d, N_KEPT], f[d, IDX]
     keys = w.ckey[d]
     if f[d, SORTED] == 0:
         b = min(BATCH, m)
@@ -139,7 +138,7 @@ def _order_more(game, memo, w, d):
         keys[:b].sort()
         for r in range(b):
             t = keys[r] & KEY_MASK
-            bound = _bound_guess(game, memo, w, d, w.cguess[d, t], INF)
+            bound = _bound_guess(tables, memo, w, d, w.cguess[d, t], INF)
             w.clower[d, t] = max(w.clower[d, t], bound)
             keys[r] = (min(bound, RANK_CAP) << RANK_SHIFT) | (r << KEY_SHIFT) | t
         keys[:b].sort()
@@ -157,18 +156,18 @@ def _order_more(game, memo, w, d):
         else:
             node_lb = min(node_lb, low)
     keys[idx:j].sort()
-    f[d, M], f[d, SORTED], f[d, NODE_LB] = j, j, node_lb
+    f[d, N_KEPT], f[d, SORTED], f[d, NODE_LB] = j, j, node_lb
 
 
 @njit(cache=True)
-def _class_bound(game, memo, w, d, i, g, left):
+def _class_bound(tables, memo, w, d, i, g, left):
     """(lower bound, exact) for class i of guess g at node d: the memo, the counting bound, 2s - 1,
     and for small classes a perfectly splitting candidate (2s - 1, else >= 2s; 3 candidates: 5 or 6)."""
     lo = w.starts[d, i]
     s = w.starts[d, i + 1] - lo
-    h1, h2 = set_hash(game, w.pool, lo, s)
-    sh = child_state_hash(game, w.greens[d], w.at_least[d], w.fh[d, 2], g, w.ccode[d, i], w.revealed)
-    h1, h2 = node_key(game, h1, h2, sh, left)
+    h1, h2 = set_hash(tables, w.pool, lo, s)
+    sh = child_state_hash(tables, w.greens[d], w.at_least[d], w.fh[d, 2], g, w.ccode[d, i], w.revealed)
+    h1, h2 = node_key(tables, h1, h2, sh, left)
     w.chash[d, i, 0], w.chash[d, i, 1] = h1, h2
     bound = max(2 * s - 1, w.btab[d + 1, s])
     slot = memo_find(memo, h1, h2)
@@ -177,7 +176,7 @@ def _class_bound(game, memo, w, d, i, g, left):
             return memo.vals[slot, 0], True
         bound = max(bound, memo.vals[slot, 0])
     if s <= CAND_CHECK and bound <= 2 * s - 1:
-        if perfect_candidate(game, w, lo, s, w.greens[d], w.req, -1) >= 0:
+        if perfect_candidate(tables, w, lo, s, w.greens[d], w.req, -1) >= 0:
             return 2 * s - 1, True
         if s == 3 and left >= 3:
             return 6, True
@@ -186,19 +185,19 @@ def _class_bound(game, memo, w, d, i, g, left):
 
 
 @njit(cache=True)
-def _bound_guess(game, memo, w, d, g, best):
+def _bound_guess(tables, memo, w, d, g, best):
     """|C| + lower bounds of the classes of guess g at node d, stopping once it reaches `best`."""
     f = w.f
     n, left = f[d, N], f[d, LEFT] - 1
-    k, small, multi = split_guess(game, w, d, g)
-    f[d, K] = k
+    k, small, multi = split_guess(tables, w, d, g)
+    f[d, N_BIG_CLASSES] = k
     if (left <= 0 and (k > 0 or small > 0)) or (left == 1 and multi > 0):
         return INF
     total = n + small
     for i in range(k):
         if total >= best:
             return total
-        w.cbound[d, i], w.cexact[d, i] = _class_bound(game, memo, w, d, i, g, left)
+        w.cbound[d, i], w.cexact[d, i] = _class_bound(tables, memo, w, d, i, g, left)
         total += w.cbound[d, i]
     return total
 
@@ -213,7 +212,7 @@ def _order_classes(w, d, largest_first):
     q = 0
     order = w.corder[d]
     sign = -1 if largest_first else 1
-    for i in range(w.f[d, K]):
+    for i in range(w.f[d, N_BIG_CLASSES]):
         if w.cexact[d, i]:
             continue
         size = sign * (w.starts[d, i + 1] - w.starts[d, i])
@@ -223,11 +222,11 @@ def _order_classes(w, d, largest_first):
             j -= 1
         order[j] = i
         q += 1
-    w.f[d, Q], w.f[d, I] = q, 0
+    w.f[d, N_OPEN], w.f[d, OPEN_AT] = q, 0
 
 
 @njit(cache=True)
-def next_guess(game, memo, w, d, store):
+def next_guess(tables, memo, w, d, store):
     """Bound guesses in order until one may beat the best total (returns -1, NEXT_CLASS set up) or none is
     left (returns the node's value: exact below its budget, else a lower bound)."""
     f = w.f
@@ -236,9 +235,9 @@ def next_guess(game, memo, w, d, store):
         if f[d, BEST_GUESS] >= 0 and best <= f[d, FLOOR]:
             break
         if f[d, IDX] == f[d, SORTED]:
-            if f[d, IDX] == f[d, M]:
+            if f[d, IDX] == f[d, N_KEPT]:
                 break
-            _order_more(game, memo, w, d)
+            _order_more(tables, memo, w, d)
             continue
         t = w.ckey[d, f[d, IDX]] & KEY_MASK
         f[d, IDX] += 1
@@ -246,10 +245,10 @@ def next_guess(game, memo, w, d, store):
         if lower < best:
             g = w.cguess[d, t]
             w.stats[STAT_EVALS] += 1
-            lower = _bound_guess(game, memo, w, d, g, best)
+            lower = _bound_guess(tables, memo, w, d, g, best)
             if lower < best:
                 f[d, GUESS], f[d, TOTAL] = g, lower
-                _order_classes(w, d, game.hard)
+                _order_classes(w, d, tables.hard)
                 f[d, PHASE] = NEXT_CLASS
                 return -1
         f[d, NODE_LB] = min(f[d, NODE_LB], lower)
@@ -263,11 +262,11 @@ def next_guess(game, memo, w, d, store):
 
 
 @njit(cache=True)
-def next_class(game, w, d):
+def next_class(tables, w, d):
     """Push the next open class of the current guess (returns True), or record the guess as the best so far."""
     f = w.f
-    i = f[d, I]
-    if i == f[d, Q]:
+    i = f[d, OPEN_AT]
+    if i == f[d, N_OPEN]:
         f[d, BEST], f[d, BEST_GUESS] = f[d, TOTAL], f[d, GUESS]
         f[d, PHASE] = NEXT_GUESS
         return False
@@ -278,15 +277,15 @@ def next_class(game, w, d):
     g = f[d, GUESS]
     f[c, LO] = w.starts[d, slot]
     f[c, N] = w.starts[d, slot + 1] - f[c, LO]
-    f[c, FREE] = w.starts[d, f[d, K]]
+    f[c, FREE] = w.starts[d, f[d, N_BIG_CLASSES]]
     f[c, BETA] = f[d, BEST] - (f[d, TOTAL] - w.cbound[d, slot])
     f[c, LEFT] = f[d, LEFT] - 1
     f[c, LIST_LEN], f[c, KCAP], f[c, HASHED], f[c, PHASE] = f[d, ULEN], f[d, KMAX], 1, ENTER
     w.fh[c, 0], w.fh[c, 1] = w.chash[d, slot, 0], w.chash[d, slot, 1]
-    if game.hard:
-        update_state_into(w.greens[d], w.at_least[d], game.words[g], w.ccode[d, slot], w.greens[c], w.at_least[c],
+    if tables.hard:
+        update_state_into(w.greens[d], w.at_least[d], tables.words[g], w.ccode[d, slot], w.greens[c], w.at_least[c],
                           w.revealed)
-        w.fh[c, 2] = state_hash(game, w.greens[c], w.at_least[c])
+        w.fh[c, 2] = state_hash(tables, w.greens[c], w.at_least[c])
     f[d, PHASE] = AFTER_CHILD
     return True
 
@@ -295,8 +294,8 @@ def next_class(game, w, d):
 def after_child(w, d, value):
     """Replace the searched class's bound by its value; drop the guess once the total reaches the best."""
     f = w.f
-    f[d, TOTAL] += value - w.cbound[d, w.corder[d, f[d, I]]]
-    f[d, I] += 1
+    f[d, TOTAL] += value - w.cbound[d, w.corder[d, f[d, OPEN_AT]]]
+    f[d, OPEN_AT] += 1
     if f[d, TOTAL] >= f[d, BEST]:
         f[d, NODE_LB] = min(f[d, NODE_LB], f[d, TOTAL])
         f[d, PHASE] = NEXT_GUESS
@@ -305,19 +304,19 @@ def after_child(w, d, value):
 
 
 @njit(cache=True)
-def _root(game, w, n, beta, forced, left, n_guesses):
+def _root(tables, w, n, beta, forced, left, n_guesses):
     """Set up frame 0 for pool[:n] (w.ulist[0] holds every guess, w.greens[0] / w.at_least[0] the state)."""
     f = w.f
     n_codes = w.counts.shape[0]
     f[0, LO], f[0, N], f[0, FREE], f[0, BETA], f[0, LEFT] = 0, n, n, beta, left
     f[0, LIST_LEN], f[0, KCAP], f[0, HASHED], f[0, PHASE] = n_guesses, n_codes, 0, ENTER
-    w.fh[0, 2] = state_hash(game, w.greens[0], w.at_least[0])
+    w.fh[0, 2] = state_hash(tables, w.greens[0], w.at_least[0])
     fill_bound_row(w.btab[0], n, n_codes)
     if forced < 0:
         return
     w.stats[STAT_NODES] += 1
     w.cguess[0, 0], w.clower[0, 0], w.ckey[0, 0] = forced, 0, 0
-    f[0, M], f[0, IDX], f[0, SORTED] = 1, 0, 1
+    f[0, N_KEPT], f[0, IDX], f[0, SORTED] = 1, 0, 1
     f[0, BEST], f[0, BEST_GUESS], f[0, NODE_LB], f[0, FLOOR] = beta, -1, INF, 0
     w.ulist[1, :n_guesses] = w.ulist[0, :n_guesses]
     f[0, ULEN], f[0, KMAX] = n_guesses, n_codes
@@ -326,13 +325,13 @@ def _root(game, w, n, beta, forced, left, n_guesses):
 
 
 @njit(cache=True)
-def solve(game, memo, w, n, beta, forced, left, n_guesses):
+def solve(tables, memo, w, n, beta, forced, left, n_guesses):
     """(MinTotal(pool[:n]) if it is < beta, else some lower bound >= beta; the best first guess or -1; the memo,
     which may have grown into new arrays).
 
     With forced >= 0, V*(forced, C) instead.  `left` is the number of guesses allowed.
     """
-    _root(game, w, n, beta, forced, left, n_guesses)
+    _root(tables, w, n, beta, forced, left, n_guesses)
     d = 0
     returned = 0
     while True:
@@ -340,16 +339,16 @@ def solve(game, memo, w, n, beta, forced, left, n_guesses):
         if phase == ENTER or phase == NEXT_GUESS:
             if phase == ENTER:
                 memo = memo_grown(memo)
-                returned = enter(game, memo, w, d)
+                returned = enter(tables, memo, w, d)
             else:
-                returned = next_guess(game, memo, w, d, d > 0 or forced < 0)
+                returned = next_guess(tables, memo, w, d, d > 0 or forced < 0)
             if returned < 0:
                 continue
             if d == 0:
                 return returned, w.f[0, BEST_GUESS], memo
             d -= 1
         elif phase == NEXT_CLASS:
-            if next_class(game, w, d):
+            if next_class(tables, w, d):
                 d += 1
         else:
             after_child(w, d, returned)
