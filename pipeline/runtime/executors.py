@@ -6,7 +6,8 @@ progress is shown as results arrive and `FanOutStats` records rounds, task secon
 way, so a manifest reads alike whichever executor ran. `choose_executor` picks one from the `ray`
 config and the size of the work: a single task, or work the caller calls small while no Ray session is
 open, runs in this process and never pays Ray's start-up; `fan_out` is the same map on a Ray session the caller
-opened.  The shards and statistics they keep are in `shards.py`, which imports nothing from here.
+opened, and `cluster_cpus` the cores a run's fan-outs will use (what stages size their batches by).  The
+shards and statistics they keep are in `shards.py`, which imports nothing from here.
 """
 
 import socket
@@ -249,6 +250,21 @@ def ray_running() -> bool:
     """Whether this process already has a Ray session open (without importing Ray to find out)."""
     ray = sys.modules.get("ray")
     return ray is not None and ray.is_initialized()
+
+
+def cluster_cpus(cfg: RayConfig) -> int:
+    """CPUs the fan-outs of this run will use: the open Ray session's, else the embedded Ray's
+    (ray.num_cpus, or every core), else those of the cluster at ray.address (joined to find out)."""
+    import os
+
+    if cfg.address == "local" and not ray_running():
+        return cfg.num_cpus or os.cpu_count() or 1
+    from pipeline.runtime.ray_session import ensure_ray
+
+    ensure_ray(cfg)
+    import ray
+
+    return max(1, int(ray.cluster_resources().get("CPU", 0)))
 
 
 def choose_executor(cfg: RayConfig, n_items: int, small: bool = False, num_cpus: float = 1) -> Executor:

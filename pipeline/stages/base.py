@@ -48,7 +48,7 @@ class StageContext:
     def cluster_cpus(self) -> int:
         """CPUs this run's fan-outs will use (the open Ray session's, else the embedded Ray's, else those of
         the cluster at ray.address), so a stage sizes its batches without reaching for the Ray session."""
-        from pipeline.runtime.ray_session import cluster_cpus
+        from pipeline.runtime.executors import cluster_cpus
 
         return cluster_cpus(self.ray)
 
