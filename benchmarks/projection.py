@@ -15,7 +15,7 @@ It follows what `experiment=prove_wordle` does, stage by stage, and measures CPU
   the levels after it (no sampled survivor left) price every projected survivor at the UB opener's cost
   and let all of them survive.  The climb stops where the stage stops: one survivor left, or every
   survivor's bound at UB;
-- the closure, by the prove stage's own code (stages/prove.py): the UB opener's classes are bounded one
+- the closure, by the prove stage's own code (search/closure.py): the UB opener's classes are bounded one
   by one by `class_bound` against its UB tree's subtree totals (one task per class; a size-stratified
   sample of `--class-sample` classes, the largest included, priced by the mean), and each other
   survivor is closed by `close_opener` (one task per opener; measured on the sampled survivors of the
@@ -43,11 +43,11 @@ from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
+from pipeline.search.closure import (class_bound, class_solver, close_opener, guesses_left, opener_classes,
+                                     subtree_totals, symmetry_permutations)
 from pipeline.search.exact import ExactSolver
 from pipeline.search.symmetry import first_of_each_orbit, opener_representatives, root_guesses
 from pipeline.search.tree import to_json
-from pipeline.stages.prove import (class_bound, class_solver, close_opener, guesses_left, opener_classes,
-                                   subtree_totals, symmetry_permutations)
 from pipeline.stages.schemas import ProveConfig, UpperBoundConfig
 
 CORES = (2, 8, 64, 512)
@@ -224,9 +224,11 @@ def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, roots, n_s
     seconds, methods = [], Counter()
     for i in picked:
         colours, members, state = classes[i]
-        (_, method), s = timed(class_bound, members, targets.get(colours), codes, game.secret_of_guess, game.n_codes,
-                               k_s, settings["prove_max_level"], settings["prove_memo_bits"], state,
-                               game.encoded_guesses(), guesses_left(game), roots)
+        (_, method), s = timed(class_bound, members, targets.get(colours), codes=codes,
+                               secret_of_guess=game.secret_of_guess, n_codes=game.n_codes, k_s=k_s,
+                               max_level=settings["prove_max_level"], memo_bits=settings["prove_memo_bits"],
+                               hard_state=state, encoded_guesses=game.encoded_guesses(), left=guesses_left(game),
+                               roots=roots)
         seconds.append(s)
         methods[method] += 1
     mean_s = float(np.mean(seconds))
@@ -241,9 +243,10 @@ def close_survivor(game, codes, opener, ub, settings) -> tuple[float, dict]:
     `close_opener` over its classes."""
     classes = [(m, state) for _, m, state in opener_classes(codes, game, opener)]
     start = time.process_time()
-    solver = class_solver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(),
-                          settings["prove_memo_bits"], guesses_left(game))
-    bounds = close_opener(classes, len(game.secrets), ub, solver)
+    solver = class_solver(codes, game.secret_of_guess, game.n_codes, hard=game.hard_mode,
+                          encoded_guesses=game.encoded_guesses(), memo_bits=settings["prove_memo_bits"],
+                          left=guesses_left(game))
+    bounds = close_opener(classes, n_secrets=len(game.secrets), ub=ub, exact_solver=solver)
     seconds = time.process_time() - start
     print(f"{time.strftime('%H:%M:%S')} close_opener {game.guesses[opener]}: {seconds:.1f} CPU s", file=sys.stderr,
           flush=True)
@@ -279,7 +282,7 @@ def closure(game, codes, k_s, ub_row, targets, survivors, alive, settings, roots
     cpu = out.get("ub_opener", {}).get("cpu_s", 0.0) + out["others"]["cpu_s"]
     longest = max(out.get("ub_opener", {}).get("longest_s", 0.0), out["others"]["longest_s"])
     return {"per_opener_s": round(cpu / max(survivors, 1.0), 1), "openers": round(survivors, 1),
-            "priced_by": "stages/prove.py class_bound (UB opener, per class) and close_opener (others)",
+            "priced_by": "search/closure.py class_bound (UB opener, per class) and close_opener (others)",
             "cpu_s": round(cpu, 1), "longest_task_s": longest, **out}
 
 
@@ -343,7 +346,7 @@ def main():
     survivors = last.get("survivors_exact", last["survivors"])
     roots = None
     if "opener" in ub and not game.hard_mode:
-        perms = symmetry_permutations(game, codes, {"symmetry": {"generators": generators}})
+        perms = symmetry_permutations(game, codes, generators)
         roots = root_guesses(perms, game.guess_index[ub["opener"]])
     out["closure"] = close = closure(game, codes, k_s, ub, targets, survivors, alive, settings, roots, args)
     steps = [(matrix_s, matrix_s), (ub["cpu_s"], ub["longest_task_s"])]

@@ -39,7 +39,7 @@ def measure_overhead_s(workers: int = 2, tasks: int = 400) -> float:
     """Seconds a trivial Ray task adds (submission, scheduling, result transfer), per task, on `workers`."""
     import ray
 
-    from pipeline.runtime.fanout import fan_out
+    from pipeline.runtime.executors import fan_out
 
     ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:

@@ -299,7 +299,7 @@ def test_a_silent_server_is_not_a_ray_head():
 
 def test_fan_out_refuses_an_empty_window_before_touching_ray():
     from pipeline.errors import PipelineError
-    from pipeline.runtime.fanout import fan_out
+    from pipeline.runtime.executors import fan_out
 
     with pytest.raises(PipelineError, match="ray.max_in_flight must be at least 1, got 0"):
         fan_out(abs, [1, 2], label="x", max_in_flight=0)

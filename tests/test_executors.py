@@ -14,7 +14,7 @@ from pipeline.config import RayConfig
 from pipeline.errors import PipelineError
 from pipeline.runtime import codec, executors, policy
 from pipeline.runtime.executors import InProcessExecutor, RayExecutor, choose_executor
-from pipeline.runtime.fanout import FanOutStats, load_done, save_shard
+from pipeline.runtime.shards import FanOutStats, load_done, save_shard
 
 ITEMS = [3, 1, 4, 1, 5, 9, 2, 6]
 WEIGHTS = np.array([2, 7, 1], dtype=np.int64)
@@ -371,3 +371,31 @@ def test_scaling_replays_a_recorded_round_as_run_and_rebatched():
     assert scaling.round_wall(round_, 64, 0.0, 2000, 1.0) == 3.0
     # on 1 core: 4 batches (sizes 2, 2, 1, 1) one after another: 4 set-ups + 9 s of openers
     assert scaling.round_wall(round_, 1, 0.0, 2000, 1.0) == 13.0
+
+
+def test_the_runtime_stands_apart_from_the_games_the_maths_and_the_stages():
+    """runtime/ imports nothing from games/, search/ or stages/ and its shards import no executor; search/
+    imports nothing from runtime/; no stage reaches for the Ray session (the context sizes its batches)."""
+    import ast
+
+    from pipeline.config import PROJECT_ROOT
+
+    package = PROJECT_ROOT / "pipeline"
+
+    def imported(path):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+            elif isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+        return names
+
+    def uses(folder, prefixes):
+        return {(p.name, n) for p in (package / folder).glob("*.py") for n in imported(p)
+                if any(n == x or n.startswith(x + ".") for x in prefixes)}
+
+    assert uses("runtime", ["pipeline.games", "pipeline.search", "pipeline.stages"]) == set()
+    assert not {n for n in imported(package / "runtime" / "shards.py") if "executors" in n}
+    assert uses("search", ["pipeline.runtime"]) == set()
+    assert uses("stages", ["pipeline.runtime.ray_session"]) == set()

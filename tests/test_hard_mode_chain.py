@@ -278,7 +278,7 @@ def test_heuristics_flag_trees_deeper_than_the_limit(run_pipeline, ray_session, 
 def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
     """prove's closure of an opener without a UB subtree: at ub its value is exact (an optimal opener),
     otherwise a lower bound above ub; with a lower ub every opener is shown worse, never better than it is."""
-    from pipeline.stages.prove import close_opener, opener_classes
+    from pipeline.search.closure import close_opener, opener_classes
 
     game = tiny_game(case, hard, limit)
     codes = game_matrix(game)

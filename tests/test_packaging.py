@@ -205,7 +205,7 @@ def test_code_version_covers_the_maths_and_the_stage_itself():
     files = {p.relative_to(runner.PACKAGE_DIR).as_posix() for p in runner.source_files(prove)}
     assert {"search/bounds.py", "feedback/kernel.py", "games/answer.py", "stages/prove.py",
             "artifacts/trees.py"} <= files
-    assert "stages/upper_bound.py" not in files and "runtime/fanout.py" not in files
+    assert "stages/upper_bound.py" not in files and "runtime/shards.py" not in files
     assert runner.code_version(prove) != runner.code_version(upper_bound)
     assert "report/plots.py" not in files  # a chart's change reruns no proof, but redraws openers' chart:
     assert "report/plots.py" in {p.relative_to(runner.PACKAGE_DIR).as_posix() for p in runner.source_files(openers)}

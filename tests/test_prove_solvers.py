@@ -7,7 +7,9 @@ import pytest
 
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
-from pipeline.runtime.executors import _read_only
+from pipeline.runtime import worker_cache
+from pipeline.runtime.executors import _read_only, shared_args
+from pipeline.search import closure
 from pipeline.search.bounds import k_of_game
 from pipeline.search.exact import ExactSolver
 from pipeline.stages import prove
@@ -15,9 +17,9 @@ from pipeline.stages import prove
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    prove._CACHED.clear()
+    worker_cache.forget()
     yield
-    prove._CACHED.clear()
+    worker_cache.forget()
 
 
 def mini(hard: bool):
@@ -26,15 +28,17 @@ def mini(hard: bool):
 
 
 def shared_of(game, codes, max_level=5):
-    """The prove stage's shared values for _class_task, read-only as a fan-out hands them over."""
-    return [_read_only(v) for v in (codes, game.secret_of_guess, game.n_codes, k_of_game(codes, game.n_codes),
-                                    max_level, 12, game.encoded_guesses(), prove.guesses_left(game))]
+    """The prove stage's shared values for class_task, read-only as a fan-out hands them over."""
+    shared = shared_args(prove.class_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
+                         k_s=k_of_game(codes, game.n_codes), max_level=max_level, memo_bits=12,
+                         encoded_guesses=game.encoded_guesses(), left=closure.guesses_left(game))
+    return [_read_only(v) for v in shared]
 
 
 def class_jobs(game, codes, opener):
     """Each class of an opener (3 members or more) twice: against a target LB_j reach, then one it misses."""
     jobs = []
-    for _, members, state in prove.opener_classes(codes, game, opener):
+    for _, members, state in closure.opener_classes(codes, game, opener):
         if len(members) >= 3:
             jobs += [(members, 2 * len(members), state, None), (members, 3 * len(members), state, None)]
     return jobs
@@ -46,9 +50,11 @@ def test_reused_solvers_give_the_bounds_of_new_ones(hard):
     shared = shared_of(game, codes)
     codes_, sog, n_codes, k_s, max_level, memo_bits, words, left = shared
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"]) + class_jobs(game, codes, game.guess_index["10-9=1"])
-    reused = [prove._class_task(job, *shared) for job in jobs]
-    assert len(prove._CACHED) == 1  # one set of solvers served every class
-    fresh = [prove.class_bound(m, t, codes_, sog, n_codes, k_s, max_level, memo_bits, s, words, left, r)
+    reused = [prove.class_task(job, *shared) for job in jobs]
+    assert len(worker_cache._CACHED) == 1  # one set of solvers served every class
+    fresh = [closure.class_bound(m, t, codes=codes_, secret_of_guess=sog, n_codes=n_codes, k_s=k_s,
+                                 max_level=max_level, memo_bits=memo_bits, hard_state=s, encoded_guesses=words,
+                                 left=left, roots=r)
              for m, t, s, r in jobs]
     assert reused == fresh
     methods = {method.split()[-1] for _, method in reused}
@@ -61,22 +67,50 @@ def test_reused_solvers_give_the_bounds_of_new_ones(hard):
 
 def test_solvers_are_built_once_per_matrix_and_emptied_after_each_task(monkeypatch):
     game, codes = mini(False)
-    monkeypatch.setattr(prove, "SMALL_ARRAY", 0)  # name every array by its buffer, as a big matrix is
+    monkeypatch.setattr(worker_cache, "SMALL_ARRAY", 0)  # name every array by its buffer, as a big matrix is
     shared = shared_of(game, codes)
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"])
-    first = prove._class_task(jobs[0], *shared)
-    solvers = prove._CACHED[0][2]
+    first = prove.class_task(jobs[0], *shared)
+    solvers = worker_cache.cached()
     again = [_read_only(v) for v in shared]  # new array objects on the same buffers: a Ray task's arguments
-    assert prove._class_task(jobs[0], *again) == first and prove._CACHED[0][2] is solvers
+    assert prove.class_task(jobs[0], *again) == first and worker_cache.cached() is solvers
     assert all(not s.memo for key, s in solvers.built.items() if key[0] == "bounds")
     elsewhere = [np.array(v) if isinstance(v, np.ndarray) else v for v in shared]  # same values, other buffers
-    assert prove._class_task(jobs[0], *elsewhere) == first and prove._CACHED[0][2] is not solvers
+    assert prove.class_task(jobs[0], *elsewhere) == first and worker_cache.cached() is not solvers
 
 
 def test_fan_out_tasks_drops_the_cache_of_this_process():
     game, codes = mini(False)
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"])[:4]
     ctx = SimpleNamespace(fan_out=lambda fn, items, shared, label: [fn(item, *shared) for item in items])
-    results = prove.fan_out_tasks(ctx, prove._class_task, jobs, shared_of(game, codes), "test")
-    assert len(results) == 4 and prove._CACHED == []
-    assert prove.fan_out_tasks(ctx, prove._class_task, [], (), "test") == []
+    results = prove.fan_out_tasks(ctx, prove.class_task, jobs, shared_of(game, codes), "test")
+    assert len(results) == 4 and worker_cache.cached() is None
+    assert prove.fan_out_tasks(ctx, prove.class_task, [], (), "test") == []
+
+
+def test_the_worker_cache_builds_once_per_inputs_and_releases_after_each_task():
+    built, released = [], []
+    small, other = np.arange(5), np.arange(6)
+
+    def build():
+        built.append(object())
+        return built[-1]
+
+    for arrays in ((small,), (small.copy(),), (other,)):
+        with worker_cache.lent(build, arrays=arrays, extra=1, release=released.append) as value:
+            assert value is built[-1]
+    assert len(built) == 2 and released == [built[0], built[0], built[1]]  # equal small arrays name one entry
+    with worker_cache.lent(build, arrays=(other,), extra=2):
+        pass
+    assert len(built) == 3  # another `extra`, another value
+    worker_cache.forget()
+    assert worker_cache.cached() is None
+
+
+def test_shared_args_orders_values_by_the_task_signature():
+    def task(item, a, b, c):
+        return item, a, b, c
+
+    assert shared_args(task, c=3, a=1, b=2) == (1, 2, 3)
+    with pytest.raises(TypeError, match=r"missing \['c'\], unknown \['d'\]"):
+        shared_args(task, a=1, b=2, d=4)

@@ -215,7 +215,7 @@ def test_class_solved_from_root_guesses_matches_full_search():
     """Stabiliser orbits (Schreier generators) against brute force, and a class's MinTotal from one first guess
     per orbit equals the full search's."""
     from pipeline.search.exact import ExactSolver
-    from pipeline.stages.prove import symmetric_min_total
+    from pipeline.search.closure import symmetric_min_total
 
     game = builtin_game("mastermind", pegs=3, colours=4)
     codes = game_matrix(game)

@@ -5,7 +5,9 @@ runs the tasks, finished results are kept as shards on disk (a killed driver res
 progress is shown as results arrive and `FanOutStats` records rounds, task seconds and nodes the same
 way, so a manifest reads alike whichever executor ran. `choose_executor` picks one from the `ray`
 config and the size of the work: a single task, or work the caller calls small while no Ray session is
-open, runs in this process and never pays Ray's start-up.
+open, runs in this process and never pays Ray's start-up; `fan_out` is the same map on a Ray session the caller
+opened, and `cluster_cpus` the cores a run's fan-outs will use (what stages size their batches by).  The
+shards and statistics they keep are in `shards.py`, which imports nothing from here.
 """
 
 import socket
@@ -18,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.config import RayConfig
-from pipeline.runtime.fanout import FanOutStats, load_done, save_shard
 from pipeline.runtime.policy import in_flight_limit
 from pipeline.runtime.progress import Progress
+from pipeline.runtime.shards import FanOutStats, load_done, save_shard
 
 # (item index, result, node that ran it, (wall seconds, CPU seconds) inside fn)
 Finished = tuple[int, object, str, tuple[float, float]]
@@ -155,7 +157,6 @@ class RayExecutor(Executor):
     def _run(self, fn, items, pending, shared, label):
         import ray
 
-        from pipeline.runtime.fanout import check_fan_out, check_fits
         from pipeline.runtime.ray_session import ensure_ray
 
         check_fan_out(self.max_in_flight, self.max_retries, self.num_cpus)  # before Ray: no hang, no C++ dump
@@ -179,6 +180,36 @@ class RayExecutor(Executor):
 
     def _policy_stats(self) -> dict:
         return {"cluster_cpus": self.cluster_cpus, "task_cpus": self.num_cpus, "max_in_flight": self.in_flight}
+
+
+def check_fan_out(max_in_flight: int | None, max_retries: int, num_cpus: float) -> None:
+    """Settings that would make a Ray fan-out wait forever (nothing in flight) or fail inside Ray;
+    max_in_flight None means sized to the cluster."""
+    from pipeline.errors import PipelineError
+
+    if max_in_flight is not None and (not isinstance(max_in_flight, int) or max_in_flight < 1):
+        raise PipelineError(f"ray.max_in_flight must be at least 1, got {max_in_flight!r}")
+    if not isinstance(max_retries, int) or max_retries < 0:
+        raise PipelineError(f"ray.max_retries must be at least 0, got {max_retries!r}")
+    if not num_cpus > 0:
+        raise PipelineError(f"a task must ask for a positive number of CPUs, not {num_cpus!r}")
+
+
+def check_fits(num_cpus: float, memory: int | None = None) -> None:
+    """A task asking for more CPUs (or memory) than the largest node has would stay pending forever."""
+    import ray
+
+    from pipeline.errors import PipelineError
+
+    alive = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
+    largest = max((r.get("CPU", 0) for r in alive), default=0)
+    if largest and num_cpus > largest:
+        raise PipelineError(f"a task needs {num_cpus:g} CPUs but the largest Ray node has {largest:g}; "
+                            "give ray.num_cpus more cores or use a bigger node")
+    most_memory = max((r.get("memory", 0) for r in alive), default=0)
+    if memory and most_memory and memory > most_memory:
+        raise PipelineError(f"a task declares {memory / 2**20:.0f} MB but the largest Ray node offers "
+                            f"{most_memory / 2**20:.0f} MB to tasks; lower ray.task_memory_mb or use bigger nodes")
 
 
 _REMOTE = None  # the one Ray remote function all fan-outs use (options vary per fan-out)
@@ -221,6 +252,21 @@ def ray_running() -> bool:
     return ray is not None and ray.is_initialized()
 
 
+def cluster_cpus(cfg: RayConfig) -> int:
+    """CPUs the fan-outs of this run will use: the open Ray session's, else the embedded Ray's
+    (ray.num_cpus, or every core), else those of the cluster at ray.address (joined to find out)."""
+    import os
+
+    if cfg.address == "local" and not ray_running():
+        return cfg.num_cpus or os.cpu_count() or 1
+    from pipeline.runtime.ray_session import ensure_ray
+
+    ensure_ray(cfg)
+    import ray
+
+    return max(1, int(ray.cluster_resources().get("CPU", 0)))
+
+
 def choose_executor(cfg: RayConfig, n_items: int, small: bool = False, num_cpus: float = 1) -> Executor:
     """The executor for a fan-out of `n_items` tasks under `cfg` (`ray.executor`: auto | local | ray).
 
@@ -234,3 +280,25 @@ def choose_executor(cfg: RayConfig, n_items: int, small: bool = False, num_cpus:
     if cfg.executor == "local" or n_items <= 1 or (small and not ray_running()):
         return InProcessExecutor(cfg.num_cpus)
     return ray_executor
+
+
+def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str, max_in_flight: int | None = None,
+            max_retries: int = 3, shard_dir: Path | None = None, progress: bool = True,
+            num_cpus: float = 1, stats: FanOutStats | None = None) -> list:
+    """[fn(item, *shared) for item in items] as tasks on the Ray session the caller opened, in item order."""
+    check_fan_out(max_in_flight, max_retries, num_cpus)
+    executor = RayExecutor(max_in_flight=max_in_flight, max_retries=max_retries, num_cpus=num_cpus)
+    return executor.map(fn, items, shared, label=label, shard_dir=shard_dir, progress=progress, stats=stats)
+
+
+def shared_args(fn: Callable, **values) -> tuple:
+    """The `shared` tuple of a fan-out of `fn`, written by name: `values` in the order of fn's parameters
+    after the item.  The executor gets a plain tuple (each big array in it put into Ray's object store once),
+    and a name missing or unknown is a TypeError here, not a task failing on a worker."""
+    import inspect
+
+    names = list(inspect.signature(fn).parameters)[1:]
+    if set(names) != set(values):
+        missing, unknown = sorted(set(names) - set(values)), sorted(set(values) - set(names))
+        raise TypeError(f"shared values of {fn.__name__}: missing {missing}, unknown {unknown}")
+    return tuple(values[name] for name in names)

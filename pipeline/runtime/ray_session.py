@@ -130,20 +130,6 @@ def ensure_ray(cfg: RayConfig) -> None:
     atexit.register(close_ray)  # once per process: the jobs of a sweep share the session
 
 
-def cluster_cpus(cfg: RayConfig) -> int:
-    """CPUs the fan-outs of this run will use: the open Ray session's, else the embedded Ray's
-    (ray.num_cpus, or every core), else those of the cluster at ray.address (joined to find out)."""
-    import sys
-
-    ray = sys.modules.get("ray")
-    if cfg.address == "local" and not (ray is not None and ray.is_initialized()):
-        return cfg.num_cpus or os.cpu_count() or 1
-    ensure_ray(cfg)
-    import ray
-
-    return max(1, int(ray.cluster_resources().get("CPU", 0)))
-
-
 def close_ray() -> None:
     """Shut down Ray if this process started or joined it (a test's shared session is left alone)."""
     global _owned

@@ -8,7 +8,7 @@ from omegaconf import MISSING
 
 from pipeline.config import RayConfig
 from pipeline.games.game import Game
-from pipeline.runtime.fanout import FanOutStats
+from pipeline.runtime.shards import FanOutStats
 from pipeline.runtime.store import Artifact, ArtifactStore, ArtifactWriter
 
 
@@ -44,6 +44,13 @@ class StageContext:
         shard_dir = self.store.shard_dir(self.stage, self.key) / label if shards else None
         return executor.map(fn, items, shared, label=label, shard_dir=shard_dir, progress=self.progress,
                             stats=self.fanout)
+
+    def cluster_cpus(self) -> int:
+        """CPUs this run's fan-outs will use (the open Ray session's, else the embedded Ray's, else those of
+        the cluster at ray.address), so a stage sizes its batches without reaching for the Ray session."""
+        from pipeline.runtime.executors import cluster_cpus
+
+        return cluster_cpus(self.ray)
 
 
 # ---- the stage contract --------------------------------------------------------------------------------------

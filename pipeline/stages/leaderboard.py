@@ -13,11 +13,11 @@ The method:
    exceeds T are dropped, until none is left with a bound <= T.
 Every opener whose exact value is <= T (the k-th best) is listed: ties at the k-th value are all listed.
 
-"Solving against T" is prove's close_opener: the opener's classes are solved exactly, largest first, each
+"Solving against T" is close_opener (search/closure.py): the opener's classes are solved exactly, largest first, each
 with the budget that would lift the opener past T on its own; so an opener either gets its exact value
 (every class exact, and then an optimal tree) or class bounds whose sum proves it is worse than T.
 A listed opener's certificate entry bounds each class against its subtree in that opener's optimal tree
-(prove's class_bound: LB_j, or an exact MinTotal), so the checker finds its value from both sides: the
+(closure.bound_class, in prove's class tasks: LB_j, or an exact MinTotal), so the checker finds its value from both sides: the
 tree's total from above, the class bounds from below.
 
 certificate.json (kind "leaderboard", checked by `verify-certificate`): `leaders` (opener, value, tree
@@ -36,11 +36,12 @@ from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import rank_openers
+from pipeline.runtime.executors import shared_args
 from pipeline.search.bounds import k_of_game
+from pipeline.search.closure import close_opener, guesses_left, opener_classes, subtree_totals
 from pipeline.search.tree import to_json
 from pipeline.stages.base import StageContext
-from pipeline.stages.prove import (_class_task, close_opener, fan_out_tasks, game_claims, guesses_left,
-                                   opener_classes, subtree_totals, survivor_entry, task_solvers)
+from pipeline.stages.prove import class_task, fan_out_tasks, game_claims, survivor_entry, task_solvers
 from pipeline.stages.schemas import LeaderboardConfig
 
 NAME, VERSION, INPUTS = "leaderboard", 1, ("feedback", "upper_bound")  # the stage contract: stages/base.py
@@ -83,12 +84,12 @@ def first_threshold(ctx: StageContext, k: int) -> tuple[int, list[int]]:
 
 def _settle(job, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, hard, n_secrets, limit):
     """(value, class bounds, optimal tree nodes or None) of one opener solved against a threshold: the exact
-    value and its tree when it is <= the threshold, else class bounds summing past it (prove.close_opener)."""
+    value and its tree when it is <= the threshold, else class bounds summing past it (closure.close_opener)."""
     opener, classes, threshold = job
     left = None if limit is None else limit - 1
     with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
-        solver = solvers.exact(hard, memo_bits, left)
-        bounds = close_opener(classes, n_secrets, threshold, solver)
+        solver = solvers.exact(hard, memo_bits=memo_bits, left=left)
+        bounds = close_opener(classes, n_secrets=n_secrets, ub=threshold, exact_solver=solver)
         value = n_secrets + sum(b for b, _ in bounds)
         return value, bounds, solver.tree(opener, left=limit) if value <= threshold else None
 
@@ -98,8 +99,9 @@ def settle(ctx: StageContext, cfg: LeaderboardConfig, codes, openers: list[int],
     """Solve `openers` against `threshold` (one task each) into settled[g] = (value, bounds, nodes)."""
     game = ctx.game
     jobs = [(g, [(m, state) for _, m, state in opener_classes(codes, game, g)], threshold) for g in openers]
-    shared = (codes, game.secret_of_guess, game.n_codes, cfg.memo_bits, game.encoded_guesses(), game.hard_mode,
-              len(game.secrets), game.max_guesses)
+    shared = shared_args(_settle, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
+                         memo_bits=cfg.memo_bits, encoded_guesses=game.encoded_guesses(), hard=game.hard_mode,
+                         n_secrets=len(game.secrets), limit=game.max_guesses)
     for g, (value, bounds, nodes) in zip(openers, fan_out_tasks(ctx, _settle, jobs, shared, label)):
         settled[g] = (int(value), bounds, nodes)
 
@@ -134,9 +136,7 @@ def last_rows(funnel) -> dict[str, dict]:
 def solve_survivors(ctx, cfg, codes, funnel, settled: dict, threshold: int) -> tuple[int, int]:
     """Solve the funnel's survivors (not yet settled) in increasing order of lower bound, `round_size` per round,
     lowering the threshold to the k-th best exact value after each round; (final threshold, rounds)."""
-    from pipeline.runtime.ray_session import cluster_cpus
-
-    game, size = ctx.game, cfg.round_size or 2 * cluster_cpus(ctx.ray)
+    game, size = ctx.game, cfg.round_size or 2 * ctx.cluster_cpus()
     summary = lower_bound_summary(funnel, game)
     bound_of = dict(zip(summary["survivors"], summary["survivor_values"]))
     pending = sorted((b, game.guess_index[w]) for w, b in bound_of.items() if game.guess_index[w] not in settled)
@@ -162,9 +162,10 @@ def leader_entries(ctx, cfg, codes, k_s, leaders: list[int], settled: dict) -> l
         classes = opener_classes(codes, game, g)
         jobs += [(m, targets[colours], state, None) for colours, m, state in classes]
         owners.append((g, classes, targets, name))
-    shared = (codes, game.secret_of_guess, game.n_codes, k_s, cfg.closure_level, cfg.memo_bits,
-              game.encoded_guesses(), guesses_left(game))
-    results = iter(fan_out_tasks(ctx, _class_task, jobs, shared, f"{NAME}-closure"))
+    shared = shared_args(class_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
+                         k_s=k_s, max_level=cfg.closure_level, memo_bits=cfg.memo_bits,
+                         encoded_guesses=game.encoded_guesses(), left=guesses_left(game))
+    results = iter(fan_out_tasks(ctx, class_task, jobs, shared, f"{NAME}-closure"))
     for g, classes, targets, name in owners:
         entry = survivor_entry(game.guesses[g], classes, [next(results) for _ in classes], targets)
         digest = hashlib.sha256(ctx.out.file(f"{name}.json").read_bytes()).hexdigest()

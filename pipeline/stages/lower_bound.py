@@ -21,7 +21,6 @@ from pipeline.artifacts.summaries import upper_bound_summary
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
-from pipeline.runtime.ray_session import cluster_cpus
 from pipeline.search.bounds import k_of_game, opener_values
 from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.symmetry import opener_representatives
@@ -128,7 +127,7 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
         rule = rule_of_level(cfg, game, level)
         shared = (codes, game.secret_of_guess, game.n_codes, k_s, level, ub,
                   game.encoded_guesses(), game.encoded_secrets(), rule)
-        jobs = batches(survivors, cfg, cluster_cpus(ctx.ray))
+        jobs = batches(survivors, cfg, cluster_cpus=ctx.cluster_cpus())
         parts = ctx.fan_out(_batch, jobs, shared, label=f"{NAME}-V{level}")
         values, exact = level_values(parts, jobs, survivors)
         eliminated = values > ub

@@ -1,5 +1,6 @@
-"""Fan-out bookkeeping shared by every executor: statistics for the manifest and finished shards kept
-on disk so a killed driver resumes where it stopped. The executors themselves are in `executors.py`.
+"""What a fan-out keeps, whichever executor runs it: finished results as shards on disk, so a killed driver
+resumes where it stopped, and the statistics (`FanOutStats`) the manifest records.  The executors, which
+write and read them, are in `executors.py`; this module imports none of them.
 
 A shard is trusted only as the driver wrote it: its sha256 is appended to the folder's index (`index.txt`,
 one `<item> <sha256>` line per shard) before the shard is renamed into place, and on resume a shard is
@@ -9,7 +10,6 @@ damaged, planted, a FIFO or a link) is named in one warning line and its task ru
 import hashlib
 import os
 import uuid
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +23,8 @@ INDEX = "index.txt"
 
 @dataclass
 class FanOutStats:
+    """Tasks, resumed shards, nodes, executors and per-round timings of a stage's fan-outs, for its manifest."""
+
     tasks: int = 0
     resumed: int = 0
     nodes: set = field(default_factory=set)
@@ -31,6 +33,7 @@ class FanOutStats:
     rounds: list = field(default_factory=list)  # per fan-out: label, executor, tasks, task seconds, longest, wall
 
     def as_dict(self) -> dict:
+        """The manifest's `fan_out` entry: sets sorted, seconds rounded."""
         return {"tasks": self.tasks, "resumed": self.resumed, "nodes": sorted(self.nodes),
                 "executors": sorted(self.executors), "task_seconds": round(self.task_seconds, 3),
                 "rounds": self.rounds}
@@ -118,44 +121,3 @@ def record_digest(shard_dir: Path, index: int, digest: str) -> None:
         os.write(fd, f"{index:06d} {digest}\n".encode())
     finally:
         os.close(fd)
-
-
-def check_fan_out(max_in_flight: int | None, max_retries: int, num_cpus: float) -> None:
-    """Settings that would make a Ray fan-out wait forever (nothing in flight) or fail inside Ray;
-    max_in_flight None means sized to the cluster."""
-    from pipeline.errors import PipelineError
-
-    if max_in_flight is not None and (not isinstance(max_in_flight, int) or max_in_flight < 1):
-        raise PipelineError(f"ray.max_in_flight must be at least 1, got {max_in_flight!r}")
-    if not isinstance(max_retries, int) or max_retries < 0:
-        raise PipelineError(f"ray.max_retries must be at least 0, got {max_retries!r}")
-    if not num_cpus > 0:
-        raise PipelineError(f"a task must ask for a positive number of CPUs, not {num_cpus!r}")
-
-
-def check_fits(num_cpus: float, memory: int | None = None) -> None:
-    """A task asking for more CPUs (or memory) than the largest node has would stay pending forever."""
-    import ray
-
-    from pipeline.errors import PipelineError
-
-    alive = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
-    largest = max((r.get("CPU", 0) for r in alive), default=0)
-    if largest and num_cpus > largest:
-        raise PipelineError(f"a task needs {num_cpus:g} CPUs but the largest Ray node has {largest:g}; "
-                            "give ray.num_cpus more cores or use a bigger node")
-    most_memory = max((r.get("memory", 0) for r in alive), default=0)
-    if memory and most_memory and memory > most_memory:
-        raise PipelineError(f"a task declares {memory / 2**20:.0f} MB but the largest Ray node offers "
-                            f"{most_memory / 2**20:.0f} MB to tasks; lower ray.task_memory_mb or use bigger nodes")
-
-
-def fan_out(fn: Callable, items: Sequence, shared: Sequence = (), *, label: str, max_in_flight: int | None = None,
-            max_retries: int = 3, shard_dir: Path | None = None, progress: bool = True,
-            num_cpus: float = 1, stats: FanOutStats | None = None) -> list:
-    """[fn(item, *shared) for item in items] as tasks on the Ray session the caller opened, in item order."""
-    from pipeline.runtime.executors import RayExecutor
-
-    check_fan_out(max_in_flight, max_retries, num_cpus)
-    executor = RayExecutor(max_in_flight=max_in_flight, max_retries=max_retries, num_cpus=num_cpus)
-    return executor.map(fn, items, shared, label=label, shard_dir=shard_dir, progress=progress, stats=stats)
