@@ -85,13 +85,13 @@ def test_a_module_breaking_the_contract_is_refused():
 # ---- finished artifacts hold their declared outputs ----------------------------------------------------------
 
 RUNS = {  # a small run of every stage but reproduce (which reruns the published experiments) on Mini Nerdle
-    "prove": ["experiment=prove_wordle"],  # with feedback, upper_bound and lower_bound as its inputs
+    "prove": ["stage=prove", "upstream.upper_bound.openers=['1+9=10']"],  # a better opener: a tree.txt too
     "heuristics": ["stage=heuristics", "stage.combinations=[MostParts,'MostParts,InSet,ExpSizeSplit']"],
     "exact": ["stage=exact", "stage.openers=['4*7=28']"],
     "openers": ["stage=openers", "stage.block_rows=50"],
-    "simulate": ["stage=simulate", "stage.strategies=[tree,elimination_answers]"],
+    "simulate": ["stage=simulate", "stage.strategies=[tree,elimination_answers]", "stage.opener=null"],
     "blindfold": ["stage=blindfold"],
-    "leaderboard": ["stage=leaderboard", "stage.k=1"],
+    "leaderboard": ["stage=leaderboard", "stage.k=1", "upstream.upper_bound.openers=['1+9=10']"],
     "report": ["stage=report"],  # last: it draws what the others wrote
 }
 

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.artifacts.outputs import CERTIFICATE, EXACT, OPENER_TOTALS, read_table
 from pipeline.errors import PipelineError
 from pipeline.runtime.files import read_json
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
@@ -340,8 +341,6 @@ class KnownValues:
         if stage == "prove":
             self._certificate(folder, label)
             return
-        from pipeline.artifacts.outputs import EXACT, OPENER_TOTALS, read_table
-
         name = EXACT.name if stage == "exact" else OPENER_TOTALS.name
         for row in read_table(folder / name).to_pylist():
             if row.get("total") is None or row["opener"] not in guess_index:
@@ -355,8 +354,6 @@ class KnownValues:
         """A proven certificate's optimum: exact only once `verify-certificate` has checked it in full as it is now
         (pipeline/proofs/record.py); until then its claim is labelled unverified and never beats a known value."""
         from pipeline.proofs.record import status
-
-        from pipeline.artifacts.outputs import CERTIFICATE
 
         cert = read_json(folder / CERTIFICATE.name)
         if cert.get("proven") is not True:
