@@ -58,6 +58,21 @@ def test_the_store_is_searched_by_the_stages_identity(tmp_path, mini):
     assert [a.key for a, _ in artifacts_for(store, "feedback", unlimited)] == ["matrix"]
 
 
+def test_a_damaged_manifest_is_named_or_skipped_when_asked(tmp_path, mini):
+    """A reader that needs every artifact is told which manifest is damaged; one that merely looks for values
+    (the assistant) leaves it out."""
+    fake_artifact(tmp_path, "exact", "a_good", mini.identity())
+    (fake_artifact(tmp_path, "exact", "b_list", mini.identity()) / "manifest.json").write_text("[1]")
+    (fake_artifact(tmp_path, "exact", "c_game", mini.identity()) / "manifest.json").write_text('{"game": 1}')
+    store = ArtifactStore(tmp_path)
+    with pytest.raises(PipelineError, match="b_list/manifest.json is damaged"):
+        artifacts_for(store, "exact", mini)
+    assert [a.key for a, _ in artifacts_for(store, "exact", mini, skip_damaged=True)] == ["a_good"]
+    (tmp_path / "exact" / "b_list").rename(tmp_path / "exact" / ".b_list")
+    with pytest.raises(PipelineError, match="c_game/manifest.json is damaged .its game is not a JSON object"):
+        artifacts_for(store, "exact", mini)
+
+
 def test_one_loader_checks_lists_rules_and_replay(tmp_path, mini):
     from pipeline.artifacts.trees import write_tree
     from pipeline.feedback.matrix import game_matrix

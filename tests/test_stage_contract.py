@@ -1,5 +1,6 @@
-"""Every stage module keeps the declared stage contract (pipeline.stages.base), and the runner's defaults for
-the optional hooks are the ones the contract states."""
+"""Every stage module keeps the declared stage contract (pipeline.stages.base), the runner's defaults for the
+optional hooks are the ones the contract states, and a finished artifact holds the files its stage declares
+(OUTPUTS, pipeline/artifacts/outputs.py)."""
 
 import dataclasses
 import inspect
@@ -7,6 +8,8 @@ import types
 
 import pytest
 
+from pipeline.artifacts.identity import stage_identity
+from pipeline.artifacts.outputs import STAGE_LOG, Output
 from pipeline.games.catalog import builtin_game
 from pipeline.stages import STAGES
 from pipeline.stages.base import HOOKS, StageConfig, contract
@@ -30,6 +33,16 @@ def test_every_stage_keeps_the_contract(name):
         if hook in vars(module):  # a declared hook takes the arguments the runner passes
             assert len(inspect.signature(vars(module)[hook]).parameters) == HOOK_PARAMETERS[hook], hook
     assert set(stage.inputs(stage.schema())) <= set(stage.declared_inputs)
+    assert stage.outputs and all(isinstance(o, Output) for o in stage.outputs)
+    assert len({o.name for o in stage.outputs}) == len(stage.outputs)  # each file declared once
+
+
+@pytest.mark.parametrize("name", list(STAGES))
+def test_every_stage_is_found_by_the_identity_it_is_keyed_by(name):
+    """The finder (pipeline/artifacts/find.py) takes a stage's game identity from pipeline/artifacts/identity.py,
+    the runner from the stage's hook: the two agree, in every mode."""
+    for game in (builtin_game("mini_nerdle"), builtin_game("mini_nerdle", hard_mode=True, max_guesses=None)):
+        assert stage_contract(name).game_identity(game) == stage_identity(name, game)
 
 
 def test_the_runner_fills_left_out_hooks_with_the_documented_defaults(tmp_path):
@@ -59,7 +72,7 @@ def stage_like(name: str, **changes) -> types.ModuleType:
 
 def test_a_module_breaking_the_contract_is_refused():
     assert contract(stage_like("fine")).name == "openers"
-    for missing in ("NAME", "VERSION", "SCHEMA", "INPUTS", "run"):
+    for missing in ("NAME", "VERSION", "SCHEMA", "INPUTS", "OUTPUTS", "run"):
         with pytest.raises(TypeError, match=f"stage module broken_{missing}"):
             contract(stage_like(f"broken_{missing}", **{missing: None}))
     with pytest.raises(TypeError, match="must declare INPUTS"):
@@ -67,3 +80,46 @@ def test_a_module_breaking_the_contract_is_refused():
     wrong_schema = stage_like("wrong_schema", SCHEMA=dict)
     with pytest.raises(TypeError, match="StageConfig"):
         contract(wrong_schema)
+
+
+# ---- finished artifacts hold their declared outputs ----------------------------------------------------------
+
+RUNS = {  # a small run of every stage but reproduce (which reruns the published experiments) on Mini Nerdle
+    "prove": ["stage=prove", "upstream.upper_bound.openers=['1+9=10']"],  # a better opener: a tree.txt too
+    "heuristics": ["stage=heuristics", "stage.combinations=[MostParts,'MostParts,InSet,ExpSizeSplit']"],
+    "exact": ["stage=exact", "stage.openers=['4*7=28']"],
+    "openers": ["stage=openers", "stage.block_rows=50"],
+    "simulate": ["stage=simulate", "stage.strategies=[tree,elimination_answers]", "stage.opener=null"],
+    "blindfold": ["stage=blindfold"],
+    "leaderboard": ["stage=leaderboard", "stage.k=1", "upstream.upper_bound.openers=['1+9=10']"],
+    "report": ["stage=report"],  # last: it draws what the others wrote
+}
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory, ray_session):
+    """The store after the RUNS, every stage's finished artifacts in it."""
+    from pipeline.cli import compose, to_config
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.runner import run_stage
+
+    outputs = tmp_path_factory.mktemp("outputs")
+    for overrides in RUNS.values():
+        cfg = to_config(compose([f"paths.outputs={outputs}", "progress=false", "game=mini_nerdle", *overrides]))
+        run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
+    return ArtifactStore(outputs)
+
+
+@pytest.mark.parametrize("name", [s for s in STAGES if s != "reproduce"])
+def test_finished_artifacts_hold_their_declared_outputs(finished, name):
+    """Every file an artifact lists (but the runner's log) is one its stage declares, and every file the stage
+    always writes is there."""
+    declared = stage_contract(name).outputs
+    artifacts = finished.finished(name)
+    assert artifacts, f"no {name} artifact was made"
+    for artifact in artifacts:
+        files = set(artifact.manifest["files"]) - {STAGE_LOG.name}
+        assert STAGE_LOG.name in artifact.manifest["files"]
+        assert [f for f in sorted(files) if not any(o.matches(f) for o in declared)] == [], "undeclared files"
+        assert [o.name for o in declared if o.always and o.name not in files] == [], "declared files missing"

@@ -7,10 +7,11 @@ of a strategy for the game's |S| secrets lies between |S| (every secret found at
 guess limit (or |S|^2 without a limit: a guess that is no candidate splits them at least in two).
 """
 
+from pipeline.artifacts.outputs import LB_SUMMARY, UB_SUMMARY
 from pipeline.games.game import Game
 from pipeline.runtime.store import Artifact
 
-SUMMARY = "summary.json"
+SUMMARY = UB_SUMMARY.name  # summary.json: the name upper_bound's and lower_bound's (LB_SUMMARY) share
 
 
 def total_range(game: Game) -> tuple[int, int]:
@@ -58,12 +59,12 @@ def _problem(body: dict, game: Game, fields: dict) -> str | None:
     return None
 
 
-def checked_summary(artifact: Artifact, game: Game, fields: dict) -> dict:
-    """The artifact's summary.json, its `fields` checked (DamagedArtifactError naming the file if not)."""
-    body = artifact.read_json(SUMMARY)
+def checked_summary(artifact: Artifact, game: Game, fields: dict, name: str = SUMMARY) -> dict:
+    """The artifact's summary file `name`, its `fields` checked (DamagedArtifactError naming the file if not)."""
+    body = artifact.read_json(name)
     why = _problem(body, game, fields)
     if why:
-        raise artifact.damaged(SUMMARY, why)
+        raise artifact.damaged(name, why)
     return body
 
 
@@ -71,23 +72,23 @@ def upper_bound_summary(artifact: Artifact, game: Game) -> dict:
     """An upper_bound summary: its total `ub`, its `opener`, the `objective` it minimised and its tree's depth."""
     body = checked_summary(artifact, game, {"ub": "total", "opener": "guess", "objective": "text?",
                                             "max_guesses": "count", "openers_tried": "count?",
-                                            "breadth": "count?"})
+                                            "breadth": "count?"}, UB_SUMMARY.name)
     distribution = body.get("distribution")
     if not isinstance(distribution, dict) or not all(k.isdigit() and type(v) is int and v >= 0
                                                      for k, v in distribution.items()) \
             or sum(distribution.values()) != len(game.secrets):
-        raise artifact.damaged(SUMMARY, f"distribution does not count the {len(game.secrets)} secrets")
+        raise artifact.damaged(UB_SUMMARY.name, f"distribution does not count the {len(game.secrets)} secrets")
     return body
 
 
 def lower_bound_summary(artifact: Artifact, game: Game) -> dict:
     """A lower_bound (funnel) summary: the `ub` it ran against, its `survivors` and their values, its levels."""
     body = checked_summary(artifact, game, {"ub": "total", "survivors": "guesses", "survivor_values": "totals",
-                                            "k_s": "count?", "levels": "count?"})
+                                            "k_s": "count?", "levels": "count?"}, LB_SUMMARY.name)
     if len(body["survivor_values"]) != len(body["survivors"]):
-        raise artifact.damaged(SUMMARY, "survivors and survivor_values differ in length")
+        raise artifact.damaged(LB_SUMMARY.name, "survivors and survivor_values differ in length")
     funnel = body.get("funnel")
     if not isinstance(funnel, list) or not all(isinstance(f, dict) and _whole(f.get("survivors"), 0, 2**53) is None
                                                and _whole(f.get("level"), 0, 2**53) is None for f in funnel):
-        raise artifact.damaged(SUMMARY, "funnel is not a list of levels with survivor counts")
+        raise artifact.damaged(LB_SUMMARY.name, "funnel is not a list of levels with survivor counts")
     return body

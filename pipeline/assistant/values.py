@@ -31,13 +31,15 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.artifacts.outputs import CERTIFICATE, EXACT, OPENER_TOTALS, read_table
 from pipeline.errors import PipelineError
-from pipeline.runtime.files import check_regular, read_json
+from pipeline.runtime.files import read_json
 from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
 
 IN_PROCESS_CELLS = 2_000_000  # |C| x |G| below which the exact solver runs in this process without a budget
 INFEASIBLE = None
+VALUED_STAGES = ("exact", "prove", "upper_bound")  # the stages whose artifacts give values, in folder order
 
 
 @dataclass(frozen=True)
@@ -310,18 +312,22 @@ class KnownValues:
                 self._openers[word] = Value(value, "exact", "published exact value", game.guess_index[word])
 
     def _artifacts(self, outputs: Path) -> None:
-        """Proven certificates, exact-stage values and upper_bound per-opener bounds of this very game."""
-        for folder in sorted(outputs.glob("*/*/")):
-            manifest = folder / "manifest.json"
-            if folder.parent.name not in ("prove", "exact", "upper_bound") or not manifest.is_file():
-                continue
+        """Proven certificates, exact-stage values and upper_bound per-opener bounds of this very game: the finished
+        artifacts of the store that fit it (pipeline.artifacts.find), by stage and key."""
+        from pipeline.artifacts.find import artifacts_for
+        from pipeline.runtime.store import ArtifactStore
+
+        store = ArtifactStore(outputs)
+        for stage in VALUED_STAGES:
             try:
-                identity = read_json(manifest).get("game", {})
-                if any(identity.get(k) != v for k, v in self.game.identity().items()):
-                    continue
-                self._read_artifact(folder.parent.name, folder)
-            except (PipelineError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
-                continue  # an unreadable artifact (not a file, too big, not JSON, damaged) is simply not used
+                found = artifacts_for(store, stage, self.game, skip_damaged=True)
+            except (PipelineError, OSError):
+                continue  # a stage folder that cannot be listed (a link, unreadable) is simply not used
+            for artifact, _ in sorted(found, key=lambda pair: pair[0].key):
+                try:
+                    self._read_artifact(stage, artifact.path)
+                except (PipelineError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+                    continue  # an unreadable artifact (not a file, too big, not JSON, damaged) is simply not used
 
     def _read_artifact(self, stage: str, folder: Path) -> None:
         label = f"{stage}/{folder.name}"
@@ -329,11 +335,8 @@ class KnownValues:
         if stage == "prove":
             self._certificate(folder, label)
             return
-        import pyarrow.parquet as pq
-
-        name = "exact.parquet" if stage == "exact" else "openers.parquet"
-        check_regular(folder / name)  # a FIFO would block pyarrow's open
-        for row in pq.ParquetFile(folder / name).read().to_pylist():  # read_table would import pyarrow.dataset
+        name = EXACT.name if stage == "exact" else OPENER_TOTALS.name
+        for row in read_table(folder / name).to_pylist():
             if row.get("total") is None or row["opener"] not in guess_index:
                 continue
             kind = "exact" if stage == "exact" else "upper bound"
@@ -346,7 +349,7 @@ class KnownValues:
         (pipeline/proofs/record.py); until then its claim is labelled unverified and never beats a known value."""
         from pipeline.proofs.record import status
 
-        cert = read_json(folder / "certificate.json")
+        cert = read_json(folder / CERTIFICATE.name)
         if cert.get("proven") is not True:
             return
         ub, guess, check = int(cert["ub"]), self.game.guess_index[cert["optimal_openers"][0]], status(folder)
@@ -359,10 +362,10 @@ class KnownValues:
 def _stored_depths(folder: Path, opener: str) -> tuple[int, ...] | None:
     """Secrets found at the 1st, 2nd, ... guess by the `exact` stage's optimal tree for `opener` (None if the
     tree file is missing or unreadable)."""
-    from pipeline.artifacts.trees import tree_name
+    from pipeline.artifacts.trees import tree_path
 
     try:
-        found = {int(k): int(v) for k, v in read_json(folder / f"{tree_name(opener)}.json")["distribution"].items()}
+        found = {int(k): int(v) for k, v in read_json(tree_path(folder, opener))["distribution"].items()}
     except (PipelineError, OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return tuple(found.get(d, 0) for d in range(1, max(found, default=0) + 1)) or None

@@ -12,17 +12,20 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from pipeline.artifacts import outputs  # noqa: E402
+from pipeline.artifacts.outputs import read_table  # noqa: E402
 from pipeline.runtime.store import read_json_file  # noqa: E402
 
-FUNNEL, DISTRIBUTION, OPENER_TOTALS = "funnel.png", "tree_distribution.png", "opener_totals.png"
-SIMULATED, OPENER_INFORMATION = "simulated_distribution.png", "opener_information.png"
+# the report's plot files, declared with the report's other outputs (pipeline/artifacts/outputs.py)
+FUNNEL, DISTRIBUTION = outputs.FUNNEL_PLOT.name, outputs.DISTRIBUTION_PLOT.name
+OPENER_TOTALS, SIMULATED = outputs.OPENER_TOTALS_PLOT.name, outputs.SIMULATED_PLOT.name
+OPENER_INFORMATION = outputs.OPENER_INFORMATION_PLOT.name
 
 
 def funnel_plot(path, lower_bound_dir) -> str:
-    summary = read_json_file("lower_bound", lower_bound_dir / "summary.json", dict)
+    summary = read_json_file("lower_bound", lower_bound_dir / outputs.LB_SUMMARY.name, dict)
     levels = [f["level"] for f in summary["funnel"]]
     survivors = [f["survivors"] for f in summary["funnel"]]
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -43,7 +46,7 @@ def _integer_guess_axis(ax, guesses) -> None:
 
 def distribution_plot(path, upper_bound_dir) -> str:
     """Secrets per number of guesses in the best upper-bound tree."""
-    summary = read_json_file("upper_bound", upper_bound_dir / "summary.json", dict)
+    summary = read_json_file("upper_bound", upper_bound_dir / outputs.UB_SUMMARY.name, dict)
     dist = {int(k): v for k, v in summary["distribution"].items()}
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.bar(list(dist), list(dist.values()), color="#55a868")
@@ -60,7 +63,7 @@ def best_totals(upper_bound_manifests) -> list[tuple[str, int]]:
     total (no tree within the guess limit) left out."""
     best = {}
     for m in upper_bound_manifests:
-        for r in pq.read_table(m["path"] / "openers.parquet").to_pylist():
+        for r in read_table(m["path"] / outputs.OPENER_TOTALS.name).to_pylist():
             if r["total"] is None:
                 continue
             best[r["opener"]] = min(best.get(r["opener"], r["total"]), r["total"])
@@ -89,7 +92,7 @@ def openers_plot(path, upper_bound_manifests, top: int = 30) -> str | None:
 
 def shown_rows(simulate_dir) -> list[dict]:
     """One simulate.parquet row per strategy: its pooled row over the seeds when there is one."""
-    rows = pq.read_table(simulate_dir / "simulate.parquet").to_pylist()
+    rows = read_table(simulate_dir / outputs.SIMULATED.name).to_pylist()
     chosen = {}
     for r in rows:
         if r["strategy"] not in chosen or r["seed"] is None:
@@ -123,7 +126,7 @@ def information_plot(path, openers_dir, top: int = 20, title: str | None = None)
     """The openers stage's best openers by average information, as the bits each gives fewer than the best one,
     from zero (the top openers differ by hundredths of a bit: bars of the bits themselves would look equal); each
     bar is labelled with its bits and words left.  The openers stage draws its own openers.png with it too."""
-    rows = pq.read_table(openers_dir / "openers.parquet").slice(0, top).to_pylist()
+    rows = read_table(openers_dir / outputs.OPENER_RANKING.name).slice(0, top).to_pylist()
     best = rows[0]
     short = [best["avg_bits"] - r["avg_bits"] for r in rows]
     fig, ax = plt.subplots(figsize=(7.5, 0.25 * len(rows) + 1.7))

@@ -60,19 +60,20 @@ class Stage(Protocol):
     """What every stage module declares (the runner and the command line rely on nothing else).
 
     Required: NAME (the stage's name in `stage=<name>`), VERSION (the artifact's schema version, part of the
-    key), SCHEMA (its config dataclass, a StageConfig), INPUTS (the upstream stages it reads) and
-    `run(ctx, cfg) -> summary dict`.  Optional hooks, each with the default `contract` fills in when a module
-    leaves it out (see StageContract)."""
+    key), SCHEMA (its config dataclass, a StageConfig), INPUTS (the upstream stages it reads), OUTPUTS (the
+    files it writes: pipeline/artifacts/outputs.py) and `run(ctx, cfg) -> summary dict`.  Optional hooks, each
+    with the default `contract` fills in when a module leaves it out (see StageContract)."""
 
     NAME: str
     VERSION: int
     SCHEMA: type[StageConfig]
     INPUTS: tuple[str, ...]
+    OUTPUTS: tuple
 
     def run(self, ctx: StageContext, cfg: StageConfig) -> dict: ...
 
 
-REQUIRED = {"NAME": str, "VERSION": int, "SCHEMA": type, "INPUTS": tuple}
+REQUIRED = {"NAME": str, "VERSION": int, "SCHEMA": type, "INPUTS": tuple, "OUTPUTS": tuple}
 HOOKS = ("validate", "inputs", "game_identity", "key_material", "failure", "headline")
 
 
@@ -105,6 +106,7 @@ class StageContract:
     key_material: Callable[[StageConfig, Game, ArtifactStore], dict]
     failure: Callable[[Artifact], str | None]
     headline: Callable[[dict, object], str]
+    outputs: tuple = ()  # the declared OUTPUTS: pipeline.artifacts.outputs.Output, one per file (or pattern)
 
 
 def contract(module: ModuleType) -> StageContract:
@@ -122,7 +124,7 @@ def contract(module: ModuleType) -> StageContract:
         game_identity=declared.get("game_identity", Game.identity),
         key_material=declared.get("key_material", _no_key_material),
         failure=declared.get("failure", _no_failure),
-        headline=declared.get("headline", _plain_headline))
+        headline=declared.get("headline", _plain_headline), outputs=module.OUTPUTS)
 
 
 def _accept(cfg: StageConfig, game: Game) -> None:

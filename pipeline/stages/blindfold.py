@@ -2,12 +2,10 @@
 with the relaxation's bound as proof; or check a given set (`stage.check=[...]`); or (`stage.mode=hybrid`)
 `stage.fixed` fixed guesses followed by adaptive trees of at most `stage.depth` guesses per class."""
 
-import json
-
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipeline.artifacts.outputs import BLINDFOLD, MODEL, OBSTACLES, PAIRS, SOLUTION, write_json, write_table
 from pipeline.blindfold.model import check, solve_blindfold
 from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs
 from pipeline.blindfold.unique import prove_unique
@@ -18,6 +16,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import BlindfoldConfig
 
 NAME, VERSION, INPUTS = "blindfold", 1, ("feedback",)  # the stage contract: stages/base.py
+OUTPUTS = BLINDFOLD  # solution.json; pairs.parquet, model.<format>, obstacles.json by mode: artifacts/outputs.py
 K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous boards
 FOUND = "found"  # hybrid: the status of a set that works (verified on every class)
 
@@ -113,7 +112,7 @@ def run_check(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
     classes = check(codes, chosen)
     result = {"check": [game.guesses[g] for g in chosen], "separates_all": not classes,
               "unseparated_classes": [[game.secrets[i] for i in c] for c in classes]}
-    ctx.out.file("solution.json").write_text(json.dumps(result, indent=2) + "\n")
+    write_json(ctx.out.file(SOLUTION.name), result)
     if classes:
         log.warning(f"{NAME}: {' '.join(result['check'])} leaves {len(classes)} class(es) unseparated, "
                     f"e.g. {' '.join(result['unseparated_classes'][0][:6])}")
@@ -132,12 +131,12 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
     initial = _indices(cfg, "initial", game)
     result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, initial=initial or None,
                              **solver_options(cfg, game),
-                             model_path=str(ctx.out.file(f"model.{cfg.model_format}")),
+                             model_path=str(ctx.out.file(MODEL.named(cfg.model_format))),
                              log=lambda r: log.info(f"{NAME}: round {r.round}: {r.pairs} pairs, objective "
                                                     f"{r.objective}, bound {r.dual_bound:.2f}, {r.solver_seconds:.1f}s"))
-    pq.write_table(pa.table({"i": result.pairs_i, "j": result.pairs_j,
-                             "secret_i": [game.secrets[i] for i in result.pairs_i],
-                             "secret_j": [game.secrets[j] for j in result.pairs_j]}), ctx.out.file("pairs.parquet"))
+    write_table(ctx.out.file(PAIRS.name), pa.table({"i": result.pairs_i, "j": result.pairs_j,
+                                                   "secret_i": [game.secrets[i] for i in result.pairs_i],
+                                                   "secret_j": [game.secrets[j] for j in result.pairs_j]}))
     summary = {**result.summary(), "guesses": [game.guesses[g] for g in result.chosen],
                "guesses_from": cfg.guesses_from, "excluded": [game.guesses[g] for g in excluded]}
     if initial:  # a given starting set is an upper bound only once checked here against every secret
@@ -146,7 +145,7 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
         summary["k_boards"] = {k: result.f_star + k for k in range(1, K_BOARDS + 1)}
     if cfg.uniqueness and result.proven_optimal:
         summary["uniqueness"] = uniqueness(ctx, cfg, codes, cols, result)
-    ctx.out.file("solution.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(ctx.out.file(SOLUTION.name), summary)
     return {k: summary.get(k) for k in ("f_star", "guesses", "lower_bound", "proven_optimal", "rounds", "pairs")}
 
 
@@ -194,7 +193,7 @@ def write_hybrid(ctx: StageContext, cfg: BlindfoldConfig, result, extra: dict) -
                "optimal": result.exhaustive, "sets_evaluated": result.sets_evaluated,
                "feasible_sets": result.feasible_sets, "guesses_from": cfg.guesses_from,
                "excluded": sorted(game.guesses[g] for g in _indices(cfg, "exclude", game))}
-    ctx.out.file("solution.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(ctx.out.file(SOLUTION.name), summary)
     return {k: summary[k] for k in ("status", "fixed", "depth", "worst_case", "mean", "classes", "search")}
 
 
@@ -211,8 +210,7 @@ def run_decision(ctx: StageContext, cfg: BlindfoldConfig, codes, cols) -> dict:
                      starts=starts, time_limit=cfg.time_limit_s, threads=cfg.threads,
                      log=lambda r: log.info(f"{NAME}: exact round {r['round']}: {r['obstacles']} obstacles, "
                                             f"{r['status']}, {r['seconds']:.1f}s"))
-    ctx.out.file("obstacles.json").write_text(json.dumps(
-        [[game.secrets[s] for s in o] for o in decided.obstacles], indent=0) + "\n")
+    write_json(ctx.out.file(OBSTACLES.name), [[game.secrets[s] for s in o] for o in decided.obstacles], indent=0)
     method = "the hitting-set MIP (HiGHS) over minimal unsolvable sets of secrets, every k-set covered"
     evidence = {"search": "exact", "decision": decided.summary()}
     if decided.status == SET_FOUND:
@@ -226,7 +224,7 @@ def run_decision(ctx: StageContext, cfg: BlindfoldConfig, codes, cols) -> dict:
               else f"not settled: {decided.stop} hit (stage.time_limit_s={cfg.time_limit_s})")
     summary = {"mode": "hybrid", "status": status, "fixed": None, "fixed_count": cfg.fixed, "depth": cfg.depth,
                "worst_case_asked": cfg.fixed + cfg.depth, **evidence, "guesses_from": cfg.guesses_from}
-    ctx.out.file("solution.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(ctx.out.file(SOLUTION.name), summary)
     log.warning(f"{NAME}: {cfg.fixed} fixed guesses, then trees of {cfg.depth}: {status}")
     return {k: summary[k] for k in ("status", "fixed", "depth", "search")} | {
         "obstacles": len(decided.obstacles), "rounds": decided.rounds, "seconds": round(decided.seconds, 1)}

@@ -11,8 +11,8 @@ which a strategy exists, then the exact Total under d -- the lexicographic
 optimum (pipeline.search.objective).  Every row records its objective."""
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipeline.artifacts.outputs import EXACT, EXACT_OUTPUTS, write_table
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.feedback.parquet import load_matrices
@@ -22,6 +22,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ExactConfig
 
 NAME, VERSION, INPUTS = "exact", 2, ("feedback",)  # the stage contract: stages/base.py
+OUTPUTS = EXACT_OUTPUTS  # exact.parquet, tree-<opener>.json/.txt/.svg: pipeline/artifacts/outputs.py
 
 
 SCHEMA = ExactConfig
@@ -69,7 +70,7 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
     rows = [_row(ctx, cfg, codes, opener, total, nodes) for opener, (total, nodes) in zip(openers, results)]
     schema = pa.schema([("opener", pa.string()), ("objective", pa.string()), ("total", pa.int64()),
                         ("expected", pa.float64()), ("max_guesses", pa.int64())])
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), ctx.out.file("exact.parquet"))
+    write_table(ctx.out.file(EXACT.name), pa.Table.from_pylist(rows, schema=schema))
     notes = [f"{r['opener']}: infeasible, no strategy finds every secret within {game.max_guesses} guesses"
              for r in rows if r["total"] is None]
     return {"objective": cfg.objective, "results": rows, "hard_mode": game.hard_mode,

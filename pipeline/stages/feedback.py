@@ -2,17 +2,20 @@
 
 import numpy as np
 
+from pipeline.artifacts.identity import lists_identity
+from pipeline.artifacts.outputs import FEEDBACK, GUESSES, MATRIX, SECRETS
 from pipeline.feedback.matrix import answer_matrix, row_blocks
 from pipeline.feedback.parquet import write_matrix
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import FeedbackConfig
 
 NAME, VERSION, INPUTS = "feedback", 1, ()  # the stage contract: stages/base.py
+OUTPUTS = FEEDBACK  # matrix.parquet, guesses.txt, secrets.txt: pipeline/artifacts/outputs.py
 
 
 def game_identity(game) -> dict:
     """The matrix depends on the lists only (hard mode and the guess limit share it)."""
-    return {k: v for k, v in game.identity().items() if k not in ("hard_mode", "max_guesses")}
+    return lists_identity(game)
 
 
 def validate(cfg: FeedbackConfig, game) -> None:
@@ -40,9 +43,9 @@ def _build(ctx: StageContext, cfg: FeedbackConfig) -> np.ndarray:
 def run(ctx: StageContext, cfg: FeedbackConfig) -> dict:
     codes = _build(ctx, cfg)
     meta = {**game_identity(ctx.game), "game": ctx.game.name, "length": ctx.game.length}
-    write_matrix(ctx.out.file("matrix.parquet"), codes, meta, cfg.row_group_rows)
-    ctx.out.file("guesses.txt").write_text("\n".join(ctx.game.guesses) + "\n")
-    ctx.out.file("secrets.txt").write_text("\n".join(ctx.game.secrets) + "\n")
+    write_matrix(ctx.out.file(MATRIX.name), codes, meta, cfg.row_group_rows)
+    ctx.out.file(GUESSES.name).write_text("\n".join(ctx.game.guesses) + "\n")
+    ctx.out.file(SECRETS.name).write_text("\n".join(ctx.game.secrets) + "\n")
     return {"shape": list(codes.shape), "dtype": codes.dtype.name}
 
 

@@ -6,8 +6,8 @@ some secret is not a strategy of the game: its row says feasible=false and
 total null (tree_total keeps the sum for reference)."""
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipeline.artifacts.outputs import HEURISTICS, VALUATIONS, write_table
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
@@ -18,6 +18,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import HeuristicsConfig
 
 NAME, VERSION, INPUTS = "heuristics", 2, ("feedback",)  # the stage contract: stages/base.py
+OUTPUTS = HEURISTICS  # valuations.parquet: pipeline/artifacts/outputs.py
 
 
 SCHEMA = HeuristicsConfig
@@ -68,7 +69,7 @@ def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
                         ("tree_total", pa.int64()), ("expected", pa.float64()), ("max_guesses", pa.int64()),
                         ("opener", pa.string())])
     table = pa.Table.from_pylist(rows, schema=schema).sort_by([("total", "ascending"), ("valuation", "ascending")])
-    pq.write_table(table, ctx.out.file("valuations.parquet"))
+    write_table(ctx.out.file(VALUATIONS.name), table)
     best = table.slice(0, 1).to_pylist()[0]
     n_feasible = sum(1 for row in rows if row["feasible"])
     summary = {"combinations": len(rows), "feasible": n_feasible, "hard_mode": game.hard_mode,

@@ -33,6 +33,7 @@ from types import SimpleNamespace
 from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
+from pipeline.artifacts.outputs import FUNNEL, LEADERBOARD, LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, OPENER_TOTALS
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import rank_openers
@@ -45,6 +46,7 @@ from pipeline.stages.prove import class_task, fan_out_tasks, game_claims, surviv
 from pipeline.stages.schemas import LeaderboardConfig
 
 NAME, VERSION, INPUTS = "leaderboard", 1, ("feedback", "upper_bound")  # the stage contract: stages/base.py
+OUTPUTS = LEADERBOARD  # certificate.json, summary.json, tree-<opener>.json/.txt/.svg: pipeline/artifacts/outputs.py
 SCHEMA = LeaderboardConfig
 
 
@@ -71,7 +73,7 @@ def first_threshold(ctx: StageContext, k: int) -> tuple[int, list[int]]:
                             "upstream.upper_bound.objective=total")
     if (summary.get("guesses_sha256"), summary.get("secrets_sha256")) != (game.guesses_digest, game.secrets_digest):
         raise PipelineError(f"{artifact.path} is an upper bound for other word lists")
-    tried = artifact.read_table("openers.parquet").to_pylist()
+    tried = artifact.read_table(OPENER_TOTALS.name).to_pylist()
     rows = [r for r in tried if r["total"] is not None]
     if len(rows) < k:
         more = min(len(game.guesses), 2 * len(tried) * -(-k // max(len(rows), 1)))
@@ -126,7 +128,7 @@ def run_funnel(ctx: StageContext, cfg: LeaderboardConfig, threshold: int):
 def last_rows(funnel) -> dict[str, dict]:
     """Each opener's deepest funnel row as an elimination claim {opener, level, rule, bound}."""
     deepest = {}
-    for r in funnel.read_table("funnel.parquet").to_pylist():
+    for r in funnel.read_table(FUNNEL.name).to_pylist():
         if r["opener"] not in deepest or r["level"] > deepest[r["opener"]]["level"]:
             deepest[r["opener"]] = {"opener": r["opener"], "level": r["level"], "rule": r.get("rule") or "normal",
                                     "bound": r["value"]}
@@ -219,13 +221,13 @@ def run(ctx: StageContext, cfg: LeaderboardConfig) -> dict:
                    "threshold": threshold, "ties": len(leaders) > cfg.k,
                    "leaders": leader_entries(ctx, cfg, codes, k_s, leaders, settled),
                    "settled": worse, "eliminated": [without_bound(e) for e in eliminated]}
-    ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
+    ctx.out.file(LEADERBOARD_CERTIFICATE.name).write_text(json.dumps(certificate, indent=1) + "\n")
     summary = {"k": cfg.k, "threshold": threshold, "ties": certificate["ties"],
                "leaders": [{"opener": e["opener"], "value": e["value"]} for e in certificate["leaders"]],
                "first_threshold": t0, "funnel_threshold": t1, "funnel": str(funnel.path),
                "funnel_survivors": len(lower_bound_summary(funnel, ctx.game)["survivors"]),
                "solved": len(settled), "rounds": rounds, "hard_mode": game.hard_mode}
-    ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    ctx.out.file(LEADERBOARD_SUMMARY.name).write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
 

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.artifacts.summaries import upper_bound_summary
+from pipeline.artifacts.outputs import FUNNEL, LB_SUMMARY, LOWER_BOUND
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
@@ -30,6 +31,7 @@ from pipeline.stages.schemas import LowerBoundConfig
 NAME = "lower_bound"
 VERSION = 2
 INPUTS = ("feedback", "upper_bound")
+OUTPUTS = LOWER_BOUND  # funnel.parquet, summary.json: pipeline/artifacts/outputs.py
 
 
 SCHEMA = LowerBoundConfig
@@ -139,7 +141,7 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
             break
     pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema([
         ("opener", pa.string()), ("level", pa.int32()), ("rule", pa.string()), ("value", pa.int64()), ("exact", pa.bool_()),
-        ("eliminated", pa.bool_())])), ctx.out.file("funnel.parquet"))
+        ("eliminated", pa.bool_())])), ctx.out.file(FUNNEL.name))
     summary = {"ub": ub, "k_s": k_s, "funnel": funnel, "survivors": [game.guesses[g] for g in survivors],
                "survivor_values": [int(v) for v in values], "levels": funnel[-1]["level"],
                "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
@@ -147,7 +149,7 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
     if not len(survivors):
         summary["note"] = f"every opener has a lower bound above UB={ub}: the optimum is larger than this UB"
         log.warning(f"{NAME}: {summary['note']}")
-    ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    ctx.out.file(LB_SUMMARY.name).write_text(json.dumps(summary, indent=2) + "\n")
     return {k: summary[k] for k in ("ub", "funnel", "survivors")} | ({"note": summary["note"]} if "note" in summary else {})
 
 

@@ -13,14 +13,15 @@ with the feedback kernel.  This is the variant the write-up's figures (SOARE abo
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipeline.artifacts.outputs import OPENER_RANKING, OPENER_RANKING_PICTURE, OPENERS, write_table
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.simulate import opener_measures, opener_stats
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import OpenersConfig
 
 NAME, VERSION, INPUTS = "openers", 1, ("feedback",)  # the stage contract: stages/base.py
+OUTPUTS = OPENERS  # openers.parquet, openers.png: pipeline/artifacts/outputs.py
 
 
 SCHEMA = OpenersConfig
@@ -63,11 +64,11 @@ def run(ctx: StageContext, cfg: OpenersConfig) -> dict:
         "largest": largest,
         "is_secret": game.secret_of_guess >= 0,
     }).sort_by([("avg_bits", "descending"), ("avg_remaining", "ascending"), ("opener", "ascending")])
-    pq.write_table(table, ctx.out.file("openers.parquet"))
+    write_table(ctx.out.file(OPENER_RANKING.name), table)
     top = min(cfg.plot_top, table.num_rows)
     from pipeline.report.plots import information_plot  # the report's chart: bits below the best
 
-    information_plot(ctx.out.file("openers.png"), ctx.out.file("openers.parquet").parent, top,
+    information_plot(ctx.out.file(OPENER_RANKING_PICTURE.name), ctx.out.file(OPENER_RANKING.name).parent, top,
                      f"{game.name}: top {top} openers by information over {n_secrets} secrets"
                      + (f"\n(candidates among all {n_universe} allowed guesses)" if over_guesses else ""))
     best = table.slice(0, 1).to_pylist()[0]

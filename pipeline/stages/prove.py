@@ -22,6 +22,7 @@ import shutil
 from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import draw_tree, rule_violation, write_tree
+from pipeline.artifacts.outputs import CERTIFICATE, FUNNEL, LB_SUMMARY, PROVE, TREE
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime import worker_cache
@@ -39,6 +40,7 @@ from pipeline.stages.schemas import ProveConfig
 NAME = "prove"
 VERSION = 3
 INPUTS = ("feedback", "upper_bound", "lower_bound")
+OUTPUTS = PROVE  # certificate.json, tree.json/.svg (and .txt for a better tree): pipeline/artifacts/outputs.py
 
 
 SCHEMA = ProveConfig
@@ -112,8 +114,8 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
                             "nothing to prove")
     if funnel["ub"] != ub:
         raise PipelineError(f"the funnel was run against UB={funnel['ub']}, not the upper bound {ub}")
-    tree_file = ctx.inputs["upper_bound"].file("tree.json")
-    tree_body = ctx.inputs["upper_bound"].read_json("tree.json")
+    tree_file = ctx.inputs["upper_bound"].file(TREE.name)
+    tree_body = ctx.inputs["upper_bound"].read_json(TREE.name)
     problem = rule_violation(from_json(tree_body["tree"]), game)
     if problem:
         raise PipelineError(f"the upper bound's tree does not keep the game's rules: {problem}")
@@ -149,12 +151,12 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
                  f"({given['opener']}): the proof goes on from {ub_opener}'s optimal tree")
         tree_file = write_better_tree(ctx, cfg, codes, ub_opener, ub)
     else:
-        shutil.copy(tree_file, ctx.out.file("tree.json"))
+        shutil.copy(tree_file, ctx.out.file(TREE.name))
         draw_tree(ctx.out.file, from_json(tree_body["tree"]), game, depth=cfg.tree_depth)
     drop_foreign_targets(survivors, ub_opener)
     certificate = {"objective": cfg.objective} | build_certificate(
-        ctx, ub, ub_opener, ctx.out.file("tree.json"), survivors, k_s)
-    ctx.out.file("certificate.json").write_text(json.dumps(certificate, indent=1) + "\n")
+        ctx, ub, ub_opener, ctx.out.file(TREE.name), survivors, k_s)
+    ctx.out.file(CERTIFICATE.name).write_text(json.dumps(certificate, indent=1) + "\n")
     if not certificate["proven"]:
         say_why_not_proven(certificate)
     # the upper bound stage's result is provenance, not a claim of the proof: the summary keeps it, not the certificate
@@ -166,7 +168,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
 def eliminated_openers(lower_bound_artifact) -> list[dict]:
     """The funnel's eliminations as the claim the checker verifies, V_level(g, S) > ub: the level and rule, not the
     funnel's value (a number from the prover's own bounds, which the checker's definitions need not reach)."""
-    rows = lower_bound_artifact.read_table("funnel.parquet").to_pylist()
+    rows = lower_bound_artifact.read_table(FUNNEL.name).to_pylist()
     return [{"opener": r["opener"], "level": r["level"], "rule": r.get("rule") or "normal"}
             for r in rows if r["eliminated"]]
 
@@ -179,7 +181,7 @@ def write_better_tree(ctx: StageContext, cfg: ProveConfig, codes, opener: str, v
                          max_guesses=game.max_guesses, memo_bits=cfg.memo_bits)
     tree = replayed_exact_tree(solver.tree(game.guess_index[opener]), game, codes, value)
     write_tree(ctx.out.file, tree, game, objective="total", depth=cfg.tree_depth)
-    return ctx.out.file("tree.json")
+    return ctx.out.file(TREE.name)
 
 
 def drop_foreign_targets(survivors: dict, ub_opener: str) -> None:
@@ -244,7 +246,7 @@ def game_claims(game) -> dict:
 def symmetry_claims(lower_bound_artifact, survivors, ub) -> dict:
     """The certificate's "symmetry" entry (generators, [{opener, representative}]) and its optimal openers
     including those of the optimal representatives' orbits; {} for a game without symmetries."""
-    symmetry = lower_bound_artifact.read_json("summary.json").get("symmetry")
+    symmetry = lower_bound_artifact.read_json(LB_SUMMARY.name).get("symmetry")
     if not symmetry:
         return {}
     stand_for = sorted(symmetry["represented_by"].items())

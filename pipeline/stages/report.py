@@ -1,9 +1,9 @@
 """Stage report: report.md and PNG plots from the artifacts present for a game, beside the published figures.
 Missing artifacts are listed with the command that makes them, never faked."""
 
-import pyarrow.parquet as pq
-
 from pipeline.artifacts.find import artifacts_for
+from pipeline.artifacts.outputs import (CERTIFICATE, EXACT, LB_SUMMARY, OPENER_RANKING, REPORT, REPORT_OUTPUTS,
+                                        REPORT_TREE, SOLUTION, UB_SUMMARY, VALUATIONS, VERDICTS, read_table)
 from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.report import published
 from pipeline.runtime.store import read_json_file
@@ -11,6 +11,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ReportConfig
 
 NAME, VERSION, INPUTS = "report", 1, ()  # the stage contract: stages/base.py
+OUTPUTS = REPORT_OUTPUTS  # report.md; tree.svg and the plots when there is something to draw: artifacts/outputs.py
 REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold", "simulate",
             "openers")
 
@@ -19,6 +20,7 @@ SCHEMA = ReportConfig
 
 
 SUMMARIES = {"upper_bound": upper_bound_summary, "lower_bound": lower_bound_summary}  # checked before use
+SUMMARY_FILES = {"upper_bound": UB_SUMMARY, "lower_bound": LB_SUMMARY}
 VARIED = {"max_guesses"}  # what stage=reproduce may set differently from the game a report is for
 
 
@@ -27,10 +29,10 @@ def reproduce_rows(store) -> list[dict]:
     verdicts with an id and a stage is named as damaged."""
     out = []
     for artifact in store.finished("reproduce"):
-        rows = artifact.read_json("reproduce.json").get("rows")
+        rows = artifact.read_json(VERDICTS.name).get("rows")
         if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("id"), str) and
                                                  isinstance(r.get("stage"), str) for r in rows):
-            raise artifact.damaged("reproduce.json", "rows is not a list of verdicts with an id and a stage")
+            raise artifact.damaged(VERDICTS.name, "rows is not a list of verdicts with an id and a stage")
         out += rows
     return out
 
@@ -103,7 +105,7 @@ def certificate_state(folder) -> list:
     from pipeline.proofs.record import sha256_of, status
 
     check = status(folder)
-    return [sha256_of(folder / "certificate.json"), check.state, check.checked_at]
+    return [sha256_of(folder / CERTIFICATE.name), check.state, check.checked_at]
 
 
 def verdicts(store, game) -> list[dict]:
@@ -129,7 +131,7 @@ def _table(header: list[str], rows: list[list]) -> str:
 
 def heuristics_section(found, game) -> str:
     m = found[-1]
-    rows = {r["valuation"]: r for r in pq.read_table(m["path"] / "valuations.parquet").to_pylist()}
+    rows = {r["valuation"]: r for r in read_table(m["path"] / VALUATIONS.name).to_pylist()}
     paper = published.TABLE1_WORDLE if game.name == "wordle_original" else {}
 
     def shown(r):  # a tree deeper than the game's guess limit is not a strategy of the game
@@ -148,8 +150,8 @@ def heuristics_section(found, game) -> str:
 
 
 def summary_of(m: dict, stage: str) -> dict:
-    """The summary.json of a gathered artifact (its fields were checked by `gathered`)."""
-    return read_json_file(stage, m["path"] / "summary.json", dict)
+    """The summary.json of a gathered upper_bound or lower_bound artifact (its fields were checked by `gathered`)."""
+    return read_json_file(stage, m["path"] / SUMMARY_FILES[stage].name, dict)
 
 
 def upper_bound_section(found, game) -> str:
@@ -179,7 +181,7 @@ def lower_bound_section(found, game) -> str:
 def exact_section(found, game) -> str:
     rows = []
     for m in found:
-        for r in pq.read_table(m["path"] / "exact.parquet").to_pylist():
+        for r in read_table(m["path"] / EXACT.name).to_pylist():
             paper = published.EXACT.get((game.name, r["opener"], game.hard_mode))
             rows.append([r["opener"], m["game"]["hard_mode"], paper, r["total"], r["max_guesses"], m["run_seconds"]])
     return "## Exact search\n\n" + _table(["opener", "hard mode", "paper", "total", "max guesses", "wall s"], rows)
@@ -192,7 +194,7 @@ def prove_section(found, game) -> str:
 
     out = "## Proof\n\n"
     for m in found:
-        c = read_json_file("prove", m["path"] / "certificate.json", dict)
+        c = read_json_file("prove", m["path"] / CERTIFICATE.name, dict)
         check = status(m["path"])
         if c["proven"] and check.verified:
             claim = (f"proven: **True** — MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])} "
@@ -210,7 +212,7 @@ def prove_section(found, game) -> str:
 def blindfold_section(found, game) -> str:
     cover, hybrid = [], []
     for m in found:
-        s = read_json_file("blindfold", m["path"] / "solution.json", dict)
+        s = read_json_file("blindfold", m["path"] / SOLUTION.name, dict)
         if s.get("mode") == "hybrid":
             hybrid.append([" ".join(s["fixed"]), s["depth"], s["worst_case"], s["mean"], s["classes"],
                            s["largest_class"], s["search"], s["guesses_from"], m["run_seconds"]])
@@ -246,7 +248,7 @@ def simulate_section(found, game) -> str:
 def openers_section(found, game) -> str:
     out = "## Opener ranking by information\n\n"
     for m in found:
-        table = pq.read_table(m["path"] / "openers.parquet").slice(0, 10).to_pylist()
+        table = read_table(m["path"] / OPENER_RANKING.name).slice(0, 10).to_pylist()
         over = m.get("summary", {}).get("candidates", "answers")
         rows = [[r["opener"], round(r["avg_bits"], 4), round(r["avg_remaining"], 2), r["parts"], r["largest"]]
                 for r in table]
@@ -282,7 +284,7 @@ def run(ctx: StageContext, cfg: ReportConfig) -> dict:
             f"- {s}: `python -m pipeline stage={s} game={game.name}`\n" for s in missing)
     plots = make_plots(ctx, found) if cfg.plots else []
     text += "".join(f"\n![{p}]({p})\n" for p in plots)
-    ctx.out.file("report.md").write_text(text)
+    ctx.out.file(REPORT.name).write_text(text)
     return {"sections": [s for s in SECTIONS if found[s]], "missing": missing, "plots": plots,
             "verdicts": {v: sum(r["verdict"] == v for r in rows) for v in ("pass", "fail", "not run")}}
 
@@ -314,7 +316,7 @@ def best_drawn_tree(store, game, exact_found) -> tuple[int, str, object] | None:
     candidates = [] if stored is None else [(stored.total, stored.label, stored.path)]
     for m in exact_found:
         candidates += [(r["total"], f"exact/{m['key']}, {r['opener']}", tree_path(m["path"], r["opener"]))
-                       for r in pq.read_table(m["path"] / "exact.parquet").to_pylist() if r["total"] is not None]
+                       for r in read_table(m["path"] / EXACT.name).to_pylist() if r["total"] is not None]
     return min(candidates, key=lambda c: c[0]) if candidates else None
 
 
@@ -329,7 +331,7 @@ def tree_picture(ctx: StageContext, cfg: ReportConfig, game, exact_found) -> str
     total, label, path = best
     tree = load_tree(path, game).tree
     title = f"{game.name}: {tree.guess}, total {total} ({label}, levels 1-{cfg.tree_depth})"
-    ctx.out.file("tree.svg").write_text(tree_svg(tree, cfg.tree_depth, title))
+    ctx.out.file(REPORT_TREE.name).write_text(tree_svg(tree, cfg.tree_depth, title))
     return (f"## Strategy tree (Figure 2)\n\nThe best tree ({label}, total {total}), levels 1 to "
             f"{cfg.tree_depth}: [tree.svg](tree.svg)\n\n![tree](tree.svg)\n\n")
 

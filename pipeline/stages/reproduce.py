@@ -13,6 +13,7 @@ import json
 import os
 import time
 
+from pipeline.artifacts.outputs import CERTIFICATE, REPRODUCE, VERDICT_TABLE, VERDICTS, write_json
 from pipeline.errors import PipelineError
 from pipeline.report.checks import FAIL, GROUPS, NOT_RUN, PASS, Experiment, judged, markdown, unjudged
 from pipeline.report.plan import experiments
@@ -21,6 +22,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ReproduceConfig
 
 NAME, VERSION, INPUTS = "reproduce", 2, ()  # the stage contract: stages/base.py
+OUTPUTS = REPRODUCE  # reproduce.json, reproduce.md: pipeline/artifacts/outputs.py
 RUNS = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold", "simulate", "openers")
 
 
@@ -64,7 +66,7 @@ def key_material(cfg: ReproduceConfig, game, store) -> dict:
 
 def failure(artifact) -> str | None:
     """One line naming the failing rows of a finished reproduce artifact (None when none fails)."""
-    rows = artifact.read_json("reproduce.json")["rows"]
+    rows = artifact.read_json(VERDICTS.name)["rows"]
     failing = [r for r in rows if r["verdict"] == FAIL]
     if not failing:
         return None
@@ -97,7 +99,7 @@ def checked_proof(folder, game) -> None:
     A rejection is logged; the proof's row then shows the certificate as unverified, and fails."""
     from pipeline.proofs.record import status, verify_and_record
 
-    if status(folder).verified or json.loads((folder / "certificate.json").read_text()).get("proven") is not True:
+    if status(folder).verified or json.loads((folder / CERTIFICATE.name).read_text()).get("proven") is not True:
         return
     log.info(f"{NAME}: checking the certificate {folder} with verify-certificate's checker")
     try:
@@ -132,8 +134,8 @@ def experiment_rows(ctx: StageContext, experiment: Experiment) -> list[dict]:
 def run(ctx: StageContext, cfg: ReproduceConfig) -> dict:
     rows = [row for experiment in chosen(cfg) for row in experiment_rows(ctx, experiment)]
     counts = {v: sum(r["verdict"] == v for r in rows) for v in (PASS, FAIL, NOT_RUN)}
-    ctx.out.file("reproduce.json").write_text(json.dumps({"counts": counts, "rows": rows}, indent=1) + "\n")
-    ctx.out.file("reproduce.md").write_text(markdown(rows))
+    write_json(ctx.out.file(VERDICTS.name), {"counts": counts, "rows": rows}, indent=1)
+    ctx.out.file(VERDICT_TABLE.name).write_text(markdown(rows))
     for row in rows:
         if row["verdict"] != PASS:
             log.warning(f"{NAME}: {row['id']}: {row['verdict']} (published {row['published']}, computed "

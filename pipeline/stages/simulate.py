@@ -32,8 +32,8 @@ per_secret.parquet: strategy, seed, secret, guesses (0 = failure), path (comma-s
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipeline.artifacts.outputs import PER_SECRET, SIMULATE, SIMULATED, write_table
 from pipeline.artifacts.find import best_tree
 from pipeline.artifacts.trees import load_tree
 from pipeline.errors import PipelineError
@@ -43,6 +43,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import SimulateConfig
 
 NAME, VERSION, INPUTS = "simulate", 2, ("feedback",)  # the stage contract: stages/base.py
+OUTPUTS = SIMULATE  # simulate.parquet, per_secret.parquet: pipeline/artifacts/outputs.py
 
 # strategy -> (rule, candidates over G (True) or S (False), seeded)
 STRATEGIES = {
@@ -184,8 +185,8 @@ def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
             per_secret_means = per_secret_means[~np.isnan(per_secret_means)]
             rows.append(_row(s, None, len(cfg.seeds), cfg, n_secrets,
                              sim.summarize(stack.ravel().astype(np.int64), per_secret_means)))
-    pq.write_table(pa.Table.from_pylist(rows), ctx.out.file("simulate.parquet"))
-    pq.write_table(pa.Table.from_pylist(per_secret), ctx.out.file("per_secret.parquet"))
+    write_table(ctx.out.file(SIMULATED.name), pa.Table.from_pylist(rows))
+    write_table(ctx.out.file(PER_SECRET.name), pa.Table.from_pylist(per_secret))
 
     summary = {"secrets": n_secrets, "max_guesses": cap, "seeds": list(cfg.seeds), "opener": cfg.opener,
                "ci": "95% normal approximation over secrets", "strategies": {}, "notes": notes}

@@ -21,12 +21,10 @@ In a game with symmetries (Mastermind's colour and position permutations, search
 openers have the same values, so `ranked` and `all` try one opener per orbit (stage.symmetry=false tries
 them all); Wordle's lists have none."""
 
-import json
-
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipeline.artifacts.outputs import OPENER_TOTALS, UB_SUMMARY, UPPER_BOUND, write_json, write_table
 from pipeline.artifacts.trees import write_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
@@ -40,6 +38,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import UpperBoundConfig
 
 NAME, VERSION, INPUTS = "upper_bound", 2, ("feedback",)  # the stage contract: stages/base.py
+OUTPUTS = UPPER_BOUND  # openers.parquet, summary.json, tree.json/.txt/.svg: pipeline/artifacts/outputs.py
 
 
 SCHEMA = UpperBoundConfig
@@ -177,7 +176,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                       **({} if cfg.objective == "total" else
                          {"max_guesses": pa.array([d for d, _ in evaluated], type=pa.int64())}),
                       "rank": np.arange(1, len(results) + 1)})
-    pq.write_table(table, ctx.out.file("openers.parquet"))
+    write_table(ctx.out.file(OPENER_TOTALS.name), table)
     tree = chosen["tree"]
     if verify(tree, game.guesses, game.secrets, game.answering.response) != chosen["total"]:
         raise PipelineError("internal error: the best tree does not replay to its total")
@@ -192,7 +191,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                "openers_infeasible": len(results) - len(feasible),
                "game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
                "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses}
-    ctx.out.file("summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(ctx.out.file(UB_SUMMARY.name), summary)
     return {k: summary[k] for k in ("ub", "objective", "opener", "method", "breadth", "openers_tried", "max_guesses",
                                     "distribution", "expected")}
 
