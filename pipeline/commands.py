@@ -6,6 +6,9 @@ overrides — the arguments of the form `game=<name>`, `game.<key>=<value>` or `
 and everything else is positional, so a file path containing `=` or `/` stays a path.  The old
 `sample=N`, `tree=...` and `secret=...` spellings are still accepted.  Anything that is not a
 sub-command is a Hydra stage run (pipeline.cli).
+
+This module is the command line's entry point (pipeline/__main__.py calls `main`): it imports pipeline.cli
+for stage runs, and nothing imports it back.  Configs come from the one composer, pipeline.compose.
 """
 
 import argparse
@@ -103,10 +106,10 @@ def split_words(words: list[str]) -> tuple[list[str], list[str], dict[str, str]]
 
 def load_game_from(overrides: list[str]):
     """The game selected by `game=<name>` / `game.*=` overrides (one-line errors)."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
 
-    return load_game(to_config(compose(overrides)).game)
+    return load_game(compose_config(overrides, check=False).game)
 
 
 # ---- data ----------------------------------------------------------------------------------------------------
@@ -121,16 +124,23 @@ def data_dir(for_rebuild: bool = False) -> Path:
     return Path(rebuild_target(DATA_DIR)) if for_rebuild else Path(DATA_DIR)
 
 
+def game_config_for(name: str, overrides: list[str]):
+    """The composed GameConfig of game `name` with `overrides` (paths.shared_data etc. apply)."""
+    from pipeline.compose import compose_config
+
+    return compose_config([f"game={name}", *overrides], check=False).game
+
+
 def data_command(ns: argparse.Namespace) -> int:
     from pipeline.games.sources import rebuild, verify
 
     positional, overrides, _ = split_words(ns.rest)
     if ns.action == "fetch":
-        from pipeline.games.fetch import fetch_game
+        from pipeline.games.fetch import fetch_lists
 
         if not ns.dataset or positional:
             raise PipelineError("data fetch needs one dataset name, e.g. `data fetch ffxivrdle`")
-        for path, what in fetch_game(ns.dataset, overrides):
+        for path, what in fetch_lists(game_config_for(ns.dataset, overrides)):
             print(f"{what}: {path} (count and sorted-sha256 checked)")
         return 0
     if ns.dataset or positional or overrides:
@@ -447,7 +457,7 @@ def main(argv: list[str]) -> int:
 
     setup_console()  # warnings while the game loads (dropped duplicates) reach stderr as plain lines
     try:
-        hydra_main(argv)
+        hydra_main(argv, commands=tuple(COMMANDS))
     except OSError as err:  # a full disk or read-only folder outside an artifact (Hydra's run folder)
         from pipeline.runtime.store import write_problem
 
