@@ -159,16 +159,13 @@ def run_single(overrides: list[str]) -> None:
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.utils import run_job
-    from hydra.types import HydraContext, RunMode
-    from omegaconf import open_dict
+    from hydra.types import HydraContext
 
     try:
         cfg, config = compose_run(overrides, run_dir_key="hydra.run.dir")
         check_run(config)
     except PipelineError as err:
         fail(str(err))
-    with open_dict(cfg.hydra):
-        cfg.hydra.mode = RunMode.RUN  # as hydra.main records a run in .hydra/hydra.yaml
     register_schemas()
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3", job_name="cli"):
         context = HydraContext(config_loader=GlobalHydra.instance().config_loader(), callbacks=NoCallbacks())

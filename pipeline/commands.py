@@ -34,7 +34,7 @@ USAGE_LINES = [
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
     ("analyse game=<name> secret=<word> guesses=[g1,...]", "score every guess of a game: cost and luck"),
-    ("list", "the stages, games and experiments, one line each"),
+    ("list [stage=<stage>|game|ray|paths]", "the stages, games and experiments; or every setting, its default"),
     ("<command> --help", "a sub-command's own options"),
 ]
 
@@ -74,10 +74,14 @@ def listing() -> str:
 
 
 def list_command(ns: argparse.Namespace) -> int:
-    """`python -m pipeline list`: the listing, on stdout."""
-    if ns.rest:
-        raise PipelineError(f"list takes no arguments; unexpected: {' '.join(ns.rest)}")
-    print(listing(), end="")
+    """`python -m pipeline list`: the listing, on stdout; `list stage=<name>` (or game, ray, paths): every
+    setting of that schema with its default and help line (pipeline.suggest.settings_listing)."""
+    from pipeline.suggest import settings_listing
+
+    if len(ns.rest) > 1:
+        raise PipelineError(f"list takes at most one argument (stage=<name>, game, ray or paths); unexpected: "
+                            f"{' '.join(ns.rest)}")
+    print(settings_listing(ns.rest[0]) if ns.rest else listing(), end="")
     return 0
 
 
@@ -399,8 +403,9 @@ def build_parser(command: str) -> ArgumentParser:
     if command == "analyse":
         return analyse_parser()
     if command == "list":
-        return command_parser("list", "Print every stage, game and experiment with a one-line description.",
-                              rest_help="(none)")
+        return command_parser("list", "Print every stage, game and experiment with a one-line description; "
+                              "with stage=<name> (or game, ray, paths), every setting of that schema with its "
+                              "default and help line.", rest_help="stage=<name>, game, ray or paths (optional)")
     text = {"play": "Interactive assistant: type guesses and colours, get suggestions.",
             "solve": "Play the strategy against a secret and print each row."}[command]
     parser = command_parser(command, text)

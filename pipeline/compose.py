@@ -135,7 +135,8 @@ def compose_run(overrides: list[str], run_dir_key: str | None = None) -> tuple[D
     that folder are checked to be folders Hydra can create."""
     from pipeline.preflight import check_folder, check_outputs
 
-    cfg, task_cfg = hydra_config(overrides, with_hydra=run_dir_key is not None)
+    run_mode = ["hydra.mode=RUN"] if run_dir_key == "hydra.run.dir" else []  # as hydra.main records a run
+    cfg, task_cfg = hydra_config([*overrides, *run_mode], with_hydra=run_dir_key is not None)
     check_overrides(overrides, task_cfg)
     if run_dir_key:
         check_outputs(task_cfg.paths.outputs)  # named first: the run folder lies inside it by default

@@ -78,3 +78,70 @@ def key_hint(message: str) -> str:
     where = re.search(r"override '([^']+)'", message)
     prefix = where.group(1).rsplit(".", 1)[0] + "." if where and "." in where.group(1) else ""
     return did_you_mean(found.group(1), [f.name for f in dataclasses.fields(cls)], prefix)
+
+
+# ---- the settings of a schema -----------------------------------------------------------------------------------
+
+SETTING_SECTIONS = ("game", "ray", "paths")  # besides stage=<name>: `python -m pipeline list <section>`
+
+
+def shown(value) -> str:
+    """A default as it is written on the command line: null, true/false, [a, b], "" for the empty string."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(shown(item) for item in value) + "]"
+    return '""' if value == "" else str(value)
+
+
+def schema_rows(cls: type, prefix: str) -> list[tuple[str, str, str]]:
+    """(key, default, help) of every field of a config dataclass (a nested dataclass field gives one row per
+    key of its own), read from the schema itself: `setting`'s help lines (pipeline/config.py)."""
+    from pipeline.config import help_of
+    from pipeline.stages.schemas import INHERITED_HELP
+
+    instance, rows = cls(), []
+    for item in dataclasses.fields(cls):
+        value = getattr(instance, item.name)
+        if dataclasses.is_dataclass(value):
+            rows += schema_rows(type(value), f"{prefix}{item.name}.")
+        elif item.name != "name" or prefix == "game.":
+            rows.append((f"{prefix}{item.name}", shown(value), help_of(item) or INHERITED_HELP.get(item.name, "")))
+    return rows
+
+
+def settings_listing(section: str) -> str:
+    """`python -m pipeline list stage=<name>` (or game, ray, paths): every setting of that schema with its
+    default and help line; `section` is `stage=<name>` or one of SETTING_SECTIONS."""
+    from pipeline import config
+    from pipeline.errors import PipelineError
+    from pipeline.stages.schemas import SCHEMAS
+
+    schemas = {"game": config.GameConfig, "ray": config.RayConfig, "paths": config.PathsConfig}
+    group, _, name = section.partition("=")
+    if group == "stage" and name in SCHEMAS:
+        cls, prefix = SCHEMAS[name], "stage."
+        title = (f"stage={name}: {describe_yaml(Path(CONF_DIR) / 'stage' / f'{name}.yaml')}\n"
+                 f"settings (stage.<key>=<value>; upstream.{name}.<key>=<value> when it runs as an input):\n")
+    elif group == "stage":
+        raise PipelineError(f"unknown stage {name!r}{did_you_mean(name, SCHEMAS)}; stages: {', '.join(SCHEMAS)}")
+    elif section in schemas:
+        cls, prefix = schemas[section], f"{section}."
+        title = f"{section} settings ({section}.<key>=<value>; game=<name> chooses a game's values):\n" \
+            if section == "game" else f"{section} settings ({section}.<key>=<value>):\n"
+    else:
+        hint = did_you_mean(section, SETTING_SECTIONS) or did_you_mean(section, ["stage"], suffix="=<name>")
+        raise PipelineError(f"list takes no argument, or one of stage=<name>, {', '.join(SETTING_SECTIONS)}; "
+                            f"unexpected: {section}{hint}")
+    return title + "".join(setting_lines(f"{key}={default}", text) for key, default, text in schema_rows(cls, prefix))
+
+
+def setting_lines(left: str, text: str, width: int = 32) -> str:
+    """`  key=default   help`, the help wrapped at DESCRIPTION_WIDTH (and below a key=default too long to pad)."""
+    import textwrap
+
+    lines = textwrap.wrap(text, DESCRIPTION_WIDTH - width - 2) or [""]
+    first = f"  {left.ljust(width)}{lines[0]}" if len(left) < width else f"  {left}\n{' ' * (width + 2)}{lines[0]}"
+    return "".join(line.rstrip() + "\n" for line in [first, *(" " * (width + 2) + rest for rest in lines[1:])])
