@@ -52,13 +52,20 @@ def has_fetch() -> bool:
     return importlib.util.find_spec("pipeline.games.fetch") is not None
 
 
+def listed(group: str) -> list[tuple[str, str]]:
+    """(option, description) of a config group's options; the stages in their pipeline order."""
+    from pipeline.stages.schemas import SCHEMAS
+
+    return group_listing(group, order=tuple(SCHEMAS) if group == "stage" else ())
+
+
 def usage() -> str:
     """The top-level usage: one line per form of the command, then the stages, games and experiments."""
     fetch = has_fetch()
     values = {"actions": "verify,rebuild" + (",fetch" if fetch else ""), "fetch": " / fetch" if fetch else ""}
     lines = [(f"python -m pipeline {form % values}", text % values) for form, text in USAGE_LINES]
     width = max(len(form) for form, _ in lines) + 3
-    names = "".join(f"\n{group}s: {', '.join(n for n, _ in group_listing(group))}\n" for group in GROUPS)
+    names = "".join(f"\n{group}s: {', '.join(n for n, _ in listed(group))}\n" for group in GROUPS)
     return ("usage:\n" + "".join(f"  {form.ljust(width)}{text}\n" for form, text in lines) + names
             + "\n`python -m pipeline list` describes each one.\n")
 
@@ -67,7 +74,7 @@ def listing() -> str:
     """Every stage, game and experiment with its one-line description (the first line of its conf/ file)."""
     out = []
     for group in GROUPS:
-        rows = group_listing(group)
+        rows = listed(group)
         width = max(len(name) for name, _ in rows) + 2
         out.append(f"{group}s ({group}=<name>):\n" + "".join(f"  {n.ljust(width)}{d}\n" for n, d in rows))
     return "\n".join(out)
@@ -76,12 +83,13 @@ def listing() -> str:
 def list_command(ns: argparse.Namespace) -> int:
     """`python -m pipeline list`: the listing, on stdout; `list stage=<name>` (or game, ray, paths): every
     setting of that schema with its default and help line (pipeline.suggest.settings_listing)."""
+    from pipeline.stages.schemas import INHERITED_HELP, SCHEMAS
     from pipeline.suggest import settings_listing
 
     if len(ns.rest) > 1:
         raise PipelineError(f"list takes at most one argument (stage=<name>, game, ray or paths); unexpected: "
                             f"{' '.join(ns.rest)}")
-    print(settings_listing(ns.rest[0]) if ns.rest else listing(), end="")
+    print(settings_listing(ns.rest[0], SCHEMAS, INHERITED_HELP) if ns.rest else listing(), end="")
     return 0
 
 

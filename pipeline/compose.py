@@ -69,7 +69,18 @@ def explain_compose_error(err: Exception) -> str:
     as_float = re.search(r"Value '([^']+)' of type 'float' could not be converted to Integer", message)
     if as_float:
         message += f" (an integer setting takes whole digits: {as_float.group(1)} is a float)"
-    return message + key_hint(message)
+    return message + key_hint(message, schema_classes())
+
+
+def schema_classes() -> dict[str, type]:
+    """Every config dataclass by class name (the name OmegaConf quotes in `Key 'x' not in 'Y'`)."""
+    from pipeline import config
+    from pipeline.stages import upstream_schema
+    from pipeline.stages.schemas import SCHEMAS
+
+    classes = [config.Config, config.GameConfig, config.RayConfig, config.PathsConfig, config.WordListConfig,
+               upstream_schema(), *SCHEMAS.values()]
+    return {cls.__name__: cls for cls in classes}
 
 
 def hydra_config(overrides: list[str], with_hydra: bool = False) -> tuple[DictConfig, DictConfig]:

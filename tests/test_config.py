@@ -93,13 +93,13 @@ def test_a_game_file_repeats_no_default_of_the_game_schema(game):
 def test_the_listing_shows_every_setting_with_its_default_and_help(section):
     """`python -m pipeline list stage=<name>` (and game, ray, paths) is read from the schema: one row per setting,
     `key=default` then its help line."""
-    from pipeline.stages.schemas import INHERITED_HELP
+    from pipeline.stages.schemas import INHERITED_HELP, SCHEMAS
     from pipeline.suggest import settings_listing, shown
 
     group, _, name = section.partition("=")
     schema = {"stage": STAGES[name].SCHEMA if name else None, "game": GameConfig, "ray": RayConfig,
               "paths": PathsConfig}[group]
-    text = settings_listing(section)
+    text = settings_listing(section, SCHEMAS, INHERITED_HELP)
     rows = []
 
     def walk(cls, prefix):
