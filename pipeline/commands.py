@@ -6,6 +6,9 @@ overrides — the arguments of the form `game=<name>`, `game.<key>=<value>` or `
 and everything else is positional, so a file path containing `=` or `/` stays a path.  The old
 `sample=N`, `tree=...` and `secret=...` spellings are still accepted.  Anything that is not a
 sub-command is a Hydra stage run (pipeline.cli).
+
+This module is the command line's entry point (pipeline/__main__.py calls `main`): it imports pipeline.cli
+for stage runs, and nothing imports it back.  Configs come from the one composer, pipeline.compose.
 """
 
 import argparse
@@ -31,7 +34,7 @@ USAGE_LINES = [
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
     ("analyse game=<name> secret=<word> guesses=[g1,...]", "score every guess of a game: cost and luck"),
-    ("list", "the stages, games and experiments, one line each"),
+    ("list [stage=<stage>|game|ray|paths]", "the stages, games and experiments; or every setting, its default"),
     ("<command> --help", "a sub-command's own options"),
 ]
 
@@ -49,13 +52,20 @@ def has_fetch() -> bool:
     return importlib.util.find_spec("pipeline.games.fetch") is not None
 
 
+def listed(group: str) -> list[tuple[str, str]]:
+    """(option, description) of a config group's options; the stages in their pipeline order."""
+    from pipeline.stages.schemas import SCHEMAS
+
+    return group_listing(group, order=tuple(SCHEMAS) if group == "stage" else ())
+
+
 def usage() -> str:
     """The top-level usage: one line per form of the command, then the stages, games and experiments."""
     fetch = has_fetch()
     values = {"actions": "verify,rebuild" + (",fetch" if fetch else ""), "fetch": " / fetch" if fetch else ""}
     lines = [(f"python -m pipeline {form % values}", text % values) for form, text in USAGE_LINES]
     width = max(len(form) for form, _ in lines) + 3
-    names = "".join(f"\n{group}s: {', '.join(n for n, _ in group_listing(group))}\n" for group in GROUPS)
+    names = "".join(f"\n{group}s: {', '.join(n for n, _ in listed(group))}\n" for group in GROUPS)
     return ("usage:\n" + "".join(f"  {form.ljust(width)}{text}\n" for form, text in lines) + names
             + "\n`python -m pipeline list` describes each one.\n")
 
@@ -64,17 +74,22 @@ def listing() -> str:
     """Every stage, game and experiment with its one-line description (the first line of its conf/ file)."""
     out = []
     for group in GROUPS:
-        rows = group_listing(group)
+        rows = listed(group)
         width = max(len(name) for name, _ in rows) + 2
         out.append(f"{group}s ({group}=<name>):\n" + "".join(f"  {n.ljust(width)}{d}\n" for n, d in rows))
     return "\n".join(out)
 
 
 def list_command(ns: argparse.Namespace) -> int:
-    """`python -m pipeline list`: the listing, on stdout."""
-    if ns.rest:
-        raise PipelineError(f"list takes no arguments; unexpected: {' '.join(ns.rest)}")
-    print(listing(), end="")
+    """`python -m pipeline list`: the listing, on stdout; `list stage=<name>` (or game, ray, paths): every
+    setting of that schema with its default and help line (pipeline.suggest.settings_listing)."""
+    from pipeline.stages.schemas import INHERITED_HELP, SCHEMAS
+    from pipeline.suggest import settings_listing
+
+    if len(ns.rest) > 1:
+        raise PipelineError(f"list takes at most one argument (stage=<name>, game, ray or paths); unexpected: "
+                            f"{' '.join(ns.rest)}")
+    print(settings_listing(ns.rest[0], SCHEMAS, INHERITED_HELP) if ns.rest else listing(), end="")
     return 0
 
 
@@ -103,10 +118,10 @@ def split_words(words: list[str]) -> tuple[list[str], list[str], dict[str, str]]
 
 def load_game_from(overrides: list[str]):
     """The game selected by `game=<name>` / `game.*=` overrides (one-line errors)."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
 
-    return load_game(to_config(compose(overrides)).game)
+    return load_game(compose_config(overrides, check=False).game)
 
 
 # ---- data ----------------------------------------------------------------------------------------------------
@@ -121,16 +136,23 @@ def data_dir(for_rebuild: bool = False) -> Path:
     return Path(rebuild_target(DATA_DIR)) if for_rebuild else Path(DATA_DIR)
 
 
+def game_config_for(name: str, overrides: list[str]):
+    """The composed GameConfig of game `name` with `overrides` (paths.shared_data etc. apply)."""
+    from pipeline.compose import compose_config
+
+    return compose_config([f"game={name}", *overrides], check=False).game
+
+
 def data_command(ns: argparse.Namespace) -> int:
     from pipeline.games.sources import rebuild, verify
 
     positional, overrides, _ = split_words(ns.rest)
     if ns.action == "fetch":
-        from pipeline.games.fetch import fetch_game
+        from pipeline.games.fetch import fetch_lists
 
         if not ns.dataset or positional:
             raise PipelineError("data fetch needs one dataset name, e.g. `data fetch ffxivrdle`")
-        for path, what in fetch_game(ns.dataset, overrides):
+        for path, what in fetch_lists(game_config_for(ns.dataset, overrides)):
             print(f"{what}: {path} (count and sorted-sha256 checked)")
         return 0
     if ns.dataset or positional or overrides:
@@ -389,8 +411,9 @@ def build_parser(command: str) -> ArgumentParser:
     if command == "analyse":
         return analyse_parser()
     if command == "list":
-        return command_parser("list", "Print every stage, game and experiment with a one-line description.",
-                              rest_help="(none)")
+        return command_parser("list", "Print every stage, game and experiment with a one-line description; "
+                              "with stage=<name> (or game, ray, paths), every setting of that schema with its "
+                              "default and help line.", rest_help="stage=<name>, game, ray or paths (optional)")
     text = {"play": "Interactive assistant: type guesses and colours, get suggestions.",
             "solve": "Play the strategy against a secret and print each row."}[command]
     parser = command_parser(command, text)
@@ -447,7 +470,7 @@ def main(argv: list[str]) -> int:
 
     setup_console()  # warnings while the game loads (dropped duplicates) reach stderr as plain lines
     try:
-        hydra_main(argv)
+        hydra_main(argv, commands=tuple(COMMANDS))
     except OSError as err:  # a full disk or read-only folder outside an artifact (Hydra's run folder)
         from pipeline.runtime.store import write_problem
 

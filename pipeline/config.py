@@ -1,7 +1,9 @@
 """Structured config schemas: a misspelt key or a wrong type fails at compose time.
 
-The YAML files under conf/ choose values; these dataclasses say which keys
-exist and what type each has.  Stage schemas live beside their stages.
+These dataclasses are the one source of every setting's type, default and help line (`setting`); the YAML
+files under conf/ only choose values (a game's lists, a recipe's settings) and name the schema they fill.
+`python -m pipeline list stage=<name>` prints a schema's settings (pipeline/suggest.py).  Stage schemas
+live in pipeline/stages/schemas.py.
 """
 
 import os
@@ -15,42 +17,65 @@ from omegaconf import MISSING, OmegaConf
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+def setting(default, help: str):
+    """A schema field with its default and its one-line help (read by `python -m pipeline list`); a list
+    default is copied for every instance."""
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
+def help_of(item) -> str:
+    """The help line of a dataclass field ("" when it has none)."""
+    return item.metadata.get("help", "")
+
+
 @dataclass
 class WordListConfig:
-    path: str = ""
-    sha256: str = ""  # expected sorted-sha256; "" = not pinned (user-supplied lists)
-    count: int = 0  # expected number of words; 0 = not pinned
-    url: str = ""  # where `python -m pipeline data fetch <game>` downloads the list from ("" = not fetchable)
+    path: str = setting("", "the list's file, one word a line")
+    sha256: str = setting("", "expected sorted-sha256; \"\" = not pinned (user-supplied lists)")
+    count: int = setting(0, "expected number of words; 0 = not pinned")
+    url: str = setting("", "where `python -m pipeline data fetch <game>` downloads the list from "
+                           "(\"\" = not fetchable)")
 
 
 @dataclass
 class GameConfig:
-    name: str = MISSING
-    source: str = "lists"  # lists | primes | nerdle | mastermind | bulls_and_cows
-    answer: str = "wordle"  # the answering function: wordle | mastermind | bulls_and_cows
-    length: int = 5
-    alphabet: str = LETTERS
-    secrets: WordListConfig = field(default_factory=WordListConfig)
-    guesses: WordListConfig = field(default_factory=WordListConfig)
-    secrets_are_guesses: bool = False  # every allowed word may be the secret (S = G)
-    keep_matching_only: bool = False  # drop lines that are not `length` symbols of the alphabet
-    hard_mode: bool = False
-    max_guesses: int | None = 6  # a secret must be found within this many guesses; null = unlimited
-    missing_hint: str = ""  # said when a list file is missing
-    exclude: str = ""  # file of answers already used: removed from the secrets (not the guesses); "" = none
-    pegs: int = 4  # source=mastermind: code length
-    colours: int = 6  # source=mastermind: colours, written as the digits 1..colours
+    name: str = setting(MISSING, "the game's name (its conf/game/<name>.yaml)")
+    source: str = setting("lists", "lists | primes | nerdle | mastermind | bulls_and_cows")
+    answer: str = setting("wordle", "the answering function: wordle | mastermind | bulls_and_cows")
+    length: int = setting(5, "symbols per word")
+    alphabet: str = setting(LETTERS, "the symbols a word may use")
+    secrets: WordListConfig = field(default_factory=WordListConfig, metadata={"help": "the secrets' list"})
+    guesses: WordListConfig = field(default_factory=WordListConfig,
+                                    metadata={"help": "the allowed guesses' list (no path: the secrets)"})
+    secrets_are_guesses: bool = setting(False, "every allowed word may be the secret (S = G)")
+    keep_matching_only: bool = setting(False, "drop lines that are not `length` symbols of the alphabet")
+    hard_mode: bool = setting(False, "Wordle's hard mode: every guess keeps the hints revealed so far")
+    max_guesses: int | None = setting(6, "a secret must be found within this many guesses; null = unlimited")
+    missing_hint: str = setting("", "said when a list file is missing")
+    exclude: str = setting("", "file of answers already used: removed from the secrets (not the guesses); "
+                               "\"\" = none")
+    pegs: int = setting(4, "source=mastermind: code length")
+    colours: int = setting(6, "source=mastermind: colours, written as the digits 1..colours")
 
 
 @dataclass
 class RayConfig:
-    address: str = "local"  # local = embedded; auto or host:port joins a cluster
-    num_cpus: int | None = None  # embedded only; None = all cores
-    object_store_memory: int | None = None
-    max_retries: int = 3
-    max_in_flight: int | None = None  # tasks submitted at a time; None = twice the cluster's task slots
-    task_memory_mb: int | None = 512  # memory each Ray task declares (memo tables, per-task copies); None = none
-    executor: str = "auto"  # auto: small work in this process, the rest on Ray | local: in-process | ray
+    address: str = setting("local", "local = Ray embedded in this process; auto or host:port joins a cluster "
+                                    "(ray start --head ...)")
+    num_cpus: int | None = setting(None, "embedded only; null = every core")
+    object_store_memory: int | None = setting(None, "embedded only: bytes of Ray's object store; null = Ray's "
+                                                    "default")
+    max_retries: int = setting(3, "times a failed task is retried")
+    max_in_flight: int | None = setting(None, "tasks submitted at a time; null = twice the cluster's task slots "
+                                              "(ray.cluster_resources() CPUs)")
+    task_memory_mb: int | None = setting(512, "memory each Ray task declares to the scheduler (exact-search memo "
+                                              "tables, per-task copies), in MB; a node runs no more tasks than "
+                                              "its memory allows; null = declare none")
+    executor: str = setting("auto", "auto: a single task, or small work while no Ray session is open, runs in "
+                                    "this process (no Ray start-up) | local: every fan-out in this process | "
+                                    "ray: always Ray tasks; a cluster address always means Ray")
 
     def __post_init__(self):
         from pipeline.errors import PipelineError
@@ -63,9 +88,15 @@ class RayConfig:
 
 @dataclass
 class PathsConfig:
-    data: str = MISSING  # the shipped word lists
-    outputs: str = MISSING  # artifact root
-    shared_data: str = MISSING  # lists the project may not ship (FFXIVrdle), fetched by `data fetch`
+    """Where things live; relative paths are taken from the directory you run in."""
+
+    data: str = setting("${package_dir:data}", "the shipped lists: data/ of the checkout, or pipeline/data of "
+                                               "an installed copy")
+    outputs: str = setting("${oc.env:PIPELINE_OUTPUTS,outputs}", "the artifact root: ./outputs of the directory "
+                           "you run in (never inside the installed package), or $PIPELINE_OUTPUTS (the image)")
+    shared_data: str = setting("${user_data_dir:}", "lists the project may not ship (FFXIVrdle): "
+                               "$PIPELINE_SHARED_DATA, else $XDG_DATA_HOME/pipeline (~/.local/share/pipeline); "
+                               "`python -m pipeline data fetch ffxivrdle` fills it")
 
 
 @dataclass
@@ -75,7 +106,7 @@ class Config:
     ray: RayConfig = MISSING
     paths: PathsConfig = MISSING
     upstream: Any = MISSING  # config of stages run as inputs (schema: pipeline.stages.upstream_schema)
-    progress: bool = True  # progress lines on a TTY
+    progress: bool = setting(True, "progress lines on a TTY")
 
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the source checkout (meaningless in an installed copy)

@@ -1,5 +1,8 @@
 """What the command line offers — sub-commands, stages, games, experiments and config keys — and the
-"did you mean" hints built from them when a name is misspelt."""
+"did you mean" hints built from them when a name is misspelt.
+
+It reads conf/ and the dataclasses it is given, and imports nothing above pipeline.config: the callers
+(pipeline.commands, pipeline.compose) hand it the stage schemas."""
 
 import dataclasses
 import difflib
@@ -47,34 +50,90 @@ def describe_yaml(path: Path, width: int = DESCRIPTION_WIDTH) -> str:
     return sentence
 
 
-def group_listing(group: str) -> list[tuple[str, str]]:
-    """(option, one-line description) for every option of a config group, stages in their pipeline order."""
+def group_listing(group: str, order=()) -> list[tuple[str, str]]:
+    """(option, one-line description) for every option of a config group, those named in `order` first and in
+    that order (the stages in their pipeline order)."""
     names = group_options(group)
-    if group == "stage":
-        from pipeline.stages.schemas import SCHEMAS
-
-        names = [n for n in SCHEMAS if n in names] + [n for n in names if n not in SCHEMAS]
+    names = [n for n in order if n in names] + [n for n in names if n not in order]
     return [(name, describe_yaml(Path(CONF_DIR) / group / f"{name}.yaml")) for name in names]
 
 
-def schema_classes() -> dict[str, type]:
-    """Every config dataclass by class name (the name OmegaConf quotes in `Key 'x' not in 'Y'`)."""
-    from pipeline import config
-    from pipeline.stages import upstream_schema
-    from pipeline.stages.schemas import SCHEMAS
-
-    classes = [config.Config, config.GameConfig, config.RayConfig, config.PathsConfig, config.WordListConfig,
-               upstream_schema(), *SCHEMAS.values()]
-    return {cls.__name__: cls for cls in classes}
-
-
-def key_hint(message: str) -> str:
+def key_hint(message: str, classes: dict[str, type]) -> str:
     """A "did you mean" for OmegaConf's `Key 'bredth' not in 'UpperBoundConfig'` (with the override's path
-    from Hydra's `Could not override 'stage.bredth'` when it is there), else ""."""
+    from Hydra's `Could not override 'stage.bredth'` when it is there), else ""; `classes` are the config
+    dataclasses by class name (the name OmegaConf quotes)."""
     found = re.search(r"Key '([^']+)' not in '(\w+)'", message)
-    cls = found and schema_classes().get(found.group(2))
+    cls = found and classes.get(found.group(2))
     if not cls:
         return ""
     where = re.search(r"override '([^']+)'", message)
     prefix = where.group(1).rsplit(".", 1)[0] + "." if where and "." in where.group(1) else ""
     return did_you_mean(found.group(1), [f.name for f in dataclasses.fields(cls)], prefix)
+
+
+# ---- the settings of a schema -----------------------------------------------------------------------------------
+
+SETTING_SECTIONS = ("game", "ray", "paths")  # besides stage=<name>: `python -m pipeline list <section>`
+
+
+def shown(value) -> str:
+    """A default as it is written on the command line: null, true/false, [a, b], "" for the empty string."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(shown(item) for item in value) + "]"
+    return '""' if value == "" else str(value)
+
+
+def schema_rows(cls: type, prefix: str, inherited: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(key, default, help) of every field of a config dataclass (a nested dataclass field gives one row per
+    key of its own), read from the schema itself: `setting`'s help lines (pipeline/config.py), else the help
+    in `inherited` (of fields a base class declares without one)."""
+    from pipeline.config import help_of
+
+    instance, rows = cls(), []
+    for item in dataclasses.fields(cls):
+        value = getattr(instance, item.name)
+        if dataclasses.is_dataclass(value):
+            rows += schema_rows(type(value), f"{prefix}{item.name}.", inherited)
+        elif item.name != "name" or prefix == "game.":
+            rows.append((f"{prefix}{item.name}", shown(value), help_of(item) or inherited.get(item.name, "")))
+    return rows
+
+
+def settings_listing(section: str, stages: dict[str, type], inherited: dict[str, str]) -> str:
+    """`python -m pipeline list stage=<name>` (or game, ray, paths): every setting of that schema with its
+    default and help line; `section` is `stage=<name>` or one of SETTING_SECTIONS, `stages` the stage
+    schemas by name, `inherited` the help of the fields they share (pipeline.stages.schemas)."""
+    from pipeline import config
+    from pipeline.errors import PipelineError
+
+    schemas = {"game": config.GameConfig, "ray": config.RayConfig, "paths": config.PathsConfig}
+    group, _, name = section.partition("=")
+    if group == "stage" and name in stages:
+        cls, prefix = stages[name], "stage."
+        title = (f"stage={name}: {describe_yaml(Path(CONF_DIR) / 'stage' / f'{name}.yaml')}\n"
+                 f"settings (stage.<key>=<value>; upstream.{name}.<key>=<value> when it runs as an input):\n")
+    elif group == "stage":
+        raise PipelineError(f"unknown stage {name!r}{did_you_mean(name, stages)}; stages: {', '.join(stages)}")
+    elif section in schemas:
+        cls, prefix = schemas[section], f"{section}."
+        title = f"{section} settings ({section}.<key>=<value>; game=<name> chooses a game's values):\n" \
+            if section == "game" else f"{section} settings ({section}.<key>=<value>):\n"
+    else:
+        hint = did_you_mean(section, SETTING_SECTIONS) or did_you_mean(section, ["stage"], suffix="=<name>")
+        raise PipelineError(f"list takes no argument, or one of stage=<name>, {', '.join(SETTING_SECTIONS)}; "
+                            f"unexpected: {section}{hint}")
+    rows = schema_rows(cls, prefix, inherited)
+    return title + "".join(setting_lines(f"{key}={default}", text) for key, default, text in rows)
+
+
+def setting_lines(left: str, text: str, width: int = 32) -> str:
+    """`  key=default   help`, the help wrapped at DESCRIPTION_WIDTH (and below a key=default too long to pad)."""
+    import textwrap
+
+    lines = textwrap.wrap(text, DESCRIPTION_WIDTH - width - 2) or [""]
+    first = f"  {left.ljust(width)}{lines[0]}" if len(left) < width else f"  {left}\n{' ' * (width + 2)}{lines[0]}"
+    return "".join(line.rstrip() + "\n" for line in [first, *(" " * (width + 2) + rest for rest in lines[1:])])

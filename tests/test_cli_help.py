@@ -55,9 +55,14 @@ def test_a_description_is_the_first_sentence_of_the_leading_comment(tmp_path):
     assert describe_yaml(conf) == ""
 
 
-def test_list_takes_no_arguments(capsys):
+def test_list_takes_a_stage_or_a_settings_section_only(capsys):
     code, _, err = run_main(["list", "games"], capsys)
-    assert_one_error(code, err, "list takes no arguments; unexpected: games")
+    assert_one_error(code, err, "list takes no argument, or one of stage=<name>, game, ray, paths; unexpected: "
+                                "games (did you mean game?)")
+    code, _, err = run_main(["list", "stage=uper_bound"], capsys)
+    assert_one_error(code, err, "unknown stage 'uper_bound' (did you mean upper_bound or lower_bound?)")
+    code, _, err = run_main(["list", "ray", "paths"], capsys)
+    assert_one_error(code, err, "list takes at most one argument")
 
 
 def test_list_has_its_own_help(capsys):

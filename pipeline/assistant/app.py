@@ -36,9 +36,9 @@ def setup(overrides: list[str], options: dict[str, str]) -> Setup:
 
     `overrides` are game/paths overrides, `options` the command's own settings (tree, secret), both as the
     sub-command parser (pipeline.commands) split them."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
 
-    config = to_config(compose(overrides))
+    config = compose_config(overrides, check=False)
     from pipeline.assistant.known import certificate_claiming
     from pipeline.assistant.session import Session
     from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
@@ -311,10 +311,10 @@ def analyse_command(overrides: list[str], options: dict) -> int:
 
     from pipeline.assistant.analysis import analyse, table, to_json
     from pipeline.assistant.terminal import Progress, use_colour
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
 
-    config = to_config(compose(overrides))
+    config = compose_config(overrides, check=False)
     budget = budget_of(options)
     with Progress(f"loading {config.game.name}"):
         game = load_game(config.game)

@@ -1,8 +1,6 @@
 """Turn a game config into a Game: read or generate its lists, check them, pin their digests."""
 
-from omegaconf import OmegaConf
-
-from pipeline.config import CONF_DIR, GameConfig, PathsConfig
+from pipeline.config import CONF_DIR, GameConfig
 from pipeline.errors import PipelineError
 from pipeline.games import generators
 from pipeline.games.game import ANSWERS, Game
@@ -145,16 +143,17 @@ def _exclude(cfg: GameConfig, secrets: list[str]) -> tuple[list[str], tuple[str,
 
 
 def game_config(name: str, **overrides) -> GameConfig:
-    """A shipped game config by name, resolved without Hydra (for scripts, benchmarks and tests)."""
+    """A shipped game's config by name with `game.<key>` overrides given as keywords (a dict value sets its
+    keys), for scripts, benchmarks and tests.  It is composed by the one composer (pipeline.compose, imported
+    here only when called: games/ does not depend on it), without checking a run."""
+    from pipeline.compose import compose_config, override
+
     file = CONF_DIR / "game" / f"{name}.yaml"
     if not file.is_file():
         known = ", ".join(sorted(p.stem for p in file.parent.glob("*.yaml")))
         raise PipelineError(f"unknown game {name!r}; known games: {known}")
-    paths = OmegaConf.merge(OmegaConf.structured(PathsConfig), OmegaConf.load(CONF_DIR / "paths" / "default.yaml"))
-    root = OmegaConf.create({"paths": paths, "game": OmegaConf.load(file)})
-    game = OmegaConf.merge(OmegaConf.structured(GameConfig), root.game, overrides)
-    root.game = game
-    return OmegaConf.to_object(root.game)
+    settings = [line for key, value in overrides.items() for line in override(f"game.{key}", value)]
+    return compose_config([f"game={name}", *settings], check=False).game
 
 
 def builtin_game(name: str, **overrides) -> Game:

@@ -2,7 +2,8 @@
 
 `python -m pipeline data fetch ffxivrdle` reads each list's `url`, `count` and `sha256` from the game's
 config (conf/game/ffxivrdle.yaml) and its destination from `path` (under paths.shared_data). Nothing is
-written unless every list of the game downloads and matches its pinned count and sorted-sha256.
+written unless every list of the game downloads and matches its pinned count and sorted-sha256.  The
+command composes the game's config and hands it here (this module imports nothing above games/).
 """
 
 import urllib.error
@@ -72,9 +73,3 @@ def fetch_lists(cfg: GameConfig) -> list[tuple[Path, str]]:
         _write(path, words)
     return results
 
-
-def fetch_game(name: str, overrides: list[str]) -> list[tuple[Path, str]]:
-    """`data fetch <game> [overrides]`: compose the game's config (paths.shared_data etc. apply) and fetch."""
-    from pipeline.cli import compose, to_config
-
-    return fetch_lists(to_config(compose([f"game={name}", *overrides])).game)

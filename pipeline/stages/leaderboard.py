@@ -28,7 +28,6 @@ best value.  The funnel runs without symmetry reduction, so every opener is name
 
 import hashlib
 import json
-from types import SimpleNamespace
 
 from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.artifacts.trees import tree_name, write_tree
@@ -117,12 +116,15 @@ def kth_value(settled: dict, k: int) -> int:
 def run_funnel(ctx: StageContext, cfg: LeaderboardConfig, threshold: int):
     """The lower_bound artifact of the V_i funnel at UB = threshold, every opener its own (no orbits): an ordinary
     stage run through the runner, so it is keyed, reused when present and resumed when killed."""
-    from pipeline.stages.runner import run_stage
-    from pipeline.stages.schemas import FeedbackConfig, LowerBoundConfig
+    import dataclasses
 
-    funnel_cfg = LowerBoundConfig(ub=threshold, max_level=cfg.funnel_level, symmetry=False)
-    outer = SimpleNamespace(ray=ctx.ray, progress=ctx.progress, upstream=SimpleNamespace(feedback=FeedbackConfig()))
-    return run_stage(funnel_cfg, outer, ctx.game, ctx.store, ready={"feedback": ctx.inputs["feedback"]})
+    from pipeline.compose import compose_config
+    from pipeline.stages.runner import run_stage
+
+    outer = compose_config(["stage=lower_bound", f"stage.ub={threshold}", f"stage.max_level={cfg.funnel_level}",
+                            "stage.symmetry=false"], check=False)  # the game and feedback matrix: ctx's own
+    outer = dataclasses.replace(outer, ray=ctx.ray, progress=ctx.progress)
+    return run_stage(outer.stage, outer, ctx.game, ctx.store, ready={"feedback": ctx.inputs["feedback"]})
 
 
 def last_rows(funnel) -> dict[str, dict]:

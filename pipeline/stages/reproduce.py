@@ -74,20 +74,31 @@ def failure(artifact) -> str | None:
     return f"reproduce: {len(failing)} of {len(rows)} rows fail: {named}"
 
 
-def run_experiment(ctx: StageContext, experiment: Experiment, game_cfg, game) -> dict:
+def experiment_overrides(experiment: Experiment) -> list[str]:
+    """The overrides that compose the experiment's run: its game and stage with their settings, and the
+    settings of the stages it runs as inputs."""
+    from pipeline.compose import override
+
+    settings = {"game": experiment.game_settings, "stage": experiment.settings, "upstream": experiment.upstream}
+    return [f"game={experiment.game}", f"stage={experiment.stage}",
+            *(line for key, values in settings.items() for line in override(key, values))]
+
+
+def experiment_config(ctx: StageContext, experiment: Experiment):
+    """The experiment's Config from the one composer, run with this run's Ray settings, progress and store."""
+    from pipeline.compose import compose_config
+
+    config = compose_config(experiment_overrides(experiment), check=False)
+    return dataclasses.replace(config, ray=ctx.ray, progress=ctx.progress,
+                               paths=dataclasses.replace(config.paths, outputs=str(ctx.store.root)))
+
+
+def run_experiment(ctx: StageContext, experiment: Experiment, config, game) -> dict:
     """Run the experiment's stage (and its inputs) on `game`; its artifacts by stage name."""
-    from pipeline.config import Config, PathsConfig
-    from pipeline.stages import STAGES, upstream_schema
     from pipeline.stages.runner import run_stage
 
-    upstream = upstream_schema()()
-    for name, settings in experiment.upstream.items():
-        setattr(upstream, name, dataclasses.replace(getattr(upstream, name), **settings))
-    stage_cfg = STAGES[experiment.stage].SCHEMA(**experiment.settings)
-    config = Config(game=game_cfg, stage=stage_cfg, ray=ctx.ray,
-                    paths=PathsConfig(outputs=str(ctx.store.root)), upstream=upstream, progress=ctx.progress)
     ready = {}
-    run_stage(stage_cfg, config, game, ctx.store, ready)
+    run_stage(config.stage, config, game, ctx.store, ready)
     if "prove" in ready:
         checked_proof(ready["prove"].path, game)
     return ready
@@ -110,19 +121,19 @@ def checked_proof(folder, game) -> None:
 
 def experiment_rows(ctx: StageContext, experiment: Experiment) -> list[dict]:
     """The rows of one experiment: judged when it ran, "not run" when it cannot, fail when it broke."""
-    from pipeline.games.catalog import game_config, load_game
+    from pipeline.games.catalog import load_game
 
     if experiment.unavailable:
         return [unjudged(c, experiment, NOT_RUN, experiment.unavailable) for c in experiment.checks]
     try:
-        game_cfg = game_config(experiment.game, **experiment.game_settings)
-        game = load_game(game_cfg)
+        config = experiment_config(ctx, experiment)
+        game = load_game(config.game)
     except PipelineError as err:  # e.g. lists that are not shipped and not fetched
         return [unjudged(c, experiment, NOT_RUN, str(err)) for c in experiment.checks]
     log.info(f"{NAME}: {experiment.group}: {experiment.stage} on {experiment.game} {experiment.settings or ''}")
     started = time.time()
     try:
-        artifacts = run_experiment(ctx, experiment, game_cfg, game)
+        artifacts = run_experiment(ctx, experiment, config, game)
     except PipelineError as err:
         rows = [unjudged(c, experiment, FAIL, str(err)) for c in experiment.checks]
     else:
