@@ -4,13 +4,9 @@ Every experiment uses the settings that produced the figure in its source (the p
 proof chain of `experiment=prove_wordle`, the write-up's opener and candidates), so a finished artifact of
 the same settings is reused, never recomputed."""
 
-<<<<<<< HEAD
-from pipeline.report import published
-=======
 import dataclasses
 
-from pipeline.report import published as P
->>>>>>> h-config
+from pipeline.report import published
 from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, chosen_set, class_sum,
                                     funnel_closed_at, funnel_survivors, proof_of, proven_total, row_value, simulated, solution_of,
                                     summary_value, unique_set)
@@ -233,14 +229,8 @@ def general() -> list[Experiment]:
     """General guessing games: Mastermind's optimum, proven by the general recipe (`experiment=prove`, whose
     settings are read from conf/experiment/prove.yaml)."""
     check = Check("general.mastermind.total", "MinTotal, Mastermind 4 pegs x 6 colours (proven)",
-<<<<<<< HEAD
                   published.GENERAL["mastermind"], "equal", proven_total)
-    return [Experiment("general", "mastermind", "prove", (check,),
-                       upstream={"upper_bound": {"breadth": 10, "refine": 1}, "lower_bound": {"max_level": 3}})]
-=======
-                  P.GENERAL["mastermind"], "equal", proven_total)
     return [Experiment("general", "mastermind", "prove", (check,), upstream=recipe_upstream("prove"))]
->>>>>>> h-config
 
 
 BUILDERS = {"table1": table1, "table2": table2, "table3": table3, "table4": table4, "closure": closure,
