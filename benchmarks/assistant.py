@@ -21,7 +21,7 @@ from pipeline.assistant.session import Session
 from pipeline.assistant.strategy import Strategy
 from pipeline.config import PROJECT_ROOT
 from pipeline.games.answer import feedback
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 
 N_SECRETS = 6
 SEED = 2023

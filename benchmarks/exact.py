@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.search.exact import ExactSolver, tree_total
 
 CASES = {"salet": ("salet", False, None), "crane": ("crane", False, None), "hard_salet": ("salet", True, 6)}

@@ -15,7 +15,7 @@ import numpy as np
 from pipeline.feedback.kernel import code_matrix
 from pipeline.feedback.matrix import game_matrix
 from pipeline.feedback.parquet import read_matrix, write_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from timing import best_of  # benchmarks/timing.py, beside this script
 
 

@@ -40,7 +40,7 @@ from omegaconf import OmegaConf
 
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
 from pipeline.search.closure import (class_bound, class_solver, close_opener, guesses_left, opener_classes,

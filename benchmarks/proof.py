@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
 from pipeline.search.exact import ExactSolver, tree_total
 

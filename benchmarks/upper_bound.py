@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.greedy import greedy
 from pipeline.search.tree import statistics, verify

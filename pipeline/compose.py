@@ -1,7 +1,7 @@
 """The one composer: overrides in, a typed and checked `Config` out, through Hydra's public compose API.
 
 Every config the pipeline builds comes from here: the command line (a single run and each point of a `-m`
-sweep), the sub-commands, `stage=reproduce` and the leaderboard's inner runs, `games.catalog.game_config`,
+sweep), the sub-commands, `stage=reproduce` and the leaderboard's inner runs, `game_config` (a shipped game by name),
 and library users:
 
     from pipeline.compose import compose_config
@@ -21,8 +21,10 @@ import re
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from pipeline.config import CONF_DIR as CONF_PATH
-from pipeline.config import Config, PathsConfig, RayConfig
+from pipeline.config import Config, GameConfig, PathsConfig, RayConfig
 from pipeline.errors import PipelineError
+from pipeline.games.catalog import load_game
+from pipeline.games.game import Game
 from pipeline.overrides import check_overrides
 from pipeline.suggest import did_you_mean, key_hint
 
@@ -210,3 +212,19 @@ def literal(value) -> str:
         return "[" + ",".join(literal(item) for item in value) + "]"
     text = str(value).replace("\\", "\\\\").replace("'", "\\'")
     return f"'{text}'"
+
+
+def game_config(name: str, **overrides) -> GameConfig:
+    """A shipped game's config by name with `game.<key>` overrides given as keywords (a dict value sets its
+    keys), for scripts, benchmarks and tests, composed without checking a run."""
+    file = CONF_PATH / "game" / f"{name}.yaml"
+    if not file.is_file():
+        known = ", ".join(sorted(p.stem for p in file.parent.glob("*.yaml")))
+        raise PipelineError(f"unknown game {name!r}; known games: {known}")
+    settings = [line for key, value in overrides.items() for line in override(f"game.{key}", value)]
+    return compose_config([f"game={name}", *settings], check=False).game
+
+
+def builtin_game(name: str, **overrides) -> Game:
+    """Load a shipped game by name, e.g. builtin_game("wordle_original")."""
+    return load_game(game_config(name, **overrides))

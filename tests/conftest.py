@@ -108,7 +108,7 @@ def pytest_collection_modifyitems(config, items):
     needing = [item for item in items if item.get_closest_marker("needs_ffxivrdle")]
     if not needing:
         return
-    from pipeline.games.catalog import game_config
+    from pipeline.compose import game_config
 
     cfg = game_config("ffxivrdle")
     missing = [path for path in (cfg.secrets.path, cfg.guesses.path) if not Path(path).is_file()]

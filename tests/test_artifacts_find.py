@@ -7,7 +7,7 @@ import pytest
 from pipeline.artifacts.find import artifacts_for, best_tree, fits, stored_trees
 from pipeline.artifacts.trees import load_tree
 from pipeline.errors import PipelineError
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.runtime.store import ArtifactStore
 
 

@@ -14,7 +14,7 @@ from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
 from pipeline.config import PROJECT_ROOT
 from pipeline.errors import PipelineError
 from pipeline.games.answer import feedback
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.games.constraints import hard_mode_allowed
 from pipeline.search.tree import from_json, to_json
 

@@ -11,7 +11,7 @@ import pytest
 from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.feedback.parquet import read_matrix, write_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.runtime.store import ArtifactStore
 
 

@@ -149,7 +149,7 @@ def play(*args, stdin, outputs):
 
 @pytest.fixture(scope="module")
 def mini_game():
-    from pipeline.games.catalog import builtin_game
+    from pipeline.compose import builtin_game
 
     return builtin_game("mini_nerdle")
 
@@ -179,7 +179,7 @@ def test_the_published_optimum_needs_the_shipped_lists_and_normal_mode(mini_game
     import dataclasses
 
     from pipeline.assistant.known import published_optimum
-    from pipeline.games.catalog import builtin_game
+    from pipeline.compose import builtin_game
 
     assert published_optimum(mini_game) == (544, "4*7=28")
     assert published_optimum(builtin_game("mini_nerdle", hard_mode=True)) is None

@@ -7,7 +7,8 @@ import pytest
 
 from pipeline.config import GameConfig, WordListConfig
 from pipeline.errors import PipelineError
-from pipeline.games.catalog import builtin_game, game_config, load_game
+from pipeline.games.catalog import load_game
+from pipeline.compose import builtin_game, game_config
 from pipeline.games.digest import sorted_sha256
 
 COUNTS = {

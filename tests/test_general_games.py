@@ -11,7 +11,7 @@ from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import answer_matrix
 from pipeline.games import pegs
 from pipeline.games.answer import Answering
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.games.encoding import encode_words
 from pipeline.proofs import answer as checker
 

@@ -156,7 +156,7 @@ def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
     """Hard LB_3 by the part-count scan (winning guesses first and letter ceilings, or neither) against min V_1 over every allowed
     guess, and hard LB_2 against Bound of the most parts they make, on Wordle classes and the states that
     two guesses leave."""
-    from pipeline.games.catalog import builtin_game
+    from pipeline.compose import builtin_game
     from pipeline.search.bounds import UNBOUNDED, bound
     from pipeline.search.hard_bounds import v1_among
 

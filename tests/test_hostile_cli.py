@@ -127,7 +127,8 @@ def write_words(path: Path, count: int) -> Path:
 
 def test_a_long_word_list_runs_if_its_matrix_fits_else_is_refused(tmp_path, capsys, monkeypatch):
     """With 1 GiB of memory a game may take 512 MiB: 20,000 words (381.5 MiB) load, 200,000 (37.3 GiB) do not."""
-    from pipeline.games.catalog import game_config, load_game
+    from pipeline.games.catalog import load_game
+    from pipeline.compose import game_config
 
     monkeypatch.setattr("pipeline.validation.total_memory", lambda: GIB)
     big = write_words(tmp_path / "big.txt", 200_000)
@@ -186,7 +187,8 @@ def test_nerdle_lengths_are_refused_in_a_sweep(tmp_path, capsys):
 
 def test_validation_and_the_generator_share_the_bound():
     from pipeline.errors import PipelineError
-    from pipeline.games.catalog import LENGTHS, _rules, game_config
+    from pipeline.games.catalog import LENGTHS, _rules
+    from pipeline.compose import game_config
     from pipeline.games.generators import NERDLE_LENGTHS, nerdle_equations
 
     assert LENGTHS["nerdle"] is NERDLE_LENGTHS

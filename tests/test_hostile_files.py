@@ -145,7 +145,7 @@ def test_verify_tree_refuses_a_hostile_tree_file(kind, tmp_path, capsys):
 
 def mini_certificate(folder: Path) -> dict:
     """The opening fields of a Mini Nerdle certificate: enough to reach the UB tree file."""
-    from pipeline.games.catalog import builtin_game
+    from pipeline.compose import builtin_game
 
     game = builtin_game("mini_nerdle")
     return {"game": "mini_nerdle", "hard_mode": False, "objective": "total", "guesses_sha256": game.guesses_digest,
@@ -206,7 +206,7 @@ def test_the_assistant_skips_hostile_stored_artifacts(tmp_path):
     but unverified certificate beside them is read and, claiming more than the published optimum, changes nothing
     (reading verified certificates: tests/test_trust_checker.py)."""
     from pipeline.assistant.values import KnownValues
-    from pipeline.games.catalog import builtin_game
+    from pipeline.compose import builtin_game
 
     game = builtin_game("mini_nerdle")
     outputs = tmp_path / "outputs"

@@ -17,7 +17,7 @@ from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.answer import feedback
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.search.objective import depth_lower_bound, least_limit
 from pipeline.search.tree import statistics, verify
 from pipeline.stages import exact, upper_bound

@@ -146,7 +146,7 @@ def test_fetch_checks_every_list_before_writing_any(tmp_path):
 
 
 def test_fetch_refuses_a_game_without_urls():
-    from pipeline.games.catalog import game_config
+    from pipeline.compose import game_config
     from pipeline.games.fetch import fetch_lists
 
     with pytest.raises(PipelineError, match="wordle_original has no lists to fetch"):
@@ -156,7 +156,7 @@ def test_fetch_refuses_a_game_without_urls():
 @pytest.mark.needs_ffxivrdle
 def test_fetch_ffxivrdle_checks_the_pinned_digests(tmp_path):
     """The real command, with the URLs pointed at the lists already here (this machine has no GitHub)."""
-    from pipeline.games.catalog import game_config
+    from pipeline.compose import game_config
 
     here = game_config("ffxivrdle")
     proc = run_cli("data", "fetch", "ffxivrdle", f"paths.shared_data={tmp_path}",
@@ -173,7 +173,7 @@ def test_fetch_ffxivrdle_checks_the_pinned_digests(tmp_path):
 
 
 def test_ffxivrdle_url_is_the_authors_repository_pinned_to_a_commit():
-    from pipeline.games.catalog import game_config
+    from pipeline.compose import game_config
 
     cfg = game_config("ffxivrdle")
     for wl, name in ((cfg.secrets, "ffxivrdleAnswers.txt"), (cfg.guesses, "ffxivrdleGuesses.txt")):

@@ -14,7 +14,7 @@ import pytest
 
 from pipeline.errors import PipelineError
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.search.apmintotal import ApSearch
 from pipeline.search.tree import from_json
 from pipeline.proofs.certificate import CertificateError, verify_certificate

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from pipeline.config import GameConfig
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.proofs.answer import code_matrix, colours, symbols
 from pipeline.proofs.bounds import LowerBounds, bound, split
 from pipeline.proofs.certificate import CertificateError, verify_certificate
@@ -230,7 +230,7 @@ def test_checker_runs_with_the_prover_unimportable(mini_proof):
                         or name in ("pipeline.games.answer", "pipeline.games.constraints"):
                     raise ImportError(f"blocked: {{name}}")
         sys.meta_path.insert(0, Block())
-        from pipeline.games.catalog import builtin_game
+        from pipeline.compose import builtin_game
         from pipeline.proofs.certificate import verify_certificate
         result = verify_certificate({str(folder)!r}, builtin_game("mini_nerdle"))
         loaded = [m for m in sys.modules if m.startswith(("pipeline.search", "pipeline.feedback", "pipeline.stages"))]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.runtime import worker_cache
 from pipeline.runtime.executors import _read_only, shared_args
 from pipeline.search import closure

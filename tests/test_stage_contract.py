@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.artifacts.identity import stage_identity
 from pipeline.artifacts.outputs import STAGE_LOG, Output
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.stages import STAGES
 from pipeline.stages.base import HOOKS, StageConfig, contract
 from pipeline.stages.runner import stage_contract

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.proofs import answer as checker
 from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry, verified_map
 from pipeline.search import symmetry

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.artifacts.tree_formats import FormatError, from_selby, sniff, to_selby
 from pipeline.artifacts.tree_svg import shown_tree, tree_svg
-from pipeline.games.catalog import builtin_game
+from pipeline.compose import builtin_game
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 from test_bad_input import assert_one_error, fresh_console, run_main  # noqa: F401 (in-process CLI, log reset)
 

@@ -183,7 +183,7 @@ def test_heuristics_stage_validates_the_arithmetic():
 @pytest.fixture(scope="module")
 def wordle():
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.games.catalog import builtin_game
+    from pipeline.compose import builtin_game
     from pipeline.search.valuations import transposed
 
     game = builtin_game("wordle_original")

@@ -10,7 +10,7 @@ def published_optimum(game: Game) -> tuple[int, str] | None:
 
     Only for a shipped game played on its own lists (both digests match its config), in normal mode and with no
     tighter guess limit than the published figure assumed: on other lists or rules the figure says nothing."""
-    from pipeline.games.catalog import game_config
+    from pipeline.compose import game_config
     from pipeline.report.published import OPTIMUM
 
     if game.name not in OPTIMUM or game.hard_mode:

@@ -1,6 +1,6 @@
 """Turn a game config into a Game: read or generate its lists, check them, pin their digests."""
 
-from pipeline.config import CONF_DIR, GameConfig
+from pipeline.config import GameConfig
 from pipeline.errors import PipelineError
 from pipeline.games import generators
 from pipeline.games.game import ANSWERS, Game
@@ -140,22 +140,3 @@ def _exclude(cfg: GameConfig, secrets: list[str]) -> tuple[list[str], tuple[str,
     if not kept:
         raise PipelineError(f"game.exclude {cfg.exclude} removes every secret of {cfg.name}")
     return kept, tuple(sorted(excluded))
-
-
-def game_config(name: str, **overrides) -> GameConfig:
-    """A shipped game's config by name with `game.<key>` overrides given as keywords (a dict value sets its
-    keys), for scripts, benchmarks and tests.  It is composed by the one composer (pipeline.compose, imported
-    here only when called: games/ does not depend on it), without checking a run."""
-    from pipeline.compose import compose_config, override
-
-    file = CONF_DIR / "game" / f"{name}.yaml"
-    if not file.is_file():
-        known = ", ".join(sorted(p.stem for p in file.parent.glob("*.yaml")))
-        raise PipelineError(f"unknown game {name!r}; known games: {known}")
-    settings = [line for key, value in overrides.items() for line in override(f"game.{key}", value)]
-    return compose_config([f"game={name}", *settings], check=False).game
-
-
-def builtin_game(name: str, **overrides) -> Game:
-    """Load a shipped game by name, e.g. builtin_game("wordle_original")."""
-    return load_game(game_config(name, **overrides))
