@@ -23,7 +23,7 @@ from pipeline.suggest import GROUPS, did_you_mean, group_listing
 
 EXIT_BAD_INPUT = 2
 OVERRIDE = re.compile(r"^[+~]?(game|paths)(\.[A-Za-z_][\w.]*)?=")  # game=..., game.<key>=..., paths.<key>=...
-LEGACY_OPTIONS = ("sample", "tree", "secret", "guesses", "grid", "budget")  # `key=value` spellings of --key
+KEY_VALUE_OPTIONS = ("sample", "tree", "secret", "guesses", "grid", "budget")  # also written `key=value`
 
 USAGE_LINES = [
     ("stage=<stage> game=<game> [key=value ...]", "run a stage (Hydra overrides; -m sweeps them)"),
@@ -109,7 +109,7 @@ def split_words(words: list[str]) -> tuple[list[str], list[str], dict[str, str]]
         key, eq, value = word.partition("=")
         if OVERRIDE.match(word):
             overrides.append(word)
-        elif eq and key in LEGACY_OPTIONS:
+        elif eq and key in KEY_VALUE_OPTIONS:
             legacy[key] = value
         else:
             positional.append(word)

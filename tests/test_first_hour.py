@@ -69,6 +69,20 @@ def test_exact_heuristics_openers_feedback_lines_state_their_headlines(mini):
     assert line == f"feedback: code matrix 206 guesses × 206 secrets ({artifact.manifest['summary']['dtype']})"
 
 
+def test_a_proof_with_many_optimal_openers_names_five_on_its_one_line():
+    """Mastermind's proof ties 720 openers: the line names five and counts the rest."""
+    from pipeline.stages.prove import headline
+
+    codes = [f"{a}{b}{c}{d}" for a in "1234" for b in "123456" for c in "123456" for d in "12345"][:720]
+    summary = {"ub": 5625, "secrets": 1296, "proven": True, "optimal_openers": codes, "funnel": [1296, 720]}
+    line = headline(summary, "/out/prove/k")
+    assert line == ("proven 5625 (4.340 per secret) by 1111, 1112, 1113, 1114, 1115 and 715 more (720 optimal "
+                    "openers, all in certificate.json); funnel 1296 → 720; check it with: python -m pipeline "
+                    "verify-certificate /out/prove/k")
+    summary["optimal_openers"] = codes[:5]
+    assert " by 1111, 1112, 1113, 1114, 1115; funnel" in headline(summary, "/out/prove/k")
+
+
 def test_blindfold_line_states_f_star_and_its_bound(mini):
     artifact, line = mini("blindfold")
     s = artifact.manifest["summary"]

@@ -256,6 +256,18 @@ def symmetry_claims(lower_bound_artifact, survivors, ub) -> dict:
             "optimal_openers": sorted(optimal | {w for w, r in stand_for if r in optimal})}
 
 
+SHOWN_OPENERS = 5  # optimal openers named in the result line; the certificate lists them all
+
+
+def named_openers(openers: list[str]) -> str:
+    """`salet`, or `1123, 1124, ... and 715 more (720 optimal openers, all in certificate.json)`: one line
+    however many openers tie (Mastermind has 720)."""
+    if len(openers) <= SHOWN_OPENERS:
+        return ", ".join(openers)
+    return (f"{', '.join(openers[:SHOWN_OPENERS])} and {len(openers) - SHOWN_OPENERS} more "
+            f"({len(openers)} optimal openers, all in certificate.json)")
+
+
 def headline(summary: dict, folder) -> str:
     """`proven 544 (2.641 per secret) by 4*7=28; funnel 206 → 7 → 7 → 1; check it with: ...` (or why not):
     the prover's claim only, the certificate is checked by verify-certificate."""
@@ -264,6 +276,6 @@ def headline(summary: dict, folder) -> str:
     funnel = " → ".join(str(c) for c in summary.get("funnel", []))
     check = f"check it with: python -m pipeline verify-certificate {folder}"
     if summary["proven"]:
-        return f"proven {ub}{per} by {', '.join(summary['optimal_openers'])}; funnel {funnel}; {check}"
+        return f"proven {ub}{per} by {named_openers(summary['optimal_openers'])}; funnel {funnel}; {check}"
     return (f"not proven: the upper bound {ub}{per} by {summary.get('ub_opener', '?')} is not closed by the "
             f"class bounds; funnel {funnel}; {check}")
