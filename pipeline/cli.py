@@ -5,9 +5,6 @@ pipeline.commands is the entry point; it hands every argument list that is not a
 line with exit status 2, never a traceback.  Every run — a single one or each point of a `-m` sweep — is
 composed and checked by the one composer (pipeline.compose.compose_config, which calls the checks of
 pipeline.preflight) before Hydra starts it.
-
-`compose`, `to_config` and `check_folder` are kept here, with the command line's exit-on-error behaviour,
-for the scripts and tests that call them; new code uses pipeline.compose.compose_config.
 """
 
 import sys
@@ -19,7 +16,7 @@ from pipeline.compose import CONF_DIR, compose_run, register_schemas, sweep_poin
 from pipeline.compose import to_config as typed_config
 from pipeline.config import Config
 from pipeline.errors import PipelineError
-from pipeline.preflight import check_folder, check_run  # noqa: F401  (check_folder: kept for its callers)
+from pipeline.preflight import check_run
 from pipeline.suggest import did_you_mean
 
 EXIT_BAD_INPUT = 2
@@ -34,19 +31,6 @@ HYDRA_FLAGS = ("-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "-r",
 def fail(message: str) -> None:
     print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
     sys.exit(EXIT_BAD_INPUT)
-
-
-def compose(overrides: list[str], run_dir_key: str | None = None, label: str = "") -> DictConfig:
-    """The composed config tree without running or checking a run (every override is checked); with
-    `run_dir_key` also check that Hydra can create that folder.  One error line and exit 2 on bad input;
-    `label` ends that line."""
-    try:
-        cfg, _ = compose_run(overrides, run_dir_key)
-    except PipelineError as err:
-        fail(f"{err}{label}")
-    from pipeline.compose import without_hydra
-
-    return without_hydra(cfg)
 
 
 def to_config(cfg: DictConfig) -> Config:

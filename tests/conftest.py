@@ -30,10 +30,10 @@ def outputs(tmp_path):
 @pytest.fixture
 def compose_config(outputs):
     """compose_config("stage=feedback", "game=mini_nerdle") -> typed Config, outputs in a temp dir."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
 
     def make(*overrides):
-        return to_config(compose([f"paths.outputs={outputs}", "progress=false", *overrides]))
+        return compose_config([f"paths.outputs={outputs}", "progress=false", *overrides], check=False)
 
     return make
 

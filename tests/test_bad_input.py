@@ -356,7 +356,7 @@ def test_exact_writes_trees_of_openers_with_slashes(ray_session, tmp_path, run_p
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory, ray_session):
     """feedback -> upper_bound -> lower_bound for an eight-word game, run once; tests copy the folder."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -365,7 +365,7 @@ def finished(tmp_path_factory, ray_session):
     words = root / "words.txt"
     words.write_text("\n".join(WORDS) + "\n")
     args = ["game=words", "game.length=5", f"game.secrets.path={words}"]
-    cfg = to_config(compose([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args]))
+    cfg = compose_config([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args], check=False)
     run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
     return root / "outputs", args
 

@@ -144,9 +144,11 @@ def test_contradictory_executor_settings_are_refused(settings, message):
         RayConfig(**settings)
 
 
-def test_bad_executor_on_the_command_line_is_one_error_line(compose_config, capsys):
+def test_bad_executor_on_the_command_line_is_one_error_line(tmp_path, capsys):
+    from pipeline.commands import main as command_line
+
     with pytest.raises(SystemExit) as exit_:
-        compose_config("ray.executor=sometimes")
+        command_line(["stage=feedback", "game=mini_nerdle", "ray.executor=sometimes", f"paths.outputs={tmp_path}"])
     assert exit_.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         "error: ray.executor must be auto, local or ray, not 'sometimes'"]

@@ -209,20 +209,20 @@ def test_upper_bound_tree_replays_with_peg_answers():
 
 
 def test_prove_small_mastermind_and_verify(tmp_path, ray_session):
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.proofs.certificate import CertificateError, verify_certificate
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
-    cfg = to_config(compose([f"paths.outputs={tmp_path}", "progress=false", "experiment=prove", "game=mastermind",
-                             "game.pegs=3", "game.colours=3"]))
+    cfg = compose_config([f"paths.outputs={tmp_path}", "progress=false", "experiment=prove", "game=mastermind",
+                             "game.pegs=3", "game.colours=3"], check=False)
     game = load_game(cfg.game)
     folder = run_stage(cfg.stage, cfg, game, ArtifactStore(tmp_path)).path
     result = verify_certificate(folder, game)
     assert result["ub"] == 73 and result["complete"]
-    wordle_rules = load_game(to_config(compose(["game=mastermind", "game.pegs=3", "game.colours=3",
-                                                "game.answer=wordle"])).game)
+    wordle_rules = load_game(compose_config(["game=mastermind", "game.pegs=3", "game.colours=3",
+                                                "game.answer=wordle"], check=False).game)
     with pytest.raises(CertificateError, match="answers"):
         verify_certificate(folder, wordle_rules)
 

@@ -239,11 +239,11 @@ def rests_on_hard_bounds(folder, cert, game, scratch):
 
 def test_verify_tree_refuses_a_normal_tree_in_hard_mode(run_pipeline, ray_session, ight_overrides):
     from pipeline.games.catalog import load_game
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
 
     normal = run_pipeline("stage=upper_bound", *ight_overrides)
     hard = run_pipeline("stage=upper_bound", *ight_overrides, "game.hard_mode=true")
-    hard_game = load_game(to_config(compose([*ight_overrides, "game.hard_mode=true"])).game)
+    hard_game = load_game(compose_config([*ight_overrides, "game.hard_mode=true"], check=False).game)
     assert verify_tree_file(hard.file("tree.json"), hard_game)["total"] == 42
     with pytest.raises(PipelineError, match="breaks hard mode"):
         verify_tree_file(normal.file("tree.json"), hard_game)

@@ -70,12 +70,12 @@ def test_chdir_and_a_bad_boolean_are_refused_in_a_sweep_too(tmp_path, capsys):
 
 
 def test_true_and_false_still_work():
-    from pipeline.cli import compose
+    from pipeline.compose import compose_config
 
-    assert compose([*MINI, "game.hard_mode=true"]).game.hard_mode is True
-    assert compose([*MINI, "game.hard_mode=False"]).game.hard_mode is False
-    assert compose([*MINI, "game.hard_mode='true'"]).game.hard_mode is True
-    assert compose([*MINI, "++game.hard_mode=true", "experiment=prove"]).game.hard_mode is True
+    assert compose_config([*MINI, "game.hard_mode=true"], check=False).game.hard_mode is True
+    assert compose_config([*MINI, "game.hard_mode=False"], check=False).game.hard_mode is False
+    assert compose_config([*MINI, "game.hard_mode='true'"], check=False).game.hard_mode is True
+    assert compose_config([*MINI, "++game.hard_mode=true", "experiment=prove"], check=False).game.hard_mode is True
 
 
 # ---- sizes ----------------------------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def test_outputs_under_proc_is_refused(capsys):
 
 
 def test_the_writability_probe_leaves_nothing(tmp_path):
-    from pipeline.cli import check_folder
+    from pipeline.preflight import check_folder
 
     check_folder(str(tmp_path / "new" / "deeper"), "paths.outputs")
     assert list(tmp_path.iterdir()) == []

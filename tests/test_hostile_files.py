@@ -241,7 +241,7 @@ def test_a_word_list_that_is_a_fifo_is_refused_at_once(tmp_path, capsys):
 def finished(tmp_path_factory):
     """feedback -> upper_bound -> lower_bound for an eight-word game, run once in this process (no Ray: the
     cases below only read what it wrote); (outputs, the overrides that select the game and executor)."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -250,7 +250,7 @@ def finished(tmp_path_factory):
     words = root / "words.txt"
     words.write_text("\n".join(WORDS) + "\n")
     args = ["game=words", "game.length=5", f"game.secrets.path={words}", "ray.executor=local"]
-    cfg = to_config(compose([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args]))
+    cfg = compose_config([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args], check=False)
     run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
     return root / "outputs", args
 

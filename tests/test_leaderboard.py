@@ -102,7 +102,7 @@ def first_tie(values: dict) -> int:
 
 def leaderboard(tiny_game, outputs, hard: bool):
     """The leaderboard of the tiny game at its first k with a tie: (artifact, game, brute-force values, k)."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -110,8 +110,8 @@ def leaderboard(tiny_game, outputs, hard: bool):
     overrides, normal, hard_values = tiny_game
     values = hard_values if hard else normal
     k = first_tie(values)
-    cfg = to_config(compose([f"paths.outputs={outputs}", "progress=false", "stage=leaderboard", f"stage.k={k}",
-                             f"game.hard_mode={str(hard).lower()}", *overrides]))
+    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=leaderboard", f"stage.k={k}",
+                             f"game.hard_mode={str(hard).lower()}", *overrides], check=False)
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)), game, values, k
 

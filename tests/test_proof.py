@@ -24,13 +24,13 @@ from tests.test_tree_svg import drawn
 
 def prove(game_name, outputs):
     """Run the whole proof (experiment=prove_wordle) for a game; returns (artifact, game, outputs)."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
-    cfg = to_config(compose([f"paths.outputs={outputs}", "progress=false", "experiment=prove_wordle",
-                             f"game={game_name}"]))
+    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "experiment=prove_wordle",
+                             f"game={game_name}"], check=False)
     game = load_game(cfg.game)
     artifact = run_stage(cfg.stage, cfg, game, ArtifactStore(outputs))
     return artifact, game, outputs

@@ -99,14 +99,14 @@ RUNS = {  # a small run of every stage but reproduce (which reruns the published
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory, ray_session):
     """The store after the RUNS, every stage's finished artifacts in it."""
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     outputs = tmp_path_factory.mktemp("outputs")
     for overrides in RUNS.values():
-        cfg = to_config(compose([f"paths.outputs={outputs}", "progress=false", "game=mini_nerdle", *overrides]))
+        cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "game=mini_nerdle", *overrides], check=False)
         run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
     return ArtifactStore(outputs)
 

@@ -108,14 +108,14 @@ def test_checker_rejects_maps_that_are_not_automorphisms():
 
 
 def _prove(tmp_path_factory, *overrides):
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     root = tmp_path_factory.mktemp("sym")
-    cfg = to_config(compose([f"paths.outputs={root}", "progress=false", "experiment=prove", "game=mastermind",
-                             *overrides]))
+    cfg = compose_config([f"paths.outputs={root}", "progress=false", "experiment=prove", "game=mastermind",
+                             *overrides], check=False)
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(root)).path, game
 

@@ -158,13 +158,13 @@ def mini(tmp_path_factory, ray_session):
     """The real prover's Mini Nerdle proof: (artifact folder, game, the funnel's rows)."""
     import pyarrow.parquet as pq
 
-    from pipeline.cli import compose, to_config
+    from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     outputs = tmp_path_factory.mktemp("outputs")
-    cfg = to_config(compose([f"paths.outputs={outputs}", "progress=false", "stage=prove", "game=mini_nerdle"]))
+    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=prove", "game=mini_nerdle"], check=False)
     game = load_game(cfg.game)
     folder = run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)).path
     funnel = Path(json.loads((folder / "manifest.json").read_text())["inputs"]["lower_bound"]["path"])
