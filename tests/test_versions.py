@@ -98,10 +98,12 @@ def pin_problems(store, names) -> list[str]:
 
 
 def test_every_stage_with_results_is_pinned():
-    assert set(PINS) == set(STAGES) - {"report", "reproduce"}  # those two gather the others' results
+    """A new stage gets a pin; report and reproduce gather the others' results and are left out."""
+    assert set(PINS) == set(STAGES) - {"report", "reproduce"}
 
 
 def test_each_stage_s_results_are_those_of_its_version(mini_nerdle_store):
+    """Every pinned stage made an artifact, and its results are the ones pinned to its VERSION."""
     for name in PINS:
         assert mini_nerdle_store.finished(name), f"no {name} artifact was made"
     problems = pin_problems(mini_nerdle_store, PINS)
@@ -112,6 +114,7 @@ def test_a_changed_result_without_a_version_bump_is_caught(mini_nerdle_store, ru
     """A planted change (one code of the feedback matrix) under the same VERSION fails, naming the bump; a bump
     without a new pin fails too."""
     from pipeline.feedback import parquet
+    from pipeline.runtime.store import ArtifactStore
     from pipeline.stages import feedback
 
     def planted(path, codes, meta, *args):
@@ -121,7 +124,7 @@ def test_a_changed_result_without_a_version_bump_is_caught(mini_nerdle_store, ru
 
     monkeypatch.setattr(feedback, "write_matrix", planted)
     artifact = run_pipeline("stage=feedback", "game=mini_nerdle")
-    store = type(mini_nerdle_store)(artifact.path.parents[1])
+    store = ArtifactStore(artifact.path.parents[1])
     problems = pin_problems(store, ["feedback"])
     assert len(problems) == 1 and "bump feedback.VERSION" in problems[0]
     monkeypatch.setattr(feedback, "VERSION", feedback.VERSION + 1)
@@ -130,6 +133,7 @@ def test_a_changed_result_without_a_version_bump_is_caught(mini_nerdle_store, ru
 
 @pytest.mark.parametrize("volatile", ["run_seconds", "checked_at", "path", "elapsed"])
 def test_timings_and_paths_are_not_results(volatile):
+    """What says when or where a run happened is left out of a digest; the outputs folder is named alike."""
     assert steady({volatile: 1, "total": 2, "where": "/x/outputs/a"}, "/x/outputs") == \
         {"total": 2, "where": "<outputs>/a"}
 
