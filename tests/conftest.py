@@ -22,6 +22,35 @@ def ray_session():
     ray.shutdown()
 
 
+MINI_NERDLE_RUNS = {  # a small run of every stage but reproduce (which reruns the published experiments)
+    "prove": ["stage=prove", "upstream.upper_bound.openers=['1+9=10']"],  # a better opener: a tree.txt too
+    "heuristics": ["stage=heuristics", "stage.combinations=[MostParts,'MostParts,InSet,ExpSizeSplit']"],
+    "exact": ["stage=exact", "stage.openers=['4*7=28']"],
+    "openers": ["stage=openers", "stage.block_rows=50"],
+    "simulate": ["stage=simulate", "stage.strategies=[tree,elimination_answers]", "stage.opener=null"],
+    "blindfold": ["stage=blindfold"],
+    "leaderboard": ["stage=leaderboard", "stage.k=1", "upstream.upper_bound.openers=['1+9=10']"],
+    "report": ["stage=report"],  # last: it draws what the others wrote
+}
+
+
+@pytest.fixture(scope="session")
+def mini_nerdle_store(tmp_path_factory, ray_session):
+    """The store after MINI_NERDLE_RUNS on Mini Nerdle, every stage's finished artifacts in it: run once for
+    the whole session (the stage contract and the version pins read it; neither writes into it)."""
+    from pipeline.compose import compose_config
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.runner import run_stage
+
+    outputs = tmp_path_factory.mktemp("mini_nerdle_outputs")
+    for overrides in MINI_NERDLE_RUNS.values():
+        cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "game=mini_nerdle", *overrides],
+                             check=False)
+        run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
+    return ArtifactStore(outputs)
+
+
 @pytest.fixture
 def outputs(tmp_path):
     return tmp_path / "outputs"

@@ -182,7 +182,7 @@ def test_ffxivrdle_url_is_the_authors_repository_pinned_to_a_commit():
         assert rest == ["wordLists", name]
 
 
-# --- provenance: dependency versions in manifests, code version in keys -------------------------------------
+# --- provenance: dependency and code versions in manifests, stage VERSIONs in keys ---------------------------
 
 def test_manifest_records_dependency_and_code_versions(run_pipeline):
     from pipeline.stages import runner
@@ -196,9 +196,11 @@ def test_manifest_records_dependency_and_code_versions(run_pipeline):
     assert versions["python"] == ".".join(map(str, sys.version_info[:3]))
     assert manifest["code_version"] == runner.code_version(feedback_stage)
     assert manifest["code_version"].startswith(f"{manifest['package_version']}+")
+    assert manifest["schema_version"] == feedback_stage.VERSION
 
 
 def test_code_version_covers_the_maths_and_the_stage_itself():
+    """The manifest's code hash names the source a result came from (provenance, not part of the key)."""
     from pipeline.stages import runner
     from pipeline.stages import openers, prove, upper_bound
 
@@ -207,7 +209,7 @@ def test_code_version_covers_the_maths_and_the_stage_itself():
             "artifacts/trees.py"} <= files
     assert "stages/upper_bound.py" not in files and "runtime/shards.py" not in files
     assert runner.code_version(prove) != runner.code_version(upper_bound)
-    assert "report/plots.py" not in files  # a chart's change reruns no proof, but redraws openers' chart:
+    assert "report/plots.py" not in files  # a chart is the openers stage's code, not the proof's:
     assert "report/plots.py" in {p.relative_to(runner.PACKAGE_DIR).as_posix() for p in runner.source_files(openers)}
 
 
@@ -224,11 +226,42 @@ def test_editing_a_source_file_changes_the_hash(tmp_path):
     assert runner.hash_files(files, tmp_path) != before
 
 
-def test_a_different_code_version_gives_a_different_key(run_pipeline, monkeypatch):
+def test_a_different_code_version_changes_the_manifest_not_the_key(run_pipeline, monkeypatch):
+    """An edited source file (a comment, a refactor) keeps every finished artifact: the key holds no code,
+    the next run's manifest records the new code hash."""
     from pipeline.stages import runner
 
     first = run_pipeline("stage=feedback", "game=mini_nerdle")
-    assert run_pipeline("stage=feedback", "game=mini_nerdle").key == first.key
     monkeypatch.setattr(runner, "code_version", lambda module: "0.1.0+000000000000")
-    changed = run_pipeline("stage=feedback", "game=mini_nerdle")
-    assert changed.key != first.key and changed.manifest["code_version"] == "0.1.0+000000000000"
+    assert run_pipeline("stage=feedback", "game=mini_nerdle").key == first.key  # reused, not recomputed
+    forced = run_pipeline("stage=feedback", "game=mini_nerdle", "stage.force=true")
+    assert forced.key == first.key and forced.manifest["code_version"] == "0.1.0+000000000000"
+
+
+def test_a_version_bump_rekeys_the_stage_and_everything_downstream(compose_config, monkeypatch):
+    """Bumping a stage's VERSION changes its key and, through the input keys, those of the stages reading it
+    (a proof from a feedback matrix of another algorithm is not reused); stages beside it keep theirs."""
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages import STAGES, runner
+
+    def keys() -> dict[str, str]:
+        """Each stage's key for a chain feedback -> upper_bound -> lower_bound, computed without running it."""
+        cfg = compose_config("stage=lower_bound", "game=mini_nerdle")
+        game, store = load_game(cfg.game), ArtifactStore(cfg.paths.outputs)
+        made = {}
+        for name, stage_cfg in (("feedback", cfg.upstream.feedback), ("upper_bound", cfg.upstream.upper_bound),
+                                ("lower_bound", cfg.stage), ("blindfold", cfg.upstream.blindfold)):
+            stage = runner.stage_contract(name)
+            inputs = {dep: store.artifact(dep, made[dep]) for dep in stage.inputs(stage_cfg)}
+            made[name] = runner.stage_key(stage, stage_cfg, game, inputs, store)
+        return made
+
+    before = keys()
+    assert keys() == before
+    monkeypatch.setattr(STAGES["upper_bound"], "VERSION", STAGES["upper_bound"].VERSION + 1)
+    bumped = keys()
+    assert bumped["feedback"] == before["feedback"] and bumped["blindfold"] == before["blindfold"]
+    assert bumped["upper_bound"] != before["upper_bound"] and bumped["lower_bound"] != before["lower_bound"]
+    monkeypatch.setattr(STAGES["feedback"], "VERSION", STAGES["feedback"].VERSION + 1)
+    assert all(keys()[name] != bumped[name] for name in ("feedback", "upper_bound", "lower_bound", "blindfold"))

@@ -84,31 +84,10 @@ def test_a_module_breaking_the_contract_is_refused():
 
 # ---- finished artifacts hold their declared outputs ----------------------------------------------------------
 
-RUNS = {  # a small run of every stage but reproduce (which reruns the published experiments) on Mini Nerdle
-    "prove": ["stage=prove", "upstream.upper_bound.openers=['1+9=10']"],  # a better opener: a tree.txt too
-    "heuristics": ["stage=heuristics", "stage.combinations=[MostParts,'MostParts,InSet,ExpSizeSplit']"],
-    "exact": ["stage=exact", "stage.openers=['4*7=28']"],
-    "openers": ["stage=openers", "stage.block_rows=50"],
-    "simulate": ["stage=simulate", "stage.strategies=[tree,elimination_answers]", "stage.opener=null"],
-    "blindfold": ["stage=blindfold"],
-    "leaderboard": ["stage=leaderboard", "stage.k=1", "upstream.upper_bound.openers=['1+9=10']"],
-    "report": ["stage=report"],  # last: it draws what the others wrote
-}
-
-
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory, ray_session):
-    """The store after the RUNS, every stage's finished artifacts in it."""
-    from pipeline.compose import compose_config
-    from pipeline.games.catalog import load_game
-    from pipeline.runtime.store import ArtifactStore
-    from pipeline.stages.runner import run_stage
-
-    outputs = tmp_path_factory.mktemp("outputs")
-    for overrides in RUNS.values():
-        cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "game=mini_nerdle", *overrides], check=False)
-        run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
-    return ArtifactStore(outputs)
+def finished(mini_nerdle_store):
+    """The store after a small run of every stage but reproduce (tests/conftest.py: shared with the version pins)."""
+    return mini_nerdle_store
 
 
 @pytest.mark.parametrize("name", [s for s in STAGES if s != "reproduce"])

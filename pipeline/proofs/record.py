@@ -2,13 +2,18 @@
 
 A certificate is only a claim until this checker has re-derived all of it.  After a check,
 <folder>/verification.json records the sha256 of every file the check read (certificate.json and the tree
-files it pins), the checker's version, whether the check was complete or a sample, and when it ran; it is
-written atomically (a temporary file renamed over it), and removed when a check rejects the certificate.
-Readers (the assistant, the report) present a certificate's result as proven only when `status` finds a
-complete record of this checker version whose digests are those of the files as they are now: a certificate
-edited after its check, checked only in part, or never checked, is an unverified certificate.
+files it pins), the checker's version and a hash of the checker's own source, whether the check was complete
+or a sample, and when it ran; it is written atomically (a temporary file renamed over it), and removed when a
+check rejects the certificate.  Readers (the assistant, the report, stage=reproduce) present a certificate's
+result as proven only when `status` finds a complete record of this checker version and this checker code
+whose digests are those of the files as they are now: a certificate edited after its check, checked only in
+part, never checked, or checked by other checker code, is an unverified certificate (stage=reproduce then
+checks a proven one again).  Artifact keys do not hold the code that made them (pipeline/stages/runner.py), so
+a certificate found under its key may come from older code: the record binds the check to the certificate's
+bytes and to the checker, never to the code that wrote the certificate.
 """
 
+import functools
 import hashlib
 import json
 import os
@@ -21,6 +26,7 @@ from pipeline.proofs.files import FileRefused, file_bytes, json_of
 
 CHECKER_VERSION = 1  # raised whenever the checker accepts less than before: older records then count for nothing
 RECORD = "verification.json"
+CHECKER_SOURCES = ("proofs/*.py", "artifacts/tree_formats.py")  # the checker's code, below the package folder
 VERIFIED, PARTIAL, UNVERIFIED = "verified", "partially checked", "unverified"
 
 
@@ -50,6 +56,17 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(file_bytes(path)).hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
+def checker_code() -> str:
+    """sha256 over the checker's source files (their paths below the package and their bytes): a record made by
+    different checker code, even one that kept CHECKER_VERSION, is not trusted."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(p for pattern in CHECKER_SOURCES for p in package.glob(pattern)):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def pinned_files(cert: dict) -> list[str]:
     """The files beside certificate.json whose digests it pins (its tree files), by name."""
     if cert.get("kind") == "leaderboard":
@@ -64,7 +81,7 @@ def write_record(folder: Path, cert: dict, complete: bool, summary: dict) -> Pat
     if not complete and status(folder).verified:
         return folder / RECORD
     body = {"certificate_sha256": files["certificate.json"], "files": files, "checker_version": CHECKER_VERSION,
-            "complete": bool(complete), "checked_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "checker_code": checker_code(), "complete": bool(complete), "checked_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "summary": summary}
     handle, temporary = tempfile.mkstemp(prefix=".verification-", suffix=".json", dir=folder)
     try:
@@ -85,13 +102,14 @@ def forget_record(folder: Path) -> None:
 
 
 def status(folder: Path) -> Status:
-    """VERIFIED when <folder>/verification.json is a complete record of this checker version and every file it
-    names still has its recorded digest; PARTIAL for a matching sample record; else UNVERIFIED."""
+    """VERIFIED when <folder>/verification.json is a complete record of this checker version and code and every
+    file it names still has its recorded digest; PARTIAL for a matching sample record; else UNVERIFIED."""
     folder = Path(folder)
     try:
         body = json_of(file_bytes(folder / RECORD), folder / RECORD)
         files = body["files"]
-        current = (body["checker_version"] == CHECKER_VERSION and "certificate.json" in files
+        current = (body["checker_version"] == CHECKER_VERSION and body.get("checker_code") == checker_code()
+                   and "certificate.json" in files
                    and files["certificate.json"] == body["certificate_sha256"]
                    and all(Path(name).name == name and sha256_of(folder / name) == digest
                            for name, digest in files.items()))

@@ -1,7 +1,8 @@
 """Artifact store: outputs/<stage>/<key>/, written atomically, manifest last.
 
 A key is a hash of everything that changes a stage's result (its config
-fields, its inputs' keys, a schema version).  An artifact is complete iff its
+fields, its inputs' keys, its stage's algorithm version; not the source code,
+which the manifest records).  An artifact is complete iff its
 manifest.json exists; a killed writer leaves only a hidden temp folder, named
 after its host and process id so that the next writer of the stage removes it
 once that process is gone.  A finished artifact is checked against the file

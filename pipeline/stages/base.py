@@ -59,8 +59,8 @@ class StageContext:
 class Stage(Protocol):
     """What every stage module declares (the runner and the command line rely on nothing else).
 
-    Required: NAME (the stage's name in `stage=<name>`), VERSION (the artifact's schema version, part of the
-    key), SCHEMA (its config dataclass, a StageConfig), INPUTS (the upstream stages it reads), OUTPUTS (the
+    Required: NAME (the stage's name in `stage=<name>`), VERSION (the stage's algorithm version, part of the
+    key: bumped whenever its results change), SCHEMA (its config dataclass, a StageConfig), INPUTS (the upstream stages it reads), OUTPUTS (the
     files it writes: pipeline/artifacts/outputs.py) and `run(ctx, cfg) -> summary dict`.  Optional hooks, each
     with the default `contract` fills in when a module leaves it out (see StageContract)."""
 

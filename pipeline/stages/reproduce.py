@@ -57,11 +57,10 @@ def game_identity(game) -> dict:
 
 
 def key_material(cfg: ReproduceConfig, game, store) -> dict:
-    """The rows change with the code of every stage the experiments run (their artifacts are keyed by it)."""
+    """The rows change with the VERSION of every stage the experiments run (their artifacts are keyed by it)."""
     from pipeline.stages import STAGES
-    from pipeline.stages.runner import code_version
 
-    return {"stages": {name: code_version(STAGES[name]) for name in RUNS}}
+    return {"stages": {name: STAGES[name].VERSION for name in RUNS}}
 
 
 def failure(artifact) -> str | None:

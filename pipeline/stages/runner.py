@@ -1,4 +1,11 @@
-"""Run a stage: make sure its inputs exist (running them if needed), key it, skip or write it."""
+"""Run a stage: make sure its inputs exist (running them if needed), key it, skip or write it.
+
+An artifact's key is its stage's name and algorithm VERSION, its config, the game identity it depends on and
+the keys of the artifacts it reads (so bumping an input's VERSION re-keys everything downstream), plus the
+stage's own key material: never the source code, so a comment or a refactor keeps hours of proof.  The
+manifest still records the code's hash (`code_version`) for provenance; tests/test_versions.py pins each
+stage's results on small games to its VERSION, so a change of results without a bump fails there.
+"""
 
 import dataclasses
 import functools
@@ -21,7 +28,8 @@ from pipeline.stages.base import StageConfig, StageContext, StageContract, contr
 NOT_IN_KEY = ("name", "force")
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 RESULT_PACKAGES = ("games", "feedback", "search", "blindfold", "artifacts")  # their code shapes results
-READS_PUBLISHED = ("report", "reproduce", "openers")  # results also depend on report/ (published figures, plots)
+READS_PUBLISHED = ("report", "reproduce", "openers")  # their code includes report/ (published figures, plots)
+COMPARES_PUBLISHED = ("report", "reproduce")  # their results include the published figures: data in their key
 RESULT_MODULES = ("validation.py",)
 DEPENDENCIES = ("ray", "numpy", "pyarrow", "hydra-core", "omegaconf", "numba", "llvmlite", "highspy",
                 "matplotlib", "psutil")
@@ -52,8 +60,8 @@ def hash_files(files: list[Path], root: Path) -> str:
 
 @functools.lru_cache(maxsize=None)
 def code_version(module) -> str:
-    """Package version + a hash of the stage's source: part of the key, so neither finished artifacts nor
-    resumable shards are ever reused by different code."""
+    """Package version + a hash of the stage's source, recorded in its manifests: which code made an artifact
+    (provenance only; the key holds the stage's VERSION instead)."""
     return f"{__version__}+{hash_files(source_files(module), PACKAGE_DIR)[:12]}"
 
 
@@ -87,12 +95,24 @@ def upstream_config(name: str, cfg: Config) -> StageConfig:
 
 def stage_key(stage: StageContract, stage_cfg: StageConfig, game: Game, inputs: dict[str, Artifact],
               store: ArtifactStore) -> str:
-    """The artifact's key: everything that changes its result (config, game identity, inputs, code)."""
+    """The artifact's key: everything that changes its result (config, game identity, the stage's VERSION, its
+    inputs' keys, the published figures a comparing stage judges by), not the code that computes it."""
     fields = {k: v for k, v in dataclasses.asdict(stage_cfg).items() if k not in NOT_IN_KEY}
-    return config_key({"stage": stage.name, "version": stage.version, "code": code_version(stage.module),
-                       "config": fields, "game": stage.game_identity(game),
+    published = {"published": published_figures()} if stage.name in COMPARES_PUBLISHED else {}
+    return config_key({"stage": stage.name, "version": stage.version, "config": fields,
+                       "game": stage.game_identity(game),
                        "inputs": {name: art.key for name, art in sorted(inputs.items())},
-                       **stage.key_material(stage_cfg, game, store)})
+                       **published, **stage.key_material(stage_cfg, game, store)})
+
+
+@functools.lru_cache(maxsize=None)
+def published_figures() -> str:
+    """A hash of the published figures (pipeline/report/published.py's tables, data rather than code): a
+    corrected figure re-keys the stages that compare with it, and reruns no proof."""
+    from pipeline.report import published
+
+    tables = {name: value for name, value in vars(published).items() if name.isupper()}
+    return config_key({"figures": repr(sorted(tables.items()))})
 
 
 def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore,
