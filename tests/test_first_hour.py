@@ -386,7 +386,8 @@ def test_a_cold_kernel_is_announced_once_and_a_warm_one_is_not(tmp_path, monkeyp
             assert progress.announce_compilation("firsthour_probe") == 1
             assert progress.announce_compilation("firsthour_probe") == 0  # once per process
         assert [r.getMessage() for r in caplog.records] == [
-            "compiling kernels once (about 1 min, 1 kernel); later runs start at once"]
+            "1 kernel not compiled yet: those this run uses compile once (up to about 1 min); "
+            "later runs start at once"]
         assert probe.twice(21) == 42  # compiles and writes the cache
         assert progress.cold_kernels("firsthour_probe") == []
     finally:

@@ -131,14 +131,15 @@ def cold_kernels(prefix: str = "pipeline.") -> list[str]:
 
 
 def announce_compilation(prefix: str = "pipeline.", emit=None) -> int:
-    """One line, once per process, when kernels will compile for the first time; the number of cold kernels.
-
-    The line goes to `emit` (default: the pipeline logger's info)."""
+    """One line, once per process, when kernels of the loaded modules are not compiled yet; the number of cold
+    kernels.  A loaded module's kernel may go unused by this run (hard mode's, Mastermind's), so the line says
+    "up to": it is an upper bound, not a promise.  The line goes to `emit` (default: the pipeline logger's info)."""
     global _announced
     cold = [] if _announced else cold_kernels(prefix)
     if cold:
         _announced = True
         minutes = max(1, round(len(cold) * SECONDS_PER_KERNEL / 60))
         kernels = f"{len(cold)} kernel{'' if len(cold) == 1 else 's'}"
-        (emit or log.info)(f"compiling kernels once (about {minutes} min, {kernels}); later runs start at once")
+        (emit or log.info)(f"{kernels} not compiled yet: those this run uses compile once (up to about {minutes} "
+                           f"min); later runs start at once")
     return len(cold)
