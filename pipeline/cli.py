@@ -41,29 +41,6 @@ def to_config(cfg: DictConfig) -> Config:
         fail(str(err))
 
 
-def plan_stages(config: Config) -> set[str]:
-    """The stage run and every stage it runs as an input."""
-    from pipeline.stages.runner import stage_contract, upstream_config
-
-    names, todo = set(), [(config.stage.name, config.stage)]
-    while todo:
-        name, stage_cfg = todo.pop()
-        names.add(name)
-        needed = stage_contract(name).inputs(stage_cfg)
-        todo += [(dep, upstream_config(dep, config)) for dep in needed if dep not in names]
-    return names
-
-
-def rebuild_hint(err, config: Config) -> str:
-    """The command that rebuilds a damaged artifact: `stage.force=true` for the stage run, else its upstream key."""
-    if err.stage == config.stage.name:
-        return "rebuild it with stage.force=true"
-    if err.stage in plan_stages(config):
-        return f"rebuild it with upstream.{err.stage}.force=true"
-    return (f"rebuild it with `python -m pipeline stage={err.stage} ...` and stage.force=true (that run's settings), "
-            f"or delete {err.path.parent}")
-
-
 def run_dir() -> Path:
     """Hydra's folder for this run (config, overrides, log); a temp folder outside a Hydra run."""
     from hydra.core.hydra_config import HydraConfig
@@ -76,34 +53,27 @@ def run_dir() -> Path:
 
 
 def run_task(cfg: DictConfig) -> Path:
-    """Run the chosen stage (and any missing inputs) of a composed config. Returns the artifact folder.  The
-    config was checked when it was composed (check_run remembers it: nothing is checked twice)."""
-    from pipeline.runtime.log import log_to_file, setup_console
-    from pipeline.runtime.store import ArtifactStore, DamagedArtifactError
-    from pipeline.stages.runner import result_line, run_stage, stage_contract
+    """Run the chosen stage (and any missing inputs) of a composed config: its result line, then its artifact
+    folder.  The config was checked when it was composed (check_run remembers it: nothing is checked twice)."""
+    from pipeline.runtime.log import setup_console
+    from pipeline.task import run_config
 
     config = to_config(cfg)
     setup_console()
     try:
-        game = check_run(config)
-        with log_to_file(run_dir() / "pipeline.log"):
-            artifact = run_stage(config.stage, config, game, ArtifactStore(config.paths.outputs))
-        failed = stage_contract(config.stage.name).failure(artifact)
-        headline = result_line(artifact)
-    except DamagedArtifactError as err:
-        fail(f"{err}; {rebuild_hint(err, config)}")
+        result = run_config(config, run_dir())
     except PipelineError as err:
         fail(str(err))
     except KeyboardInterrupt as err:  # one line, exit 130 (Ctrl-C) or 143 (SIGTERM): pipeline.runtime.signals
         from pipeline.runtime.signals import report
 
         sys.exit(report(err))
-    print(headline)
-    print(artifact.path)
-    if failed:
-        print(f"error: {' '.join(failed.split())}", file=sys.stderr)
+    print(result.headline)
+    print(result.artifact)
+    if result.failed:
+        print(f"error: {' '.join(result.failed.split())}", file=sys.stderr)
         sys.exit(EXIT_FAILED)
-    return artifact.path
+    return result.artifact
 
 
 def sweep_points(overrides: list[str]) -> list[list[str]]:
@@ -112,18 +82,6 @@ def sweep_points(overrides: list[str]) -> list[list[str]]:
         return split_sweep(overrides)
     except PipelineError as err:
         fail(str(err))
-
-
-def check_points(points: list[list[str]]) -> None:
-    """Compose and check every run before the first starts; the first bad point ends with one error line."""
-    from pipeline.compose import compose_config
-
-    for overrides in points:
-        label = f" (sweep job {' '.join(overrides)})" if len(points) > 1 else ""
-        try:
-            compose_config(overrides, run_dir_key="hydra.sweep.dir")
-        except PipelineError as err:
-            fail(f"{err}{label}")
 
 
 class NoCallbacks:
@@ -179,8 +137,10 @@ def hydra_main(argv: list[str], commands=()) -> None:
     check_flags(flags, commands)
     if not flags:
         return run_single(overrides)
-    if all(f in MULTIRUN_FLAGS for f in flags):  # other Hydra flags (--cfg, --info, ...) go to Hydra as they are
-        check_points(sweep_points(overrides))
+    if all(f in MULTIRUN_FLAGS for f in flags):  # our own launcher (pipeline.sweep); other flags go to Hydra
+        from pipeline.sweep import main as run_sweep
+
+        sys.exit(run_sweep(sweep_points(overrides)))
     register_schemas()
     sys.argv = [sys.argv[0], *argv]
     hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")(run_task)()

@@ -100,6 +100,12 @@ class PathsConfig:
 
 
 @dataclass
+class SweepConfig:
+    max_parallel: int | None = setting(None, "-m sweeps: points run at once; null = the cluster's CPUs (re-read "
+                                             "as points end)")
+
+
+@dataclass
 class Config:
     game: GameConfig = MISSING
     stage: Any = MISSING
@@ -107,6 +113,7 @@ class Config:
     paths: PathsConfig = MISSING
     upstream: Any = MISSING  # config of stages run as inputs (schema: pipeline.stages.upstream_schema)
     progress: bool = setting(True, "progress lines on a TTY")
+    sweep: SweepConfig = field(default_factory=SweepConfig, metadata={"help": "settings of a -m sweep as a whole"})
 
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the source checkout (meaningless in an installed copy)

@@ -184,17 +184,24 @@ def test_outputs_must_be_a_folder(tmp_path, capsys):
     assert a_file.read_text() == "x"
 
 
-def test_a_sweep_checks_every_point_before_the_first_runs(tmp_path, capsys):
+def test_a_sweep_whose_every_point_is_bad_is_one_error_line(tmp_path, capsys):
+    """(A sweep with some good points runs them and reports the bad ones: tests/test_sweeps.py.)"""
     outputs = tmp_path / "outputs"
-    code, _, err = run_main(["-m", f"paths.outputs={outputs}", "stage=upper_bound", "stage.breadth=1,0", *MINI],
+    code, _, err = run_main(["-m", f"paths.outputs={outputs}", "stage=upper_bound", "stage.breadth=0,-1", *MINI],
                             capsys)
-    assert_one_error(code, err, "stage.breadth must be at least 1, got 0 (sweep job ")
-    assert "stage.breadth=0" in err and nothing_written(outputs)  # the good point 1 did not run either
-    code, _, err = run_main(["--multirun", f"paths.outputs={outputs}", "stage=feedback", "game=mini_nerdle,wordel"],
+    assert_one_error(code, err, "stage.breadth must be at least 1, got 0 (sweep point 0: ")
+    assert "stage.breadth=0" in err and nothing_written(outputs)
+    code, _, err = run_main(["--multirun", f"paths.outputs={outputs}", "stage=feedback", "game=wordel,wordl"],
                             capsys)
     assert_one_error(code, err, "Could not find 'game/wordel'")
     code, _, err = run_main(["-m", f"paths.outputs={outputs}", "stage=feedback", "stage.block_rows=1,,2"], capsys)
     assert code == 2 and err.startswith("error: ") and "Traceback" not in err
+    code, _, err = run_main(["-m", f"paths.outputs={outputs}", "stage=feedback", *MINI, "sweep.max_parallel=1,2"],
+                            capsys)
+    assert_one_error(code, err, "sweep.* settings apply to the whole sweep and cannot be swept")
+    code, _, err = run_main(["-m", f"paths.outputs={outputs}", "stage=feedback", *MINI, "sweep.max_parallel=0"],
+                            capsys)
+    assert_one_error(code, err, "sweep.max_parallel must be at least 1 (or null: the cluster's CPUs), got 0")
     assert nothing_written(outputs)
 
 

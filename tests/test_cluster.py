@@ -181,3 +181,13 @@ def test_two_identical_runs_at_once_do_not_corrupt_each_other(reference, tmp_pat
     for out, _ in outs:
         assert funnel_of(out)[0].equals(reference)
     assert len([p for p in (tmp_path / "lower_bound").iterdir() if not p.name.startswith(".")]) == 1
+
+
+def test_a_sweep_runs_its_points_at_once_on_the_cluster(loopback_cluster, tmp_path):
+    """tests/test_sweeps.py's eight points (one bad), each a driver on the head, their tasks on both nodes."""
+    from test_sweeps import check_summary, overlapped, sweep
+
+    address, env = loopback_cluster
+    outputs = tmp_path / "out"
+    rows = check_summary(sweep(outputs, f"ray.address={address}", env=env), outputs)
+    assert overlapped(rows)

@@ -64,9 +64,9 @@ def test_an_override_accepted_silently_is_refused(args, message, tmp_path, capsy
 
 def test_chdir_and_a_bad_boolean_are_refused_in_a_sweep_too(tmp_path, capsys):
     run_bad(["-m", "stage=feedback", *MINI, "hydra.job.chdir=true"], tmp_path, capsys, "hydra.job.chdir=true")
-    err = run_bad(["-m", "stage=feedback", *MINI, "game.hard_mode=false,2"], tmp_path, capsys,
+    err = run_bad(["-m", "stage=feedback", *MINI, "game.hard_mode=2,3"], tmp_path, capsys,
                   "game.hard_mode=2: a boolean setting is true or false")
-    assert "(sweep job " in err
+    assert "(sweep point 0: " in err
 
 
 def test_true_and_false_still_work():
@@ -180,8 +180,8 @@ def test_nerdle_lengths_outside_the_generator_are_refused(length, tmp_path, caps
 
 
 def test_nerdle_lengths_are_refused_in_a_sweep(tmp_path, capsys):
-    err = run_bad(["-m", "stage=feedback", "game=nerdle", "game.length=8,11"], tmp_path, capsys,
-                  "game nerdle: length 11 outside 5–10 (sweep job ")
+    err = run_bad(["-m", "stage=feedback", "game=nerdle", "game.length=11,4"], tmp_path, capsys,
+                  "game nerdle: length 11 outside 5–10 (sweep point 0: ")
     assert "game.length=11" in err
 
 
@@ -213,8 +213,9 @@ def test_run_folders_that_cannot_be_made(tmp_path, capsys):
             "hydra.run.dir=/proc/pipeline-x: cannot create a folder in /proc")
     run_bad(["stage=feedback", *MINI, f"hydra.run.dir={a_file}/x"], tmp_path, capsys,
             f"hydra.run.dir={a_file}/x: {a_file} is a file, not a folder")
-    run_bad(["-m", "stage=feedback", *MINI, "hydra.sweep.dir=/proc/pipeline-x"], tmp_path, capsys,
-            "hydra.sweep.dir=/proc/pipeline-x: cannot create a folder in /proc")
+    run_bad(["-m", "stage=feedback", *MINI, "hydra.sweep.dir=/tmp/x"], tmp_path, capsys,
+            "hydra.sweep.dir=/tmp/x: a -m sweep does not use Hydra's folders or launcher; its folders are "
+            "<paths.outputs>/sweeps/<id>/ (choose paths.outputs)")
     assert a_file.read_text() == "x"
 
 

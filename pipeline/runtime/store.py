@@ -328,6 +328,27 @@ class ArtifactStore:
         shutil.rmtree(self.root / stage / f".shards-{key}", ignore_errors=True)
 
     @contextmanager
+    def claim(self, stage: str, key: str, on_wait=None):
+        """Hold the right to compute `stage`/`key` while the block runs: a second run of this store wanting the
+        same artifact (another point of a sweep, an identical run at once) waits here, calling `on_wait()` once,
+        then finds it done instead of computing it again.  An advisory lock (flock) on a file under the stage
+        folder, released when the block ends or its process dies."""
+        import fcntl
+
+        folder = real_dir(self.root / stage / ".claims", self.root)
+        fd = os.open(folder / f"{key}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if on_wait:
+                    on_wait()
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    @contextmanager
     def write(self, stage: str, key: str, manifest: dict, replace: bool = False):
         """Yield an ArtifactWriter; on success the folder appears complete in one rename.
 

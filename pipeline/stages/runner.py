@@ -128,11 +128,28 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
     inputs = {dep: run_stage(upstream_config(dep, cfg), cfg, game, store, ready) for dep in stage.inputs(stage_cfg)}
     key = stage_key(stage, stage_cfg, game, inputs, store)
     artifact = store.artifact(stage.name, key)
-    if store.is_done(stage.name, key) and not stage_cfg.force:
+    if stage_cfg.force:
+        compute(stage, stage_cfg, cfg, game, store, inputs, key)
+    elif store.is_done(stage.name, key):
         artifact.check()  # a missing or truncated file is named now, not deep inside a later stage
         log.info(f"{stage.name}: up to date, skipped (stage.force=true recomputes): {artifact.path}")
-        ready[stage.name] = artifact
-        return artifact
+    else:
+        def waiting():
+            log.info(f"{stage.name}: another run is computing {key}; waiting for it")
+
+        with store.claim(stage.name, key, on_wait=waiting):  # one computation of a key at a time
+            if store.is_done(stage.name, key):
+                artifact.check()
+                log.info(f"{stage.name}: computed by the other run meanwhile: {artifact.path}")
+            else:
+                compute(stage, stage_cfg, cfg, game, store, inputs, key)
+    ready[stage.name] = artifact
+    return artifact
+
+
+def compute(stage, stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactStore, inputs: dict,
+            key: str) -> None:
+    """Run `stage` and write its artifact under `key`: the manifest names the code, versions and inputs."""
     manifest = {
         "stage": stage.name, "key": key, "schema_version": stage.version, "package_version": __version__,
         "code_version": code_version(stage.module), "versions": dependency_versions(),
@@ -150,8 +167,6 @@ def run_stage(stage_cfg: StageConfig, cfg: Config, game: Game, store: ArtifactSt
         out.record(summary=summary, run_seconds=round(time.time() - started, 3),
                    fan_out=ctx.fanout.as_dict())
     log.info(f"{stage.name}: done in {time.time() - started:.1f}s")
-    ready[stage.name] = artifact
-    return artifact
 
 
 def result_line(artifact: Artifact) -> str:
