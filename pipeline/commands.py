@@ -29,7 +29,8 @@ USAGE_LINES = [
     ("stage=<stage> game=<game> [key=value ...]", "run a stage (Hydra overrides; -m sweeps them)"),
     ("data {%(actions)s} [dataset]", "check / rebuild%(fetch)s the word lists"),
     ("verify-tree <tree file> game=<name>", "replay every secret through a strategy tree (json, text or Selby's)"),
-    ("export-tree <tree file> --format <form>", "write a tree as selby (Selby's text), json or text (--out FILE)"),
+    ("export-tree <tree file> --format <form>", "write a tree as selby (Selby's text), olson (the leaderboard's "
+                                                "JSON), json or text (--out FILE)"),
     ("verify-certificate <prove dir> [--sample N]", "re-check a proof of optimality or a leaderboard (all of it)"),
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
@@ -355,7 +356,7 @@ def analyse_command(ns: argparse.Namespace) -> int:
 # ---- the parsers ------------------------------------------------------------------------------------------------
 
 
-FORMS_HELP = "a tree file: tree.json, tree.txt (one line per secret) or Selby's tree text"
+FORMS_HELP = "a tree file: tree.json, tree.txt (one line per secret), Selby's tree text or the leaderboard's JSON"
 GAME_ARGS = "game=<name>, game.<key>=<value> and paths.<key>=<value> choose and adjust the game"
 
 
@@ -392,9 +393,10 @@ def build_parser(command: str) -> ArgumentParser:
                            "and print its statistics.", FORMS_HELP)
     if command == "export-tree":
         parser = path_parser(command, "tree_file", "Check a strategy tree against its game and write it in "
-                             "another form: selby (Alex Selby's solver's tree text), json (tree.json) or text "
-                             "(tree.txt). The game defaults to the one a tree.json records.", FORMS_HELP)
-        parser.add_argument("--format", required=True, choices=["selby", "json", "text"], help="the form to write")
+                             "another form: selby (Alex Selby's solver's tree text), olson (Jonathan Olson's leaderboard "
+                             "JSON), json (tree.json) or text (tree.txt). The game defaults to the one a tree.json records.", FORMS_HELP)
+        parser.add_argument("--format", required=True, choices=["selby", "olson", "json", "text"],
+                            help="the form to write")
         parser.add_argument("--out", default=None, help="the file to write (default: standard output)")
         return parser
     if command == "verify-certificate":

@@ -69,7 +69,7 @@ def test_eight_points_run_at_once_on_the_embedded_ray_and_a_bad_one_does_not_sto
 def test_the_table_shows_what_tells_the_points_apart():
     rows = [{"point": i, "overrides": ["stage=x", f"stage.breadth={i}"], "status": "ok", "artifact": f"/o/x/k{i}",
              "wall_s": 1.25, "result": f"x: total {i}", "error": ""} for i in (1, 2)]
-    rows[1].update(status="failed", error="it | broke", result="")
+    rows[1].update(status="failed", error="it | broke", result="", artifact="")
     assert varying(rows) == [["stage.breadth=1"], ["stage.breadth=2"]]
     assert table(rows).splitlines() == ["point  overrides        status  artifact  wall  result",
                                         "1      stage.breadth=1  ok      k1        1.2s  x: total 1",

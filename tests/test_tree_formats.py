@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pipeline.artifacts.tree_formats import FormatError, from_selby, sniff, to_selby
+from pipeline.artifacts.tree_formats import FormatError, from_olson, from_selby, sniff, to_olson, to_selby
 from pipeline.artifacts.tree_svg import shown_tree, tree_svg
 from pipeline.compose import builtin_game
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
@@ -61,6 +61,28 @@ def test_selby_text_has_the_solvers_line_form_and_reads_back():
     assert from_json(from_selby(full)) == tree  # fully written lines (the solver's -Sf style) read the same
 
 
+def test_leaderboard_json_nests_maps_and_ends_in_words_and_reads_back():
+    """Hand-checked: digits 0/1/2 per letter, a node that only wins is its bare word, a guess that can be the
+    secret is listed under the all-green response."""
+    tree = Tree("salet", 4, {"00000": Tree("crony", 2, {"02000": Tree("doing", 1)}),
+                             "20000": Tree("sumac", 1)})
+    text = to_olson(to_json(tree))
+    assert json.loads(text) == {"guess": "salet", "map": {
+        "00000": {"guess": "crony", "map": {"02000": "doing", "22222": "crony"}}, "20000": "sumac", "22222": "salet"}}
+    assert sniff(text) == "olson" and from_json(from_olson(text)) == tree
+    assert from_json(from_olson('"abbey"')) == Tree("abbey", 1)
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"guess": "salet", "map": {"0000x": "crony"}}', "is not colour digits"),
+    ('{"guess": "salet", "map": {"00000": 7}}', "a node is a word or"),
+    ('{"guess": "salet", "map": {}}', "no routes"),
+])
+def test_malformed_leaderboard_json_says_where(text, why):
+    with pytest.raises(FormatError, match=why):
+        from_olson(text)
+
+
 @pytest.mark.parametrize("text, why", [
     ("salet BBBBB1 crony GGGGG3\n", "not a response after guess 2"),
     ("salet BBBBB1 crony\n", "guess and response pairs"),
@@ -79,7 +101,7 @@ def test_selby_refuses_responses_that_are_not_colours():
         to_selby(to_json(Tree("1234", 2, {"0B1W": Tree("2143", 1)})))
 
 
-@pytest.mark.parametrize("form", ["selby", "json", "text"])
+@pytest.mark.parametrize("form", ["selby", "olson", "json", "text"])
 def test_mini_nerdle_round_trip_through_every_form(tmp_path, capsys, mini, mini_tree, form):
     """export-tree → file → verify-tree and the loader: the identical tree, and the total the replay gives."""
     from pipeline.artifacts.trees import load_tree

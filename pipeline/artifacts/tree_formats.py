@@ -9,14 +9,18 @@
          the colours each one got and how many guesses have been played, e.g.
          "salet BBBYB1 drone YBBBG2 fiord GGGGG3" (B grey, Y yellow, G green; the line ends with the secret's
          all-green response).  In its default "hollow" style a line leaves blank the part it shares with the
-         line above; fully written lines read as well.  Only colour responses have this form.
+         line above; fully written lines read as well.  Only colour responses have this form;
+- olson: the JSON of Jonathan Olson's public leaderboard of Wordle strategies: a node is
+         {"guess": word, "map": {response: node}} with responses as digits (0 grey, 1 yellow, 2 green), and a
+         node that only plays its word (which wins) is the bare word.  A node whose guess can itself be the
+         secret lists it under the all-green response ("22222": word), so that every secret has a route.
 
 This module knows file formats only (no search, no game): the independent checker reads trees through it too."""
 
 import json
 import re
 
-FORMATS = ("json", "text", "selby")
+FORMATS = ("json", "text", "selby", "olson")
 TO_LETTER, TO_DIGIT = {"0": "B", "1": "Y", "2": "G"}, {"B": "0", "Y": "1", "G": "2"}
 SCORE = re.compile(r"^([BYG]+)(\d+)$")
 SELBY_ORDER = "BGY"  # the solver's default order of a node's lines: by letters, grey before green before yellow
@@ -30,7 +34,9 @@ def sniff(text: str) -> str:
     """The form of a tree file's text: json, selby or text."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
-        return "json"
+        return "olson" if re.match(r'^\{\s*"guess"\s*:\s*"[^"]*"\s*,\s*"map"', stripped) else "json"
+    if re.match(r'^"[^"]*"\s*$', stripped):
+        return "olson"  # a one-secret game's tree: the bare word
     first = stripped.splitlines()[0].split() if stripped else []
     if first == ["IMPOSSIBLE"] or (len(first) >= 2 and SCORE.match(first[1])):
         return "selby"
@@ -52,6 +58,8 @@ def read_tree_text(text: str, respond=None) -> tuple[str, dict]:
         return form, body if "tree" in body else {"tree": body}
     if form == "selby":
         return form, {"tree": from_selby(text)}
+    if form == "olson":
+        return form, {"tree": from_olson(text)}
     if respond is None:
         raise FormatError("the one-line-per-secret text form needs the game's answering function")
     return form, {"tree": from_lines(text, respond)}
@@ -181,3 +189,48 @@ def to_selby(root: dict) -> str:
     write(root, "", 1)
     return "".join(line + "\n" for line in out)
 
+
+
+def olson_routes(node, guesses: list[str], responses: list[str], where: str):
+    """Every (guesses, responses) route of a leaderboard-JSON node: a bare word ends a route."""
+    if isinstance(node, str):
+        won_here = bool(responses) and set(responses[-1]) == {"2"} and guesses and guesses[-1] == node
+        yield (guesses, responses[:-1]) if won_here else ([*guesses, node], responses)
+        return
+    if not (isinstance(node, dict) and isinstance(node.get("guess"), str) and isinstance(node.get("map"), dict)):
+        raise FormatError(f"{where}: a node is a word or {{\"guess\": word, \"map\": {{response: node}}}}")
+    for response, child in node["map"].items():
+        if not (isinstance(response, str) and response and set(response) <= set(TO_LETTER)):
+            raise FormatError(f"{where}: response {response!r} is not colour digits (0 grey, 1 yellow, 2 green)")
+        yield from olson_routes(child, [*guesses, node["guess"]], [*responses, response],
+                                f"{where} → {node['guess']} {response}")
+
+
+def from_olson(text: str) -> dict:
+    """The tree of a leaderboard-JSON file."""
+    try:
+        top = json.loads(text)
+    except ValueError as err:
+        raise FormatError(f"not valid JSON ({err})") from None
+    root = None
+    for guesses, responses in olson_routes(top, [], [], "the root"):
+        root = add_route(root, guesses, responses, " ".join(guesses))
+    if root is None:
+        raise FormatError("no routes: the tree finds no secret")
+    return root
+
+
+def to_olson(root: dict) -> str:
+    """The leaderboard JSON of a JSON-form tree (colour responses only)."""
+    def node(tree: dict):
+        children = tree.get("children", {})
+        if not children and found_here(tree):
+            return tree["guess"]
+        entries = {response: node(child) for response, child in children.items()}
+        if found_here(tree):
+            entries["2" * len(tree["guess"])] = tree["guess"]
+        for response in entries:
+            selby_letters(response)  # refuses responses that are not colours
+        return {"guess": tree["guess"], "map": entries}
+
+    return json.dumps(node(root), separators=(",", ":")) + "\n"

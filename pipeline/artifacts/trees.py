@@ -11,7 +11,7 @@ from pathlib import Path
 from pipeline.errors import PipelineError
 from pipeline.games.constraints import hard_mode_violation
 from pipeline.games.game import Game
-from pipeline.artifacts.tree_formats import FORMATS, FormatError, read_tree_text, sniff, to_selby
+from pipeline.artifacts.tree_formats import FORMATS, FormatError, read_tree_text, sniff, to_olson, to_selby
 from pipeline.artifacts.tree_svg import DEFAULT_DEPTH, tree_svg
 from pipeline.runtime.files import MAX_JSON_BYTES, MissingFile, UnreadableFile, parse_json, read_text
 from pipeline.runtime.store import MANIFEST, read_json_file
@@ -51,11 +51,13 @@ def exported(tree: Tree, game: Game, form: str) -> str:
         return json.dumps(tree_body(tree, game)) + "\n"
     if form == "text":
         return to_text(tree)
-    if form == "selby":
+    writers = {"selby": (to_selby, "Selby's tree text"), "olson": (to_olson, "the leaderboard's JSON")}
+    if form in writers:
+        write, name = writers[form]
         try:
-            return to_selby(to_json(tree))
+            return write(to_json(tree))
         except FormatError as err:
-            raise PipelineError(f"game {game.name!r} cannot be written as Selby's tree text: {err}") from None
+            raise PipelineError(f"game {game.name!r} cannot be written as {name}: {err}") from None
     raise PipelineError(f"unknown tree format {form!r}; formats: {', '.join(FORMATS)}")
 
 
@@ -92,7 +94,7 @@ def read_body(path: Path, game: Game) -> dict:
     (strict UTF-8; strict, bounded JSON); PipelineError saying why not."""
     try:
         text = read_text(path, MAX_JSON_BYTES)
-        if sniff(text) == "json":
+        if sniff(text) in ("json", "olson"):
             parse_json(text, path)  # finite numbers and bounded nesting, before the tree reader parses it
         return read_tree_text(text, game.answering.response)[1]
     except MissingFile:

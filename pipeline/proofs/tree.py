@@ -41,7 +41,7 @@ def read_tree_body(path: Path, game) -> dict:
     try:
         data = file_bytes(Path(path))
         text = data.decode("utf-8")
-        if sniff(text) == "json":
+        if sniff(text) in ("json", "olson"):
             json_of(data, Path(path))  # strict JSON of bounded depth before the tree reader parses it
         form, body = read_tree_text(text, lambda guess, secret: response(answer_of(game), guess, secret))
         body["tree"]["guess"]
