@@ -1,0 +1,62 @@
+"""Driver cost per task: 10,000 no-op tasks through the project's `fan_out` on the embedded Ray, with shards
+kept as stages keep them (a shard folder, one shard and one index line per result), so what is measured is
+what the driver itself spends on a task: submitting it, waiting for it, fetching its result, writing its shard.
+
+Prints one JSON object: the wall and the driver process's CPU time per task (ms) for a fan-out with shards
+and one without, and the goal (0.5 ms per task).  The driver's CPU time is the figure to compare with the
+goal on a shared machine (the wall includes the workers' share of the cores); the load is recorded beside it.
+Run:  .venv/bin/python benchmarks/driver_cost.py [--tasks 10000] [--workers 2]
+"""
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+GOAL_MS = 0.5
+
+
+def noop(item):
+    return item
+
+
+def timed_fan_out(items: list, shard_dir: Path | None) -> dict:
+    """Wall and driver-CPU milliseconds per task of one fan-out of `noop` over `items`."""
+    from pipeline.runtime.executors import fan_out
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    results = fan_out(noop, items, label="noop", progress=False, shard_dir=shard_dir)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    assert results == items
+    return {"wall_ms_per_task": round(1000 * wall / len(items), 4),
+            "driver_cpu_ms_per_task": round(1000 * cpu / len(items), 4)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray
+
+    ray.init(address="local", num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
+    try:
+        timed_fan_out(list(range(200)), None)  # warm-up: worker processes started, the task function exported
+        items = list(range(args.tasks))
+        with tempfile.TemporaryDirectory() as folder:
+            with_shards = timed_fan_out(items, Path(folder) / "noop")
+            shards_written = len(list((Path(folder) / "noop").glob("*.shard.npz")))
+        without = timed_fan_out(items, None)
+    finally:
+        ray.shutdown()
+    print(json.dumps({"tasks": args.tasks, "workers": args.workers, "load_average": os.getloadavg(),
+                      "with_shards": with_shards | {"shards_written": shards_written}, "without_shards": without,
+                      "goal_ms_per_task": GOAL_MS,
+                      "met": with_shards["driver_cpu_ms_per_task"] <= GOAL_MS}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
