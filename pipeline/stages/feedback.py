@@ -31,10 +31,19 @@ def _block(bounds, guesses, secrets, answer):
     return answer_matrix(guesses[start:stop], secrets, answer)
 
 
+def blocks_for(n_rows: int, cfg: FeedbackConfig, cluster_cpus: int) -> list[tuple[int, int]]:
+    """Row blocks of equal size, a few per cluster CPU (the runtime's `batch_count`), none above
+    stage.block_rows: a bigger cluster gets more, smaller tasks; the matrix is the same however it is split."""
+    from pipeline.runtime.policy import batch_count
+
+    n_blocks = batch_count(n_rows, cluster_cpus, max_batch=cfg.block_rows)
+    return row_blocks(n_rows, -(-n_rows // n_blocks)) if n_blocks else []
+
+
 def _build(ctx: StageContext, cfg: FeedbackConfig) -> np.ndarray:
     game = ctx.game
     small = len(game.guesses) * len(game.secrets) <= cfg.ray_threshold_cells
-    blocks = row_blocks(len(game.guesses), cfg.block_rows)
+    blocks = blocks_for(len(game.guesses), cfg, ctx.cluster_cpus())
     parts = ctx.fan_out(_block, blocks, (game.encoded_guesses(), game.encoded_secrets(), game.answer), label="feedback",
                         small=small)
     return np.concatenate(parts)
