@@ -185,10 +185,8 @@ class RayExecutor(Executor):
                 limit, polled = self._resize(), time.monotonic()
             mean = item_seconds / items_done if items_done else None
             while queue and len(in_flight) < limit:
-                size = policy.chunk_size(mean, len(queue), policy.task_slots(self.cluster_cpus, self.num_cpus))
-                chunk = [queue.popleft() for _ in range(min(size, len(queue)))]
+                chunk = self._next_chunk(queue, mean)
                 in_flight[task.remote(fn, [items[i] for i in chunk], *shared_refs)] = chunk
-                self.ray_tasks += 1
             fetched, error = _fetch(_ready(list(in_flight), policy.CLUSTER_POLL_SECONDS))
             finished = []
             for ref, (node, timed) in fetched:
@@ -199,6 +197,12 @@ class RayExecutor(Executor):
                 yield finished  # kept as a shard before a failed task's error is raised
             if error is not None:
                 raise error
+
+    def _next_chunk(self, queue: deque, mean_item_seconds: float | None) -> list[int]:
+        """The items of the next Ray task, taken from the queue (`policy.chunk_size` of them)."""
+        size = policy.chunk_size(mean_item_seconds, len(queue), policy.task_slots(self.cluster_cpus, self.num_cpus))
+        self.ray_tasks += 1
+        return [queue.popleft() for _ in range(min(size, len(queue)))]
 
     def _resize(self) -> int:
         """Read the cluster's CPUs now; the in-flight limit they allow (the largest seen is recorded)."""
