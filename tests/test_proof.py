@@ -215,7 +215,7 @@ def test_the_cluster_size_changes_the_split_but_no_key_and_no_byte_of_the_proof(
     tasks = {cpus: {stage: [r["tasks"] for r in json.loads((folder / "manifest.json").read_text())["fan_out"]["rounds"]]
                     for stage, folder in run.items()} for cpus, run in runs.items()}
     assert tasks[1]["feedback"] == [4] and tasks[16]["feedback"] == [64]  # 206 rows: 4 blocks per CPU
-    assert tasks[1]["prove"][0] < tasks[16]["prove"][0]  # the UB opener's classes: 16 tasks per CPU, at most one each
+    assert tasks[1]["prove"] == [16] and tasks[16]["prove"] == [74]  # 74 classes of 4*7=28: 16 tasks per CPU
     for stage in ("feedback", "prove"):
         small, big = runs[1][stage], runs[16][stage]
         assert small.name == big.name  # the same key
