@@ -36,18 +36,21 @@ def noop(item):
 
 
 def measure_overhead_s(workers: int = 2, tasks: int = 400) -> float:
-    """Seconds a trivial Ray task adds (submission, scheduling, result transfer), per task, on `workers`."""
+    """Seconds a trivial Ray task adds (submission, scheduling, result transfer), per task, on `workers`:
+    one item per Ray task, as every stage's tasks go (the executor packs only items far cheaper than that)."""
     import ray
 
     from pipeline.runtime.executors import fan_out
 
     ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    saved, policy.MAX_CHUNK = policy.MAX_CHUNK, 1
     try:
         fan_out(noop, list(range(20)), label="warm-up", progress=False)
         start = time.perf_counter()
         fan_out(noop, list(range(tasks)), label="noop", progress=False)
         return (time.perf_counter() - start) * workers / tasks  # core-seconds per task
     finally:
+        policy.MAX_CHUNK = saved
         ray.shutdown()
 
 

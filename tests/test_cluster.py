@@ -130,6 +130,47 @@ def loopback_cluster():
         shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.fixture
+def one_node_cluster():
+    """A head on 127.0.0.2 with one CPU, and `add_node()` to join a second node from 127.0.0.3 later (each
+    node as in loopback_cluster).  Yields (address, the driver's environment, add_node)."""
+    port, base = free_port(), Path(f"/tmp/pipeline-ray-grow-{os.getpid()}")
+    token = secrets.token_hex(32)
+    nodes = [start_node(base, "head", token, "127.0.0.2", "--head", f"--port={port}", "--include-dashboard=false")]
+    address, env = f"127.0.0.2:{port}", node_environment(base, "driver", token)
+    try:
+        wait_for(lambda: subprocess.run([RAY, "status", f"--address={address}"], env=env,
+                                        capture_output=True).returncode == 0, what="the head node")
+        yield address, env, lambda: nodes.append(start_node(base, "node", token, "127.0.0.3",
+                                                            f"--address={address}"))
+    finally:
+        for node in reversed(nodes):
+            os.killpg(node.pid, signal.SIGTERM)
+        for node in nodes:
+            node.wait(timeout=60)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_fan_out_raises_its_tasks_in_flight_when_a_node_joins(one_node_cluster, tmp_path):
+    import json
+
+    address, env, add_node = one_node_cluster
+    env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parent), str(PROJECT_ROOT),
+                                                                 env.get("PYTHONPATH")]))}
+    driver = subprocess.Popen([sys.executable, "-m", "growing_cluster", address, str(tmp_path)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: (tmp_path / "started").exists() or driver.poll() is not None, what="the fan-out's first task")
+    add_node()
+    out, err = driver.communicate(timeout=600)
+    assert driver.returncode == 0, err
+    run = json.loads(out.strip().splitlines()[-1])
+    assert run["results"] == [3 * i for i in range(16)]
+    round_ = run["round"]
+    assert round_["in_flight_limits"] == [2, 4]  # one CPU: 2 in flight; the joined node's CPU: 4
+    assert (round_["cluster_cpus"], round_["max_in_flight"], round_["ray_tasks"]) == (2.0, 4, 16)
+    assert len(run["nodes"]) == 2
+
+
 def test_two_node_loopback_cluster_gives_the_embedded_result(loopback_cluster, reference, tmp_path):
     address, env = loopback_cluster
     # tasks of a warm cache take milliseconds: one node could run them all; half a second each spreads them

@@ -2,6 +2,7 @@
 keeps small work (one task, or work called small while Ray is closed) out of Ray."""
 
 import dataclasses
+import io
 import json
 import subprocess
 import sys
@@ -94,6 +95,64 @@ def test_both_executors_resume_from_shards_without_rerunning_them(ray_tasks, tmp
         assert_same_results([got[i] for i in fresh], [ITEMS[i] for i in fresh])
         assert (stats.tasks, stats.resumed, stats.rounds[0]["tasks"]) == (len(ITEMS), 2, len(ITEMS) - 2)
         assert sorted(load_done(shards, len(ITEMS))) == list(range(len(ITEMS)))  # every result now on disk
+
+
+def sleeps(item, seconds):
+    import time
+
+    time.sleep(seconds)
+    return item + 1
+
+
+@pytest.mark.parametrize("executor", ["local", "ray"])
+def test_a_heartbeat_line_comes_while_a_task_sleeps_in_either_executor(ray_tasks, tmp_path, monkeypatch, executor):
+    from pipeline.runtime import progress
+    from pipeline.runtime.log import log_to_file
+
+    monkeypatch.setattr(progress, "HEARTBEAT_SECONDS", 0.05)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # piped
+    run = InProcessExecutor() if executor == "local" else RayExecutor()
+    with log_to_file(tmp_path / "stage.log"):
+        got = run.map(sleeps, [1, 2], (0.6,), label="nap", progress=True)
+    assert got == [2, 3]
+    text = (tmp_path / "stage.log").read_text()
+    assert "nap: still working after " in text and ", 0/2 done (0%), none finished for " in text
+
+
+def test_results_finishing_together_share_a_shard_and_resume_alike(tmp_path):
+    from pipeline.runtime.shards import save_shards
+
+    save_shards(tmp_path, {4: ("four", None), 2: ("two", None), 9: np.arange(3)})
+    save_shards(tmp_path, {5: "five"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["000002+3.shard.npz", "000005.shard.npz", "index.txt"]
+    back = load_done(tmp_path, 10)
+    assert sorted(back) == [2, 4, 5, 9] and back[4] == ("four", None) and back[5] == "five"
+    assert back[9].tolist() == [0, 1, 2]
+    assert sorted(load_done(tmp_path, 9)) == [5]  # a batch holding an item past the end is not trusted
+
+
+def test_a_batch_shard_whose_name_lies_is_not_trusted(tmp_path, caplog):
+    from pipeline.runtime.shards import save_shards
+
+    save_shards(tmp_path, {0: "a", 1: "b"})
+    (tmp_path / "000000+2.shard.npz").rename(tmp_path / "000000+3.shard.npz")  # its index line stays "000000+2"
+    assert load_done(tmp_path, 5) == {}
+    assert "is not in the shard index" in caplog.text
+
+
+def test_shards_of_another_split_of_the_work_are_dropped_not_misread(tmp_path, caplog):
+    first = [np.array([0, 2]), np.array([1, 3])]  # a level dealt into 2 batches ...
+    InProcessExecutor().map(np.sum, first, label="toy", shard_dir=tmp_path, progress=False)
+    again = [np.array([0, 2]), np.array([1, 3])]
+    stats = FanOutStats()
+    assert InProcessExecutor().map(np.sum, again, label="toy", shard_dir=tmp_path, progress=False,
+                                   stats=stats) == [2, 4]
+    assert stats.resumed == 2  # the same items: every shard used
+    other = [np.array([0, 3]), np.array([1]), np.array([2])]  # ... and into 3 on a bigger cluster
+    stats = FanOutStats()
+    assert InProcessExecutor().map(np.sum, other, label="toy", shard_dir=tmp_path, progress=False,
+                                   stats=stats) == [3, 1, 2]
+    assert stats.resumed == 0 and "answer another split of the work" in caplog.text
 
 
 def test_in_process_run_interrupted_by_a_failure_resumes_after_it(tmp_path):
@@ -326,8 +385,29 @@ def test_ray_rounds_record_the_policy_and_every_task_duration(ray_tasks):
     RayExecutor().map(weighted, ITEMS, (WEIGHTS, 100), label="toy", progress=False, stats=stats)
     (round_,) = stats.rounds
     assert (round_["cluster_cpus"], round_["task_cpus"], round_["max_in_flight"]) == (2, 1, 4)  # 2 x 2 CPUs
+    assert round_["in_flight_limits"] == [4] and round_["ray_tasks"] >= 1
     assert len(round_["durations"]) == len(ITEMS) and round_["units"] == [1] * len(ITEMS)
     assert max(round_["durations"]) == pytest.approx(round_["longest_task"], abs=1e-4)
+
+
+def test_chunk_size_packs_only_items_far_cheaper_than_a_ray_task():
+    assert policy.chunk_size(None, 10_000, 2) == 1  # no cost known yet
+    assert policy.chunk_size(policy.CHUNK_SECONDS, 10_000, 2) == 1  # every stage's tasks: one item each
+    assert policy.chunk_size(policy.CHUNK_SECONDS / 10, 10_000, 2) == 10  # about CHUNK_SECONDS per Ray task
+    assert policy.chunk_size(1e-6, 10_000, 2) == policy.MAX_CHUNK
+    assert policy.chunk_size(1e-6, 400, 2) == 50  # 4 Ray tasks per slot left for the rest: the end stays even
+    assert policy.chunk_size(1e-6, 5, 2) == 1
+
+
+def test_cheap_items_share_ray_tasks_and_keep_their_order_and_timings(ray_tasks, tmp_path):
+    items = list(range(3000))
+    stats = FanOutStats()
+    got = RayExecutor().map(abs, items, label="cheap", shard_dir=tmp_path, progress=False, stats=stats)
+    assert got == items
+    (round_,) = stats.rounds
+    assert round_["ray_tasks"] < len(items) / 10 and len(round_["durations"]) == len(items)
+    assert len(list(tmp_path.glob("*.shard.npz"))) < len(items) / 10  # results that finished together: one shard
+    assert load_done(tmp_path, len(items)) == dict(enumerate(items))
 
 
 def big_sum(item, big):

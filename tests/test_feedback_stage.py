@@ -173,3 +173,14 @@ def test_matrix_cache_serves_the_parquet_codes_and_never_stale_ones(tmp_path, sm
     (folder / "matrix.parquet").write_text("garbage")
     with pytest.raises(PipelineError, match="damaged"):
         load_matrices(artifact, game)
+
+
+@pytest.mark.parametrize("cpus, blocks", [(1, 7), (2, 8), (64, 256), (10_000, 12972)])
+def test_row_blocks_follow_the_cluster_and_cover_every_row_once(cpus, blocks):
+    from pipeline.stages.feedback import blocks_for
+    from pipeline.stages.schemas import FeedbackConfig
+
+    got = blocks_for(12972, FeedbackConfig(), cpus)  # Wordle's guesses; at most 2048 rows a block
+    assert len(got) == blocks
+    assert got[0][0] == 0 and got[-1][1] == 12972 and all(a[1] == b[0] for a, b in zip(got, got[1:]))
+    assert max(stop - start for start, stop in got) <= 2048

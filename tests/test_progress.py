@@ -95,6 +95,57 @@ def test_terminal_gets_a_tqdm_bar_and_no_periodic_lines(tmp_path):
     assert "V5:" in drawn and re.search(r"\b3/100\b", drawn)  # tqdm's first draw starts at the resumed count
 
 
+HEARTBEAT = re.compile(r"V5: still working after \d+s, 1/3 done \(33%\), none finished for \d+s$")
+
+
+def test_a_heartbeat_line_comes_while_a_task_runs_and_none_finishes(tmp_path):
+    import time
+
+    path = tmp_path / "stage.log"
+    with log_to_file(path):
+        with Progress("V5", 3, stream=io.StringIO(), heartbeat_seconds=0.05) as bar:
+            bar.advance()
+            time.sleep(0.5)  # one long task: no line is due from finishing tasks
+    lines = [line.split(" INFO ", 1)[1] for line in path.read_text().splitlines()]
+    assert lines[-1].startswith("V5: 1/3 tasks in ")
+    assert lines[:-1] and all(HEARTBEAT.match(line) for line in lines[:-1]), lines
+
+
+def test_under_a_bar_the_heartbeat_goes_to_the_log_file_and_the_bar_not_the_console(tmp_path, monkeypatch):
+    import logging
+    import time
+
+    from pipeline.runtime.log import _CurrentStderr, log
+
+    console, terminal, path = io.StringIO(), Terminal(), tmp_path / "stage.log"
+    monkeypatch.setattr(sys, "stderr", console)
+    handler = _CurrentStderr()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log.addHandler(handler)
+    try:
+        with log_to_file(path):
+            with Progress("V5", 3, stream=terminal, heartbeat_seconds=0.05) as bar:
+                bar.advance()
+                time.sleep(0.5)
+    finally:
+        log.removeHandler(handler)
+    logged = [line.split(" INFO ", 1)[1] for line in path.read_text().splitlines()]
+    assert any(HEARTBEAT.match(line) for line in logged), logged
+    assert "still working" not in console.getvalue()  # the console shows the bar, which says it
+    assert console.getvalue().startswith("V5: 1/3 tasks in ")
+    assert "none finished for" in terminal.getvalue()
+
+
+def test_progress_off_writes_no_heartbeat(tmp_path):
+    import time
+
+    path = tmp_path / "stage.log"
+    with log_to_file(path):
+        with Progress("V5", 2, enabled=False, stream=io.StringIO(), heartbeat_seconds=0.05):
+            time.sleep(0.3)
+    assert "still working" not in path.read_text()
+
+
 @pytest.mark.slow
 def test_piped_stage_run_logs_progress_of_each_fan_out(ray_session, outputs, monkeypatch):
     """A real `stage=lower_bound` run with stderr not a terminal: its stage.log has the periodic lines

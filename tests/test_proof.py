@@ -195,3 +195,30 @@ def test_a_survivor_better_than_the_upper_bound_becomes_the_bound_and_the_proof_
     result = verify_certificate(artifact.path, game)  # the independent checker accepts the adopted bound
     assert result["complete"] and result["ub"] == 544 and result["optimal_openers"] == ["4*7=28"]
 
+
+
+def test_the_cluster_size_changes_the_split_but_no_key_and_no_byte_of_the_proof(tmp_path):
+    """Mini Nerdle's proof in-process as on 1 CPU and as on 16 (ray.num_cpus sizes the split when no Ray session
+    is open): feedback's row blocks and prove's class tasks follow the CPUs; keys and result files do not."""
+    from pipeline.compose import compose_config
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.runner import run_stage
+
+    runs = {}
+    for cpus in (1, 16):
+        outputs = tmp_path / f"cpus{cpus}"
+        cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "experiment=prove_wordle",
+                              "game=mini_nerdle", "ray.executor=local", f"ray.num_cpus={cpus}"], check=False)
+        run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
+        runs[cpus] = {stage: next((outputs / stage).glob("[!.]*")) for stage in ("feedback", "prove")}
+    tasks = {cpus: {stage: [r["tasks"] for r in json.loads((folder / "manifest.json").read_text())["fan_out"]["rounds"]]
+                    for stage, folder in run.items()} for cpus, run in runs.items()}
+    assert tasks[1]["feedback"] == [4] and tasks[16]["feedback"] == [64]  # 206 rows: 4 blocks per CPU
+    assert tasks[1]["prove"] == [16] and tasks[16]["prove"] == [74]  # 74 classes of 4*7=28: 16 tasks per CPU
+    for stage in ("feedback", "prove"):
+        small, big = runs[1][stage], runs[16][stage]
+        assert small.name == big.name  # the same key
+        for name in ("matrix.parquet", "certificate.json", "tree.json"):
+            if (small / name).exists():
+                assert (small / name).read_bytes() == (big / name).read_bytes(), name

@@ -140,18 +140,19 @@ def clean_run(tmp_path_factory):
 
 
 def interrupt_after(monkeypatch, saves: int) -> None:
-    """Ctrl-C right after the driver keeps its `saves`-th shard of the funnel's first level."""
+    """Ctrl-C right after the driver keeps its `saves`-th shard of the funnel's first level (the in-process
+    executor keeps one result per shard)."""
     from pipeline.runtime import executors
 
-    original, count = executors.save_shard, []
+    original, count = executors.save_shards, []
 
-    def save_then_stop(shard_dir, index, result):
-        original(shard_dir, index, result)
-        count.extend([index] if shard_dir.name == "lower_bound-V1" else [])
+    def save_then_stop(shard_dir, results, items_digest=None):
+        original(shard_dir, results, items_digest)
+        count.extend([results] if shard_dir.name == "lower_bound-V1" else [])
         if len(count) == saves:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(executors, "save_shard", save_then_stop)
+    monkeypatch.setattr(executors, "save_shards", save_then_stop)
 
 
 def test_forged_and_damaged_shards_of_an_interrupted_run_are_recomputed(clean_run, tmp_path, capsys, monkeypatch):

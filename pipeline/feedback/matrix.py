@@ -16,8 +16,3 @@ def answer_matrix(guesses: np.ndarray, secrets: np.ndarray, answer: str = "wordl
 def game_matrix(game: Game) -> np.ndarray:
     """M[g, s] = a(guess g, secret s) for every allowed guess and secret of `game`."""
     return answer_matrix(game.encoded_guesses(), game.encoded_secrets(), game.answer)
-
-
-def row_blocks(n_rows: int, block_rows: int) -> list[tuple[int, int]]:
-    """Half-open row ranges covering 0..n_rows in blocks of at most block_rows."""
-    return [(start, min(n_rows, start + block_rows)) for start in range(0, n_rows, block_rows)]

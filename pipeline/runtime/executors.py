@@ -1,9 +1,12 @@
 """Executors: the same fan-out run in this process or as Ray tasks, with one bookkeeping.
 
 `Executor.map(fn, items, shared)` returns [fn(item, *shared) for item in items] in item order. Whatever
-runs the tasks, finished results are kept as shards on disk (a killed driver resumes where it stopped),
-progress is shown as results arrive and `FanOutStats` records rounds, task seconds and nodes the same
-way, so a manifest reads alike whichever executor ran. `choose_executor` picks one from the `ray`
+runs the tasks, finished results are kept as shards on disk (a killed driver resumes where it stopped; the
+results that finish together share one shard), progress is shown as results arrive (with a heartbeat while
+none do) and `FanOutStats` records rounds, task seconds and nodes the same way, so a manifest reads alike
+whichever executor ran.  The Ray executor follows the cluster while it runs: it reads the cluster's CPUs
+again every few seconds (nodes that join raise the tasks in flight), collects every result ready at once,
+and sends items far cheaper than a Ray task several to a task (`policy.chunk_size`). `choose_executor` picks one from the `ray`
 config and the size of the work: a single task, or work the caller calls small while no Ray session is
 open, runs in this process and never pays Ray's start-up; `fan_out` is the same map on a Ray session the caller
 opened, and `cluster_cpus` the cores a run's fan-outs will use (what stages size their batches by).  The
@@ -20,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.config import RayConfig
-from pipeline.runtime.policy import in_flight_limit
+from pipeline.runtime import policy
 from pipeline.runtime.progress import Progress
-from pipeline.runtime.shards import FanOutStats, load_done, save_shard
+from pipeline.runtime.shards import FanOutStats, items_sha256, load_done, save_shards
 
 # (item index, result, node that ran it, (wall seconds, CPU seconds) inside fn)
 Finished = tuple[int, object, str, tuple[float, float]]
@@ -37,7 +40,8 @@ class Executor:
             shard_dir: Path | None = None, progress: bool = True, stats: FanOutStats | None = None) -> list:
         """[fn(item, *shared) for item in items], in item order; shards already on disk are not rerun."""
         stats = stats if stats is not None else FanOutStats()
-        results = load_done(shard_dir, len(items))
+        digest = items_sha256(items) if shard_dir is not None else None
+        results = load_done(shard_dir, len(items), digest)
         stats.tasks += len(items)
         stats.resumed += len(results)
         stats.executors.add(self.name)
@@ -47,15 +51,17 @@ class Executor:
         durations = {}  # item index -> (wall, CPU) seconds inside fn (this run's tasks), for scheduling replays
         started = time.perf_counter()
         with Progress(label, len(items), enabled=progress, resumed=len(results)) as bar:
-            for i, result, node, (seconds, cpu) in self._run(fn, items, pending, shared, label):
-                results[i] = result
-                stats.nodes.add(node)
-                stats.task_seconds += seconds
-                round_stats["task_seconds"] += seconds
-                round_stats["longest_task"] = max(round_stats["longest_task"], seconds)
-                durations[i] = (seconds, cpu)
-                save_shard(shard_dir, i, result)
-                bar.advance()
+            for finished in self._run(fn, items, pending, shared, label):
+                for i, result, node, (seconds, cpu) in finished:
+                    results[i] = result
+                    stats.nodes.add(node)
+                    durations[i] = (seconds, cpu)
+                    round_stats["longest_task"] = max(round_stats["longest_task"], seconds)
+                    bar.advance()
+                save_shards(shard_dir, {i: results[i] for i, *_ in finished}, digest)
+        wall = sum(seconds for seconds, _ in durations.values())
+        stats.task_seconds += wall
+        round_stats["task_seconds"] = wall
         round_stats["wall_seconds"] = time.perf_counter() - started
         round_stats |= self._policy_stats()
         round_stats = {k: round(v, 4) if isinstance(v, float) else v for k, v in round_stats.items()}
@@ -66,7 +72,8 @@ class Executor:
         return [results[i] for i in range(len(items))]
 
     def _run(self, fn: Callable, items: Sequence, pending: list[int], shared: Sequence,
-             label: str) -> Iterator[Finished]:
+             label: str) -> Iterator[list[Finished]]:
+        """The pending items' results, in lists of those that finished together (each kept as one shard)."""
         raise NotImplementedError
 
     def _policy_stats(self) -> dict:
@@ -106,7 +113,7 @@ class InProcessExecutor(Executor):
         try:
             for i in pending:
                 result, seconds = _timed(fn, items[i], shared)
-                yield i, result, node, seconds
+                yield [(i, result, node, seconds)]
         finally:
             numba.set_num_threads(threads)
 
@@ -115,7 +122,8 @@ class InProcessExecutor(Executor):
         import numba
 
         threads = self.num_threads or numba.config.NUMBA_NUM_THREADS
-        return {"cluster_cpus": float(threads), "task_cpus": float(threads), "max_in_flight": 1}
+        return {"cluster_cpus": float(threads), "task_cpus": float(threads), "max_in_flight": 1,
+                "in_flight_limits": [1], "ray_tasks": 0}
 
 
 def _timed(fn, item, shared) -> tuple[object, tuple[float, float]]:
@@ -126,25 +134,27 @@ def _timed(fn, item, shared) -> tuple[object, tuple[float, float]]:
     return result, (time.perf_counter() - started, time.process_time() - cpu)
 
 
-def _run_task(fn, item, *shared):
-    """Body of a Ray task: fn on one item with the cores Ray assigned to it, timed."""
+def _run_chunk(fn, chunk, *shared):
+    """Body of a Ray task: fn on each item of `chunk` with the cores Ray assigned to the task, each timed;
+    (node, [(result, seconds) per item])."""
     import numba
     import ray
 
     # a task gets the cores Ray assigned to it, no more: numba kernels inside must not oversubscribe the node
     cpus = int(ray.get_runtime_context().get_assigned_resources().get("CPU", 1))
     numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, cpus)))
-    result, seconds = _timed(fn, item, shared)
-    return result, ray.get_runtime_context().get_node_id(), seconds
+    return ray.get_runtime_context().get_node_id(), [_timed(fn, item, shared) for item in chunk]
 
 
 class RayExecutor(Executor):
     """Ray tasks: shared values put once, a bounded number in flight, crashed workers retried.
 
     `max_in_flight=None` sizes the in-flight limit to the cluster (`policy.in_flight_limit`: twice the
-    task slots of `ray.cluster_resources()`); `memory` (bytes, or None) is declared to Ray per task, so a
-    node never starts more tasks than it has memory for.  With a `RayConfig`, the session is started or
-    joined first (`ensure_ray`); without one, the caller has opened it."""
+    task slots of `ray.cluster_resources()`), read again every `policy.CLUSTER_POLL_SECONDS` while the
+    fan-out runs, so a cluster that grows (an autoscaler adding workers to a head with no CPUs of its
+    own) gets used at once; `memory` (bytes, or None) is declared to Ray per task, so a node never starts
+    more tasks than it has memory for.  With a `RayConfig`, the session is started or joined first
+    (`ensure_ray`); without one, the caller has opened it."""
 
     name = "ray"
 
@@ -152,7 +162,7 @@ class RayExecutor(Executor):
                  num_cpus: float = 1, memory: int | None = None):
         self.cfg, self.max_in_flight, self.max_retries = cfg, max_in_flight, max_retries
         self.num_cpus, self.memory = num_cpus, memory
-        self.cluster_cpus, self.in_flight = 0.0, 0
+        self.cluster_cpus, self.in_flight, self.limits, self.ray_tasks = 0.0, 0, [], 0
 
     def _run(self, fn, items, pending, shared, label):
         import ray
@@ -163,23 +173,80 @@ class RayExecutor(Executor):
         if self.cfg is not None:
             ensure_ray(self.cfg)
         check_fits(self.num_cpus, self.memory)
-        self.cluster_cpus = float(ray.cluster_resources().get("CPU", 0))
-        self.in_flight = in_flight_limit(self.cluster_cpus, self.num_cpus, self.max_in_flight)
+        self.cluster_cpus, self.limits, self.ray_tasks = 0.0, [], 0
+        limit, polled = self._resize(), time.monotonic()
         shared_refs = [_put_once(value) for value in shared]
         task = _remote_task().options(max_retries=self.max_retries, num_cpus=self.num_cpus,
                                       memory=self.memory or None, name=label)
-        pending, in_flight = deque(pending), {}
-        while pending or in_flight:
-            while pending and len(in_flight) < self.in_flight:
-                i = pending.popleft()
-                in_flight[task.remote(fn, items[i], *shared_refs)] = i
-            ready, _ = ray.wait(list(in_flight), num_returns=1)
-            for ref in ready:
-                i = in_flight.pop(ref)
-                yield i, *ray.get(ref)
+        queue, in_flight = deque(pending), {}  # object ref -> the item indices its task runs
+        item_seconds, items_done = 0.0, 0
+        while queue or in_flight:
+            if time.monotonic() - polled >= policy.CLUSTER_POLL_SECONDS:
+                limit, polled = self._resize(), time.monotonic()
+            mean = item_seconds / items_done if items_done else None
+            while queue and len(in_flight) < limit:
+                chunk = self._next_chunk(queue, mean)
+                in_flight[task.remote(fn, [items[i] for i in chunk], *shared_refs)] = chunk
+            fetched, error = _fetch(_ready(list(in_flight), policy.CLUSTER_POLL_SECONDS))
+            finished = []
+            for ref, (node, timed) in fetched:
+                for i, (result, seconds) in zip(in_flight.pop(ref), timed):
+                    finished.append((i, result, node, seconds))
+                    item_seconds, items_done = item_seconds + seconds[0], items_done + 1
+            if finished:
+                yield finished  # kept as a shard before a failed task's error is raised
+            if error is not None:
+                raise error
+
+    def _next_chunk(self, queue: deque, mean_item_seconds: float | None) -> list[int]:
+        """The items of the next Ray task, taken from the queue (`policy.chunk_size` of them)."""
+        size = policy.chunk_size(mean_item_seconds, len(queue), policy.task_slots(self.cluster_cpus, self.num_cpus))
+        self.ray_tasks += 1
+        return [queue.popleft() for _ in range(min(size, len(queue)))]
+
+    def _resize(self) -> int:
+        """Read the cluster's CPUs now; the in-flight limit they allow (the largest seen is recorded)."""
+        import ray
+
+        cpus = float(ray.cluster_resources().get("CPU", 0))
+        self.in_flight = policy.in_flight_limit(cpus, self.num_cpus, self.max_in_flight)
+        self.cluster_cpus = max(self.cluster_cpus, cpus)
+        if not self.limits or self.limits[-1] != self.in_flight:
+            self.limits.append(self.in_flight)
+        return self.in_flight
 
     def _policy_stats(self) -> dict:
-        return {"cluster_cpus": self.cluster_cpus, "task_cpus": self.num_cpus, "max_in_flight": self.in_flight}
+        """The largest cluster and in-flight limit of the round, every limit it took, its Ray tasks."""
+        return {"cluster_cpus": self.cluster_cpus, "task_cpus": self.num_cpus, "max_in_flight": max(self.limits),
+                "in_flight_limits": self.limits, "ray_tasks": self.ray_tasks}
+
+
+def _fetch(refs: list) -> tuple[list, Exception | None]:
+    """([(ref, value)] of the refs whose tasks succeeded, the first task's error or None): one `ray.get` for
+    them all, one each only when a task failed, so the results beside a failure are kept."""
+    import ray
+
+    try:
+        return list(zip(refs, ray.get(refs))), None
+    except Exception:
+        fetched, error = [], None
+        for ref in refs:
+            try:
+                fetched.append((ref, ray.get(ref)))
+            except Exception as err:
+                error = error or err
+        return fetched, error
+
+
+def _ready(refs: list, timeout: float) -> list:
+    """Every ref of `refs` whose task is done: waits up to `timeout` s for the first, then takes all the others
+    already done with it (one wait per result would cost the driver more than a small task does)."""
+    import ray
+
+    ready, rest = ray.wait(refs, num_returns=1, timeout=timeout)
+    if ready and rest:
+        ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
+    return ready
 
 
 def check_fan_out(max_in_flight: int | None, max_retries: int, num_cpus: float) -> None:
@@ -218,12 +285,12 @@ PUT_ONCE_BYTES = 1 << 20  # arrays at least this big are put once per Ray sessio
 
 
 def _remote_task():
-    """`_run_task` as a Ray remote function, defined once per process."""
+    """`_run_chunk` as a Ray remote function, defined once per process."""
     global _REMOTE
     if _REMOTE is None:
         import ray
 
-        _REMOTE = ray.remote(_run_task)
+        _REMOTE = ray.remote(_run_chunk)
     return _REMOTE
 
 

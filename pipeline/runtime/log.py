@@ -10,7 +10,11 @@ log.setLevel(logging.INFO)  # stage logs record INFO even when no console is set
 
 
 class _CurrentStderr(logging.StreamHandler):
-    """Writes to whatever sys.stderr is now (a caller that swapped stderr must not leave a closed stream behind)."""
+    """Writes to whatever sys.stderr is now (a caller that swapped stderr must not leave a closed stream behind);
+    a record logged with `extra={"console": False}` (a heartbeat under a progress bar) goes to log files only."""
+
+    def filter(self, record):
+        return getattr(record, "console", True) and super().filter(record)
 
     @property
     def stream(self):

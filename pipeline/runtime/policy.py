@@ -3,7 +3,9 @@ work, and `benchmarks/scaling.py` replays recorded task durations through the ve
 
 Policy: a fan-out keeps `in_flight_limit` tasks submitted (twice what the cluster can run at once, so
 a freed core never waits for the driver), submits them in the given order, and Ray starts the next
-submitted task on whichever core frees first.  Work split into batches uses `batch_count` batches
+submitted task on whichever core frees first.  The cluster's CPUs are read again every
+CLUSTER_POLL_SECONDS while a fan-out runs, so nodes that join raise the limit.  Items far cheaper than a
+Ray task's own cost travel `chunk_size` to a Ray task.  Work split into batches uses `batch_count` batches
 (a few per core, so the last batches to finish are small and no core idles long at a level's end)."""
 
 import heapq
@@ -11,6 +13,10 @@ from collections.abc import Sequence
 
 IN_FLIGHT_PER_SLOT = 2  # tasks submitted per task slot (cluster CPUs / CPUs per task)
 BATCHES_PER_CPU = 4  # default batches per cluster CPU for work the stage splits itself
+CLUSTER_POLL_SECONDS = 2.0  # a running fan-out reads the cluster's CPUs again at most this often
+CHUNK_SECONDS = 0.02  # items cheaper than this share a Ray task, until it takes about this long ...
+MAX_CHUNK = 512  # ... never more items than this in one
+CHUNKS_PER_SLOT = 4  # ... and never so many that fewer than this many Ray tasks per slot remain
 
 
 def task_slots(cluster_cpus: float, task_cpus: float = 1) -> int:
@@ -23,6 +29,17 @@ def in_flight_limit(cluster_cpus: float, task_cpus: float = 1, override: int | N
     if override is not None:
         return override
     return IN_FLIGHT_PER_SLOT * task_slots(cluster_cpus, task_cpus)
+
+
+def chunk_size(mean_item_seconds: float | None, pending: int, slots: int) -> int:
+    """Items per Ray task: 1 until an item's cost is known, and for any item costing CHUNK_SECONDS or more
+    (every stage's tasks); items far cheaper share a task until it costs about CHUNK_SECONDS, at most
+    MAX_CHUNK of them, leaving CHUNKS_PER_SLOT tasks per slot for the rest so the end stays balanced."""
+    if mean_item_seconds is None or mean_item_seconds >= CHUNK_SECONDS:
+        return 1
+    by_cost = int(CHUNK_SECONDS / max(mean_item_seconds, 1e-7))
+    by_balance = pending // (CHUNKS_PER_SLOT * max(1, slots))
+    return max(1, min(by_cost, by_balance, MAX_CHUNK))
 
 
 def batch_count(n_items: int, cluster_cpus: float, override: int | None = None, per_cpu: int = BATCHES_PER_CPU,

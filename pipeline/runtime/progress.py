@@ -2,9 +2,14 @@
 
 Under `ray job submit`, in CI or with stderr sent to a file nothing is a terminal, so a bar would
 print nothing useful; instead a line `label: done/total tasks (pct), rate, ETA` goes through the
-`pipeline` logger, which reaches the console, the stage's log file and the job's log alike."""
+`pipeline` logger, which reaches the console, the stage's log file and the job's log alike.
+
+A heartbeat keeps both alive while no task finishes (one long task, an in-process run): a timer thread
+writes `label: still working after 2m30s, 3/10 done (30%), none finished for 1m05s` whenever nothing was
+logged for HEARTBEAT_SECONDS; on a terminal the line goes to the log files only and the bar shows it."""
 
 import sys
+import threading
 import time
 
 from pipeline.runtime.log import log
@@ -14,6 +19,7 @@ LOG_EVERY_FRACTION = 0.10  # ... and one each time another tenth of the tasks is
 LOG_MIN_GAP_SECONDS = 5.0  # but never two within this gap (short fan-outs print only their summary)
 ETA_MIN_FRACTION = 0.10  # no rate or ETA before this fraction of the tasks is done ...
 ETA_MIN_TASKS = 2  # ... nor before this many ran now: the first one may have spent its time compiling kernels
+HEARTBEAT_SECONDS = 30.0  # a line at least this often, even when no task finishes
 
 
 def _duration(seconds: float) -> str:
@@ -32,15 +38,19 @@ class Progress:
     compiling numba kernels), and no rate or ETA is shown before ETA_MIN_TASKS tasks and ETA_MIN_FRACTION of
     all are done. A tqdm bar if `stream` (stderr) is a terminal, else periodic log lines;
     `enabled=False` keeps only the closing summary line. The intervals default to the module's
-    LOG_* constants (read when the bar is made); `clock` is injectable for tests."""
+    LOG_* constants (read when the bar is made); `clock` is injectable for tests.  The heartbeat (see the
+    module) runs on real time, every `heartbeat_seconds` (default HEARTBEAT_SECONDS) without a line."""
 
     def __init__(self, label: str, total: int, enabled: bool = True, stream=None, resumed: int = 0,
                  clock=time.monotonic, every_seconds: float | None = None, every_fraction: float | None = None,
-                 min_gap_seconds: float | None = None):
+                 min_gap_seconds: float | None = None, heartbeat_seconds: float | None = None):
         self.label, self.total, self.done, self.resumed = label, total, resumed, resumed
         self.stream = stream or sys.stderr
         self.enabled, self.clock = enabled, clock
         self.every_seconds = LOG_EVERY_SECONDS if every_seconds is None else every_seconds
+        self.heartbeat_seconds = HEARTBEAT_SECONDS if heartbeat_seconds is None else heartbeat_seconds
+        self.lock, self.stopped = threading.Lock(), threading.Event()
+        self.beat_at = self.finished_at = time.monotonic()  # real time of the last line, of the last task done
         self.min_gap = LOG_MIN_GAP_SECONDS if min_gap_seconds is None else min_gap_seconds
         fraction = LOG_EVERY_FRACTION if every_fraction is None else every_fraction
         self.step = max(1, int(total * fraction))
@@ -55,18 +65,39 @@ class Progress:
 
             self.bar = tqdm(total=self.total, initial=self.resumed, desc=self.label, unit="task",
                             file=self.stream, leave=False, dynamic_ncols=True)
+        if self.enabled and self.heartbeat_seconds > 0:
+            threading.Thread(target=self._heartbeat, name=f"progress-{self.label}", daemon=True).start()
         return self
 
     def advance(self, n: int = 1) -> None:
-        self.done += n
-        if self.first_at is None:
-            self.first_at, self.first_done = self.clock(), self.done
+        with self.lock:
+            self.done += n
+            self.finished_at = time.monotonic()
+            if self.first_at is None:
+                self.first_at, self.first_done = self.clock(), self.done
+            if self.bar is not None:
+                self.bar.update(n)
+            elif self.enabled and self.done < self.total:
+                now = self.clock()
+                if self._line_due(now):
+                    self._log_line(now)
+
+    def _heartbeat(self) -> None:
+        """The timer thread: a heartbeat line whenever HEARTBEAT_SECONDS passed without a line, until the end."""
+        while not self.stopped.wait(max(0.01, self.beat_at + self.heartbeat_seconds - time.monotonic())):
+            with self.lock:
+                if not self.stopped.is_set() and time.monotonic() - self.beat_at >= self.heartbeat_seconds:
+                    self._beat()
+
+    def _beat(self) -> None:
+        now = time.monotonic()
+        self.beat_at = now
+        waited = f"none finished for {_duration(now - self.finished_at)}"
+        text = (f"{self.label}: still working after {_duration(self.clock() - self.started)}, "
+                f"{self.done}/{self.total} done ({100 * self.done // max(self.total, 1)}%), {waited}")
         if self.bar is not None:
-            self.bar.update(n)
-        elif self.enabled and self.done < self.total:
-            now = self.clock()
-            if self._line_due(now):
-                self._log_line(now)
+            self.bar.set_postfix_str(waited, refresh=True)
+        log.info(text, extra={"console": self.bar is None})  # a terminal has the bar: the line goes to log files
 
     def _line_due(self, now: float) -> bool:
         """Time for a line: the interval has passed, or another tenth is done (not too soon after the last)."""
@@ -74,7 +105,7 @@ class Progress:
         return since >= self.every_seconds or (self.done >= self.next_mark and since >= self.min_gap)
 
     def _log_line(self, now: float) -> None:
-        self.last_line = now
+        self.last_line, self.beat_at = now, time.monotonic()
         self.next_mark = (self.done // self.step + 1) * self.step
         log.info(self.line(now))
 
@@ -96,9 +127,11 @@ class Progress:
         return (self.done - self.first_done) / (now - self.first_at)
 
     def __exit__(self, *exc):
+        self.stopped.set()
         elapsed = self.clock() - self.started
-        if self.bar is not None:
-            self.bar.close()
+        with self.lock:  # a heartbeat being written finishes before the bar closes
+            if self.bar is not None:
+                self.bar.close()
         resumed = f" ({self.resumed} resumed from an earlier run)" if self.resumed else ""
         log.info(f"{self.label}: {self.done}/{self.total} tasks in {elapsed:.1f}s{resumed}")
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from pipeline.artifacts.identity import lists_identity
 from pipeline.artifacts.outputs import FEEDBACK, GUESSES, MATRIX, SECRETS
-from pipeline.feedback.matrix import answer_matrix, row_blocks
+from pipeline.feedback.matrix import answer_matrix
 from pipeline.feedback.parquet import write_matrix
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import FeedbackConfig
@@ -31,10 +31,21 @@ def _block(bounds, guesses, secrets, answer):
     return answer_matrix(guesses[start:stop], secrets, answer)
 
 
+def blocks_for(n_rows: int, cfg: FeedbackConfig, cluster_cpus: int) -> list[tuple[int, int]]:
+    """Row blocks of equal size, a few per cluster CPU (the runtime's `batch_count`), none above
+    stage.block_rows: a bigger cluster gets more, smaller tasks; the matrix is the same however it is split."""
+    from itertools import accumulate
+
+    from pipeline.runtime.policy import batch_count, split_sizes
+
+    stops = list(accumulate(split_sizes(n_rows, batch_count(n_rows, cluster_cpus, max_batch=cfg.block_rows))))
+    return list(zip([0, *stops[:-1]], stops))
+
+
 def _build(ctx: StageContext, cfg: FeedbackConfig) -> np.ndarray:
     game = ctx.game
     small = len(game.guesses) * len(game.secrets) <= cfg.ray_threshold_cells
-    blocks = row_blocks(len(game.guesses), cfg.block_rows)
+    blocks = blocks_for(len(game.guesses), cfg, ctx.cluster_cpus())
     parts = ctx.fan_out(_block, blocks, (game.encoded_guesses(), game.encoded_secrets(), game.answer), label="feedback",
                         small=small)
     return np.concatenate(parts)

@@ -1,6 +1,6 @@
 """Stage prove: close the gap. For each opener that survived the funnel, raise a lower bound on every
-response class (LB_j for growing j, then an exact solve), one Ray task per class, until
-|S| + sum of class bounds reaches UB. Writes certificate.json (checked by `verify-certificate`).
+response class (LB_j for growing j, then an exact solve), until |S| + sum of class bounds reaches UB; the
+UB opener's classes go out a few Ray tasks per cluster CPU, largest first (one task per class on a big cluster). Writes certificate.json (checked by `verify-certificate`).
 The mathematics of the closure is search/closure.py; this module reads the inputs, fans the classes
 out and writes the certificate.  A worker process builds its solvers once per matrix and reuses them for
 every class it is given (`task_solvers`, on runtime/worker_cache.py: a new solver costs seconds on a big
@@ -44,6 +44,7 @@ OUTPUTS = PROVE  # certificate.json, tree.json/.svg (and .txt for a better tree)
 
 
 SCHEMA = ProveConfig
+CLASS_TASKS_PER_CPU = 16  # class costs are uneven (one class may outweigh the rest): many small tasks balance them
 
 
 def validate(cfg: ProveConfig, game) -> None:
@@ -83,6 +84,33 @@ def class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, 
     with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
         return bound_class(solvers, members, target, k_s=k_s, max_level=max_level, memo_bits=memo_bits,
                            hard_state=hard_state, left=left, roots=roots)
+
+
+def class_batch(jobs, *shared) -> list:
+    """`class_task` for each job of a batch (its shared values as class_task's), with this worker's solvers."""
+    return [class_task(job, *shared) for job in jobs]
+
+
+def class_batches(jobs: list, cluster_cpus: int) -> list[list[int]]:
+    """Which of the UB opener's classes each task closes: CLASS_TASKS_PER_CPU tasks per cluster CPU (the
+    runtime's `batch_count`), so one class each from a cluster of a CPU for every CLASS_TASKS_PER_CPU
+    classes on; the classes dealt largest first, so the costliest start first and no task collects two of them.
+    Each class's bound is computed alike whatever its batch (every class starts from emptied solvers)."""
+    from pipeline.runtime.policy import batch_count, deal
+
+    largest_first = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
+    return deal(largest_first, batch_count(len(jobs), cluster_cpus, per_cpu=CLASS_TASKS_PER_CPU))
+
+
+def closed_classes(ctx: StageContext, jobs: list, shared: tuple) -> list:
+    """(bound, method) of every job of the UB opener's classes, in their order, as `class_batches` tasks."""
+    batches = class_batches(jobs, ctx.cluster_cpus()) if jobs else []
+    parts = fan_out_tasks(ctx, class_batch, [[jobs[i] for i in b] for b in batches], shared, f"{NAME}-classes")
+    results = [None] * len(jobs)
+    for batch, part in zip(batches, parts):
+        for i, result in zip(batch, part):
+            results[i] = result
+    return results
 
 
 def opener_task(classes, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, left, hard, n_secrets, ub):
@@ -130,7 +158,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     ub_classes = classes.pop(ub_opener, [])
     jobs = [(m, targets.get(colours), state, roots) for colours, m, state in ub_classes]
     others = [[(m, state) for _, m, state in cls] for cls in classes.values()]
-    ub_results = fan_out_tasks(ctx, class_task, jobs, shared, f"{NAME}-classes")
+    ub_results = closed_classes(ctx, jobs, shared)
     shared = shared_args(opener_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
                          memo_bits=cfg.memo_bits, encoded_guesses=game.encoded_guesses(), left=guesses_left(game),
                          hard=game.hard_mode, n_secrets=len(game.secrets), ub=ub)

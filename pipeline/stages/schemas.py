@@ -35,7 +35,7 @@ class FeedbackConfig(StageConfig):
     name: str = "feedback"
     ray_threshold_cells: int = setting(100_000_000, "|G|*|S| up to this is small work: in-process unless Ray is "
                                                     "open")
-    block_rows: int = setting(2048, "guesses per task")
+    block_rows: int = setting(2048, "at most this many guesses per task (tasks: 4 per cluster CPU, or more)")
     row_group_rows: int = setting(1024, "Parquet rows per row group")
 
 
