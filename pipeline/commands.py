@@ -314,10 +314,15 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
         return verify_folder(folder, overrides, sample, workers, archive=path)
 
 
+LIST_SETTINGS = ("secrets", "guesses", "exclude", "source", "length", "alphabet", "keep_matching_only",
+                 "secrets_are_guesses", "pegs", "colours")  # game settings that change a game's lists
+
+
 def certificate_game(cert: dict, stored, overrides: list[str], where: str):
     """The game a certificate is checked against: the one its folder stores (game.json.gz, every list checked by
-    the checker's own reader) when no override is given; else the game the overrides compose (on the
-    certificate's game and rules), which must agree with a stored one."""
+    the checker's own reader), which overrides may restate but not change; a folder without one (made before
+    folders stored their game): the game the overrides compose on the certificate's game and rules."""
+    from pipeline.compose import compose_config
     from pipeline.proofs.stored_game import GAME_FILE, disagreements
 
     if stored is not None and not overrides:
@@ -326,15 +331,27 @@ def certificate_game(cert: dict, stored, overrides: list[str], where: str):
         if "max_guesses" in cert else []
     rules += shape_overrides(cert)
     hard_mode = "true" if cert["hard_mode"] else "false"
-    game = load_game_from([f"game={cert['game']}", f"game.hard_mode={hard_mode}", *rules, *overrides])
+    chosen = [f"game={cert['game']}", f"game.hard_mode={hard_mode}", *rules, *overrides]
     if stored is None:
-        return game
-    differ = disagreements(stored, game)
+        return load_game_from(chosen)
+    if any(changes_lists(o) for o in overrides):
+        differ = disagreements(stored, load_game_from(chosen))
+    else:  # the rules only: the lists need not be where the game's config says (they are in the folder)
+        cfg = compose_config(chosen, check=False).game
+        differ = [name for name, a, b in (("hard_mode", stored.hard_mode, cfg.hard_mode),
+                                          ("max_guesses", stored.max_guesses, cfg.max_guesses),
+                                          ("answer", stored.answer, cfg.answer)) if a != b]
     if differ:
         raise PipelineError(f"the game overrides {' '.join(overrides)} disagree with the game {where} stores in "
                             f"{GAME_FILE} ({', '.join(differ)} differ); give no game overrides: the folder holds "
                             "its game")
     return stored
+
+
+def changes_lists(override: str) -> bool:
+    """Whether an override (game=<name>, game.<key>=..., paths.<key>=...) can change the game's lists."""
+    key = override.lstrip("+~").split("=", 1)[0].split(".")
+    return key[0] == "paths" or len(key) == 1 or key[1] in LIST_SETTINGS
 
 
 def lists_line(game, stored, where: str) -> str:
