@@ -295,7 +295,7 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
     folder (pipeline/proofs/archive.py: no traversal, no link, size limits) and checked there."""
     from pipeline.proofs.archive import unpacked
 
-    path, overrides, legacy = one_path(ns, "prove artifact folder or bundle archive")
+    path, overrides, legacy = one_path(ns, "prove artifact folder")
     workers = capped_workers(ns.workers)
     if set(legacy) - {"sample"}:
         raise PipelineError(f"verify-certificate has no option {sorted(set(legacy) - {'sample'})[0]}=")
@@ -308,8 +308,8 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
     if path.is_dir():
         return verify_folder(path, overrides, sample, workers)
     if not path.exists():
-        raise PipelineError(f"{path} is neither a folder nor a file (give a prove artifact folder, "
-                            "outputs/prove/<key>, or an archive `python -m pipeline bundle` wrote)")
+        raise PipelineError(f"{path} is not a folder, nor an archive: nothing is there (give a prove artifact "
+                            "folder, outputs/prove/<key>, or an archive `python -m pipeline bundle` wrote)")
     with unpacked(path) as folder:
         return verify_folder(folder, overrides, sample, workers, archive=path)
 
@@ -369,6 +369,10 @@ def verify_folder(folder: Path, overrides: list[str], sample, workers: int, arch
     from pipeline.proofs.stored_game import folder_game
 
     where = str(archive or folder)
+    if not (folder / "certificate.json").exists() and (folder / "solution.json").exists():
+        raise PipelineError(f"{where} holds a blindfold solution, not a certificate: verify-certificate checks prove "
+                            "and leaderboard certificates (a blindfold set is checked by stage=blindfold "
+                            "stage.check=[<guesses>]; it has no independent checker yet)")
     cert = load_certificate(folder)  # strict schema and size limit, before any game is built
     stored = folder_game(folder)  # its lists checked word by word against their digests
     game = certificate_game(cert, stored, overrides, where)

@@ -273,3 +273,11 @@ def test_bundle_refuses_what_is_not_a_proof_folder(words_proof, proof, tmp_path,
     code, _, err = run_main(["bundle", str(proof)], capsys)
     assert_one_error(code, err, "holds no game.json.gz")
     assert not list(tmp_path.glob("*.tar.gz")) and not list(tmp_path.glob(".*"))
+
+
+def test_a_blindfold_folder_is_named_for_what_it_is(tmp_path, capsys):
+    """A blindfold folder stores its game too, but holds a solution, not a certificate: one line says so."""
+    (tmp_path / "solution.json").write_text("{}\n")
+    code, out, err = run_main(["verify-certificate", str(tmp_path)], capsys)
+    assert_one_error(code, err, "holds a blindfold solution, not a certificate")
+    assert out == ""

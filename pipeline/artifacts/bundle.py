@@ -34,8 +34,8 @@ FORMAT = 1
 
 def default_archive(folder: Path) -> Path:
     """<folder>.tar.gz, a sibling of the artifact folder (outputs/prove/<key>.tar.gz)."""
-    folder = Path(folder)
-    return folder.with_name(folder.resolve().name + ".tar.gz")
+    folder = Path(os.path.abspath(folder))  # `.` or `..` named, links not followed
+    return folder.with_name(folder.name + ".tar.gz")
 
 
 def packed_files(folder: Path) -> dict[str, bytes]:
