@@ -30,7 +30,7 @@ USAGE_LINES = [
     ("data {%(actions)s} [dataset]", "check / rebuild%(fetch)s the word lists"),
     ("verify-tree <tree file> game=<name>", "replay every secret through a strategy tree (json, text or Selby's)"),
     ("export-tree <tree file> --format <form>", "write a tree as selby (Selby's text), json or text (--out FILE)"),
-    ("verify-certificate <prove dir|bundle> [--sample N]", "re-check a proof of optimality or a leaderboard (all of it)"),
+    ("verify-certificate <dir|bundle> [--sample N]", "re-check a proof of optimality or a leaderboard (all of it)"),
     ("bundle <prove dir> [--out FILE]", "pack a proof folder into one archive (<folder>.tar.gz) that checks anywhere"),
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
@@ -532,8 +532,8 @@ def analyse_parser() -> ArgumentParser:
 
 
 COMMANDS = {"data": data_command, "verify-tree": verify_tree_command, "export-tree": export_tree_command,
-            "verify-certificate": verify_certificate_command, "bundle": bundle_command, "play": play_command, "solve": solve_command,
-            "analyse": analyse_command, "list": list_command}
+            "verify-certificate": verify_certificate_command, "bundle": bundle_command, "play": play_command,
+            "solve": solve_command, "analyse": analyse_command, "list": list_command}
 BARE_WORD = re.compile(r"^[A-Za-z][\w-]*$")  # no `=`, `~` or `-`: no override, no flag
 
 

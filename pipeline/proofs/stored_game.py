@@ -129,8 +129,9 @@ def _words(body: dict, name: str, rules: dict) -> tuple[str, ...]:
     _check(bad is None, f"lists.{name}: {bad!r} is not {length} symbols of the game's alphabet")
     _check(all(a < b for a, b in zip(words, words[1:])), f"lists.{name} is not sorted without repeats")
     _check(entry["count"] == len(words), f"lists.{name} holds {len(words)} words, not its count {entry['count']}")
-    _check(entry["sorted_sha256"] == sorted_sha256(words),
-           f"the {name} list's digest is {sorted_sha256(words)[:12]}…, not the recorded {str(entry['sorted_sha256'])[:12]}…")
+    digest = sorted_sha256(words)
+    _check(entry["sorted_sha256"] == digest,
+           f"the {name} list's digest is {digest[:12]}…, not the recorded {str(entry['sorted_sha256'])[:12]}…")
     return tuple(words)
 
 
@@ -149,8 +150,9 @@ def read_stored_game(path: Path) -> StoredGame:
     allowed = set(guesses)
     _check(all(w in allowed for w in secrets), "a secret is not an allowed guess")
     _check(not set(excluded) & set(secrets), "an excluded word is still a secret")
+    versions = body["versions"] if isinstance(body["versions"], dict) else {}
     return StoredGame(rules["name"], guesses, secrets, rules["alphabet"], rules["hard_mode"], rules["max_guesses"],
-                      rules["answer"], excluded, versions=body["versions"] if isinstance(body["versions"], dict) else {})
+                      rules["answer"], excluded, versions=versions)
 
 
 def folder_game(folder: Path) -> StoredGame | None:
