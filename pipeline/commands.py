@@ -1,5 +1,5 @@
-"""Sub-commands beside the Hydra stages: `data`, `verify-tree`, `export-tree`, `verify-certificate`, `play`, `solve`,
-`analyse`.
+"""Sub-commands beside the Hydra stages: `data`, `verify-tree`, `export-tree`, `verify-certificate`, `bundle`, `play`,
+`solve`, `analyse`.
 
 Each has an argparse parser (`python -m pipeline <command> --help`).  Game settings are passed as
 overrides — the arguments of the form `game=<name>`, `game.<key>=<value>` or `paths.<key>=<value>` —
@@ -31,7 +31,8 @@ USAGE_LINES = [
     ("verify-tree <tree file> game=<name>", "replay every secret through a strategy tree (json, text or Selby's)"),
     ("export-tree <tree file> --format <form>", "write a tree as selby (Selby's text), olson (the leaderboard's "
                                                 "JSON), json or text (--out FILE)"),
-    ("verify-certificate <prove dir> [--sample N]", "re-check a proof of optimality or a leaderboard (all of it)"),
+    ("verify-certificate <dir|bundle> [--sample N]", "re-check a proof of optimality or a leaderboard (all of it)"),
+    ("bundle <prove dir> [--out FILE]", "pack a proof folder into one archive (<folder>.tar.gz) that checks anywhere"),
     ("play game=<name> [game.hard_mode=true]", "interactive assistant: type guesses and colours"),
     ("solve game=<name> --secret <word>", "play the strategy against a secret"),
     ("analyse game=<name> secret=<word> guesses=[g1,...]", "score every guess of a game: cost and luck"),
@@ -291,10 +292,11 @@ def shape_overrides(cert: dict) -> list[str]:
 
 
 def verify_certificate_command(ns: argparse.Namespace) -> int:
-    from pipeline.proofs.certificate import load_certificate, stderr_say
-    from pipeline.proofs.record import verify_and_record
+    """A proof folder is checked in place (and its check recorded); a bundle archive is unpacked into a temporary
+    folder (pipeline/proofs/archive.py: no traversal, no link, size limits) and checked there."""
+    from pipeline.proofs.archive import unpacked
 
-    folder, overrides, legacy = one_path(ns, "prove artifact folder")
+    path, overrides, legacy = one_path(ns, "prove artifact folder")
     workers = capped_workers(ns.workers)
     if set(legacy) - {"sample"}:
         raise PipelineError(f"verify-certificate has no option {sorted(set(legacy) - {'sample'})[0]}=")
@@ -304,17 +306,96 @@ def verify_certificate_command(ns: argparse.Namespace) -> int:
             sample = sample_size(legacy["sample"])
         except argparse.ArgumentTypeError as err:
             raise PipelineError(str(err).replace("--sample", "sample")) from None
-    if not folder.is_dir():
-        raise PipelineError(f"{folder} is not a folder (give a prove artifact folder, outputs/prove/<key>)")
-    cert = load_certificate(folder)  # strict schema and size limit, before any game is built
+    if path.is_dir():
+        return verify_folder(path, overrides, sample, workers)
+    if not path.exists():
+        raise PipelineError(f"{path} is not a folder, nor an archive: nothing is there (give a prove artifact "
+                            "folder, outputs/prove/<key>, or an archive `python -m pipeline bundle` wrote)")
+    with unpacked(path) as folder:
+        return verify_folder(folder, overrides, sample, workers, archive=path)
+
+
+LIST_SETTINGS = ("secrets", "guesses", "exclude", "source", "length", "alphabet", "keep_matching_only",
+                 "secrets_are_guesses", "pegs", "colours")  # game settings that change a game's lists
+
+
+def certificate_game(cert: dict, stored, overrides: list[str], where: str):
+    """The game a certificate is checked against: the one its folder stores (game.json.gz, every list checked by
+    the checker's own reader), which overrides may restate but not change; a folder without one (made before
+    folders stored their game): the game the overrides compose on the certificate's game and rules."""
+    from pipeline.compose import compose_config
+    from pipeline.proofs.stored_game import GAME_FILE, disagreements
+
+    if stored is not None and not overrides:
+        return stored
     rules = [f"game.max_guesses={'null' if cert['max_guesses'] is None else cert['max_guesses']}"] \
         if "max_guesses" in cert else []
     rules += shape_overrides(cert)
     hard_mode = "true" if cert["hard_mode"] else "false"
-    game = load_game_from([f"game={cert['game']}", f"game.hard_mode={hard_mode}", *rules, *overrides])
+    chosen = [f"game={cert['game']}", f"game.hard_mode={hard_mode}", *rules, *overrides]
+    if stored is None:
+        return load_game_from(chosen)
+    if any(changes_lists(o) for o in overrides):
+        differ = disagreements(stored, load_game_from(chosen))
+    else:  # the rules only: the lists need not be where the game's config says (they are in the folder)
+        cfg = compose_config(chosen, check=False).game
+        differ = [name for name, a, b in (("hard_mode", stored.hard_mode, cfg.hard_mode),
+                                          ("max_guesses", stored.max_guesses, cfg.max_guesses),
+                                          ("answer", stored.answer, cfg.answer)) if a != b]
+    if differ:
+        raise PipelineError(f"the game overrides {' '.join(overrides)} disagree with the game {where} stores in "
+                            f"{GAME_FILE} ({', '.join(differ)} differ); give no game overrides: the folder holds "
+                            "its game")
+    return stored
+
+
+def changes_lists(override: str) -> bool:
+    """Whether an override (game=<name>, game.<key>=..., paths.<key>=...) can change the game's lists."""
+    key = override.lstrip("+~").split("=", 1)[0].split(".")
+    return key[0] == "paths" or len(key) == 1 or key[1] in LIST_SETTINGS
+
+
+def lists_line(game, stored, where: str) -> str:
+    """Which lists the check used: those the folder stores (no list file read), or the game's config."""
+    counts = (f"{len(game.secrets)} secrets (sorted-sha256 {game.secrets_digest[:12]}…), {len(game.guesses)} "
+              f"guesses (sorted-sha256 {game.guesses_digest[:12]}…)")
+    if stored is None:
+        return f"lists: {counts}, from the game's config ({where} stores none: made before proofs stored their lists)"
+    return f"lists: {counts}, {len(stored.excluded)} excluded, stored in {where} (no list file read)"
+
+
+def verify_folder(folder: Path, overrides: list[str], sample, workers: int, archive: Path | None = None) -> int:
+    from pipeline.proofs.certificate import load_certificate, stderr_say
+    from pipeline.proofs.record import verify_and_record
+    from pipeline.proofs.stored_game import folder_game
+
+    where = str(archive or folder)
+    if not (folder / "certificate.json").exists() and (folder / "solution.json").exists():
+        raise PipelineError(f"{where} holds a blindfold solution, not a certificate: verify-certificate checks prove "
+                            "and leaderboard certificates (a blindfold set is checked by stage=blindfold "
+                            "stage.check=[<guesses>]; it has no independent checker yet)")
+    cert = load_certificate(folder)  # strict schema and size limit, before any game is built
+    stored = folder_game(folder)  # its lists checked word by word against their digests
+    game = certificate_game(cert, stored, overrides, where)
     result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers)
     print_verdict(result, game)
-    print(f"recorded: {record} ({'a complete check' if result['complete'] else 'a sample: not a verification'})")
+    print(lists_line(game, stored, where))
+    if archive is not None:
+        print(f"checked from the archive {archive}, unpacked into a temporary folder now removed: no record kept")
+    else:
+        print(f"recorded: {record} ({'a complete check' if result['complete'] else 'a sample: not a verification'})")
+    return 0
+
+
+def bundle_command(ns: argparse.Namespace) -> int:
+    from pipeline.artifacts.bundle import write_bundle
+    from pipeline.proofs.record import status
+
+    out, index = write_bundle(Path(ns.folder), Path(ns.out) if ns.out else None)
+    size = out.stat().st_size
+    print(f"wrote {out}: {len(index['files']) + 2} files, {size:,} bytes ({index['stage']} of {index['game']['name']}; "
+          f"here: {status(Path(ns.folder)).label()})")
+    print(f"check it anywhere with: python -m pipeline verify-certificate {out}")
     return 0
 
 
@@ -402,13 +483,22 @@ def build_parser(command: str) -> ArgumentParser:
     if command == "verify-certificate":
         parser = path_parser(command, "prove_dir", "Re-check a prove artifact with the independent checker "
                              "(pipeline/proofs): the UB tree, every sum, every elimination bound and every closure "
-                             "class, from the word lists (game "
-                             "settings default to the certificate's game).", "the prove artifact folder")
+                             "class, from the word lists the folder stores (game.json.gz; game settings, when "
+                             "given, must agree with it; a folder without one: the certificate's game).",
+                             "the prove or leaderboard artifact folder, or a bundle archive")
         parser.add_argument("--sample", type=sample_size, default=None,
                             help="quick mode: re-derive only N elimination bounds and N closure classes at random "
                                  "(reported as partially checked); default: everything (sample=N also accepted)")
         parser.add_argument("--workers", type=worker_count, default=os.cpu_count() or 1,
                             help="processes re-deriving the deep elimination bounds (default: one per core)")
+        return parser
+    if command == "bundle":
+        parser = ArgumentParser(prog="python -m pipeline bundle", description=(
+            "Pack a prove, leaderboard or blindfold artifact folder (certificate or solution, trees, manifest, the "
+            "game's lists and versions: game.json.gz) into one .tar.gz with a README.txt and an INDEX.json of "
+            "every file's sha256; `verify-certificate <archive>` checks it on any machine with the package."))
+        parser.add_argument("folder", help="the artifact folder, e.g. outputs/prove/<key>")
+        parser.add_argument("--out", default=None, help="the archive to write (default: <folder>.tar.gz beside it)")
         return parser
     if command == "analyse":
         return analyse_parser()
@@ -444,8 +534,8 @@ def analyse_parser() -> ArgumentParser:
 
 
 COMMANDS = {"data": data_command, "verify-tree": verify_tree_command, "export-tree": export_tree_command,
-            "verify-certificate": verify_certificate_command, "play": play_command, "solve": solve_command,
-            "analyse": analyse_command, "list": list_command}
+            "verify-certificate": verify_certificate_command, "bundle": bundle_command, "play": play_command,
+            "solve": solve_command, "analyse": analyse_command, "list": list_command}
 BARE_WORD = re.compile(r"^[A-Za-z][\w-]*$")  # no `=`, `~` or `-`: no override, no flag
 
 

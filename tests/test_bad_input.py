@@ -217,6 +217,8 @@ SUBCOMMAND_CASES = [
     (["verify-certificate", "{tmp}", "colour=red"], "verify-certificate takes one prove artifact folder; "
                                                      "unexpected: colour=red"),
     (["verify-certificate"], "the following arguments are required: prove_dir"),
+    (["bundle"], "the following arguments are required: folder"),
+    (["bundle", "{tmp}", "game=mini_nerdle"], "unrecognized arguments: game=mini_nerdle"),
     (["verify-tree", "{tmp}/a=b/tree.json", "game=mini_nerdle"], "tree file not found: {tmp}/a=b/tree.json"),
     (["verify-tree", "{tmp}/tree.json", "game=wordel"], "Could not find 'game/wordel'"),
     (["verify-tree", "{tmp}/x.json", "{tmp}/y.json", "game=mini_nerdle"], "verify-tree takes one tree file"),
@@ -238,7 +240,8 @@ def test_bad_subcommand_arguments(args, message, tmp_path, capsys):
     assert_one_error(code, err, fill(message))
 
 
-@pytest.mark.parametrize("command", ["data", "verify-tree", "export-tree", "verify-certificate", "play", "solve"])
+@pytest.mark.parametrize("command", ["data", "verify-tree", "export-tree", "verify-certificate", "bundle", "play",
+                                     "solve"])
 def test_every_subcommand_has_help(command, capsys):
     code, out, err = run_main([command, "--help"], capsys)
     assert code == 0 and err == ""
@@ -248,9 +251,9 @@ def test_every_subcommand_has_help(command, capsys):
 def test_top_level_usage_has_no_repeated_line(capsys):
     code, out, _ = run_main(["--help"], capsys)
     lines = [ln for ln in out.split("\n\n")[0].splitlines() if ln.strip()]  # the usage block (then the names)
-    assert code == 0 and lines[0] == "usage:" and len(lines) == len(set(lines)) == 11
+    assert code == 0 and lines[0] == "usage:" and len(lines) == len(set(lines)) == 12
     assert {ln.split()[3] for ln in lines[1:] if not ln.split()[3].startswith(("stage=", "<"))} == \
-        {"data", "verify-tree", "export-tree", "verify-certificate", "play", "solve", "analyse", "list"}
+        {"data", "verify-tree", "export-tree", "verify-certificate", "bundle", "play", "solve", "analyse", "list"}
 
 
 def test_split_words_keeps_paths_with_equals_and_slashes():

@@ -15,7 +15,8 @@ Kinds and their one writer or loader:
 - Text, Markdown, SVG and PNG files: written by the stage or plot that draws them.
 
 The runner adds manifest.json (what made the artifact, every file's size) and stage.log (the stage's log) to
-every artifact; `verify-certificate` later adds verification.json to a proof folder (pipeline/proofs/record.py).
+every artifact; `verify-certificate` later adds verification.json to a proof folder (pipeline/proofs/record.py);
+`bundle` packs a prove, leaderboard or blindfold folder into <folder>.tar.gz beside it (pipeline/artifacts/bundle.py).
 The proof checker keeps its own names for the files it reads (it is written from the definitions, apart from
 the prover): certificate.json, tree.json and the leaderboard's tree-<opener>.json are named there too.
 """
@@ -74,6 +75,13 @@ def write_json(path: Path, body, indent: int | None = 2) -> None:
 
 STAGE_LOG = Output("stage.log", "the stage's log lines, written by the runner (pipeline/stages/runner.py)")
 
+# ---- a proof's game: prove, leaderboard, blindfold ------------------------------------------------------------
+
+STORED_GAME = Output("game.json.gz", "the game the result is of, so its check needs nothing else: rules, the "
+                                     "lists written out (guesses, secrets, excluded) with counts and sorted-sha256, "
+                                     "the list files' paths and sha256, versions (pipeline/artifacts/stored_game.py; "
+                                     "read by the checker's pipeline/proofs/stored_game.py)")
+
 # ---- feedback --------------------------------------------------------------------------------------------------
 
 MATRIX = Output("matrix.parquet", "one row per guess: `codes`, FixedSizeBinary of the |S| codes in the dtype; schema "
@@ -117,7 +125,7 @@ CERTIFICATE = Output("certificate.json", "the proof's claim for the checker: obj
                                          "digest, eliminated openers, survivors with per-class bounds, proven, "
                                          "optimal_openers (schema: pipeline/proofs/schema.py)")
 PROOF_TREE_TEXT = Output("tree.txt", "the better tree as text, when an opener beat the upper bound's", always=False)
-PROVE = (CERTIFICATE, TREE, PROOF_TREE_TEXT, TREE_PICTURE)
+PROVE = (CERTIFICATE, TREE, PROOF_TREE_TEXT, TREE_PICTURE, STORED_GAME)
 
 # ---- exact -----------------------------------------------------------------------------------------------------
 
@@ -154,7 +162,7 @@ PAIRS = Output("pairs.parquet", "the secret pairs the cover separates: i, j, sec
 MODEL = Output("model.*", "the last relaxation as stage.model_format (lp or mps), when a model was built",
                always=False)
 OBSTACLES = Output("obstacles.json", "the hybrid decision's minimal unsolvable sets of secrets", always=False)
-BLINDFOLD = (SOLUTION, PAIRS, MODEL, OBSTACLES)
+BLINDFOLD = (SOLUTION, PAIRS, MODEL, OBSTACLES, STORED_GAME)
 
 # ---- report ----------------------------------------------------------------------------------------------------
 
@@ -185,4 +193,4 @@ LEADERBOARD_CERTIFICATE = Output("certificate.json", "kind leaderboard: objectiv
                                                      "pipeline/proofs/leaderboard.py)")
 LEADERBOARD_SUMMARY = Output("summary.json", "k, threshold, ties, leaders (opener, value), first_threshold, "
                                              "funnel_threshold, funnel, funnel_survivors, solved, rounds, hard_mode")
-LEADERBOARD = (LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, *OPENER_TREES)
+LEADERBOARD = (LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, *OPENER_TREES, STORED_GAME)

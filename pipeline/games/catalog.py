@@ -121,7 +121,25 @@ def load_game(cfg: GameConfig) -> Game:
         raise PipelineError(f"game.max_guesses must be at least 1 (or null = unlimited), got {cfg.max_guesses}")
     secrets, excluded = _exclude(cfg, secrets)
     return Game(cfg.name, tuple(guesses), tuple(secrets), alphabet, cfg.hard_mode, cfg.max_guesses, cfg.answer,
-                excluded=excluded)
+                extra={"source": cfg.source, "files": _files_read(cfg)}, excluded=excluded)
+
+
+def _files_read(cfg: GameConfig) -> dict[str, dict]:
+    """The list files the game was read from, by role (secrets, guesses, exclude): absolute path, size and the
+    sha256 of their exact bytes.  Provenance a proof folder keeps beside the lists it writes out
+    (pipeline/artifacts/stored_game.py); none for a generated game."""
+    import hashlib
+    from pathlib import Path
+
+    paths = {"secrets": cfg.secrets.path, "guesses": cfg.guesses.path} if cfg.source == "lists" else {}
+    paths["exclude"] = cfg.exclude
+    files = {}
+    for role, path in paths.items():
+        if path:
+            data = Path(path).read_bytes()
+            files[role] = {"path": str(Path(path).resolve()), "bytes": len(data),
+                           "sha256": hashlib.sha256(data).hexdigest()}
+    return files
 
 
 def _exclude(cfg: GameConfig, secrets: list[str]) -> tuple[list[str], tuple[str, ...]]:

@@ -1,16 +1,17 @@
 """The verification record: what `verify-certificate` found, kept beside the certificate it checked.
 
 A certificate is only a claim until this checker has re-derived all of it.  After a check,
-<folder>/verification.json records the sha256 of every file the check read (certificate.json and the tree
-files it pins), the checker's version and a hash of the checker's own source, whether the check was complete
-or a sample, and when it ran; it is written atomically (a temporary file renamed over it), and removed when a
-check rejects the certificate.  Readers (the assistant, the report, stage=reproduce) present a certificate's
-result as proven only when `status` finds a complete record of this checker version and this checker code
-whose digests are those of the files as they are now: a certificate edited after its check, checked only in
-part, never checked, or checked by other checker code, is an unverified certificate (stage=reproduce then
-checks a proven one again).  Artifact keys do not hold the code that made them (pipeline/stages/runner.py), so
-a certificate found under its key may come from older code: the record binds the check to the certificate's
-bytes and to the checker, never to the code that wrote the certificate.
+<folder>/verification.json records the sha256 of every file the check read (certificate.json, the tree files
+it pins and game.json.gz, the game a folder stores: proofs/stored_game.py), the checker's version and a hash
+of the checker's own source, whether the check was complete or a sample, and when it ran; it is written
+atomically (a temporary file renamed over it), and removed when a check rejects the certificate. Readers (the
+assistant, the report, stage=reproduce) present a certificate's result as proven only when `status` finds a
+complete record of this checker version and this checker code whose digests are those of the files as they are
+now: a certificate edited after its check, checked only in part, never checked, or checked by other checker
+code, is an unverified certificate (stage=reproduce then checks a proven one again). Artifact keys do not hold
+the code that made them (pipeline/stages/runner.py), so a certificate found under its key may come from older
+code: the record binds the check to the certificate's bytes and to the checker, never to the code that wrote
+the certificate.
 """
 
 import functools
@@ -23,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pipeline.proofs.files import FileRefused, file_bytes, json_of
+from pipeline.proofs.stored_game import GAME_FILE
 
 CHECKER_VERSION = 1  # raised whenever the checker accepts less than before: older records then count for nothing
 RECORD = "verification.json"
@@ -77,7 +79,8 @@ def pinned_files(cert: dict) -> list[str]:
 def write_record(folder: Path, cert: dict, complete: bool, summary: dict) -> Path:
     """Record a successful check of <folder>; a sample check never replaces a complete record of the same files."""
     folder = Path(folder)
-    files = {name: sha256_of(folder / name) for name in ["certificate.json", *pinned_files(cert)]}
+    stored = [GAME_FILE] if (folder / GAME_FILE).exists() else []  # the lists the check read, if the folder has them
+    files = {name: sha256_of(folder / name) for name in ["certificate.json", *pinned_files(cert), *stored]}
     if not complete and status(folder).verified:
         return folder / RECORD
     body = {"certificate_sha256": files["certificate.json"], "files": files, "checker_version": CHECKER_VERSION,

@@ -5,7 +5,8 @@ with the relaxation's bound as proof; or check a given set (`stage.check=[...]`)
 import numpy as np
 import pyarrow as pa
 
-from pipeline.artifacts.outputs import BLINDFOLD, MODEL, OBSTACLES, PAIRS, SOLUTION, write_json, write_table
+from pipeline.artifacts.outputs import BLINDFOLD, MODEL, OBSTACLES, PAIRS, SOLUTION, STORED_GAME, write_json, write_table
+from pipeline.artifacts.stored_game import write_stored_game
 from pipeline.blindfold.model import check, solve_blindfold
 from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs
 from pipeline.blindfold.unique import prove_unique
@@ -121,6 +122,7 @@ def run_check(ctx: StageContext, cfg: BlindfoldConfig, codes) -> dict:
 
 def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
     game = ctx.game
+    write_stored_game(ctx.out.file(STORED_GAME.name), game, NAME, VERSION)  # its check needs nothing else
     codes = load_matrix(ctx.inputs["feedback"], game)
     if cfg.check:
         return run_check(ctx, cfg, codes)

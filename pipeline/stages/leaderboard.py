@@ -32,7 +32,9 @@ import json
 from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
-from pipeline.artifacts.outputs import FUNNEL, LEADERBOARD, LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, OPENER_TOTALS
+from pipeline.artifacts.outputs import (FUNNEL, LEADERBOARD, LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, OPENER_TOTALS,
+                                       STORED_GAME)
+from pipeline.artifacts.stored_game import write_stored_game
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import rank_openers
@@ -206,6 +208,7 @@ def without_bound(elimination: dict) -> dict:
 
 def run(ctx: StageContext, cfg: LeaderboardConfig) -> dict:
     game = ctx.game
+    write_stored_game(ctx.out.file(STORED_GAME.name), game, NAME, VERSION)  # its check needs nothing else
     codes = load_matrix(ctx.inputs["feedback"], game)
     t0, candidates = first_threshold(ctx, cfg.k)
     ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, min(cfg.candidates, len(game.guesses)))

@@ -22,7 +22,8 @@ import shutil
 from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import draw_tree, rule_violation, write_tree
-from pipeline.artifacts.outputs import CERTIFICATE, FUNNEL, LB_SUMMARY, PROVE, TREE
+from pipeline.artifacts.outputs import CERTIFICATE, FUNNEL, LB_SUMMARY, PROVE, STORED_GAME, TREE
+from pipeline.artifacts.stored_game import write_stored_game
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime import worker_cache
@@ -40,7 +41,7 @@ from pipeline.stages.schemas import ProveConfig
 NAME = "prove"
 VERSION = 3
 INPUTS = ("feedback", "upper_bound", "lower_bound")
-OUTPUTS = PROVE  # certificate.json, tree.json/.svg (and .txt for a better tree): pipeline/artifacts/outputs.py
+OUTPUTS = PROVE  # certificate.json, tree.json/.svg (and .txt for a better tree), game.json.gz: artifacts/outputs.py
 
 
 SCHEMA = ProveConfig
@@ -130,6 +131,7 @@ def survivor_entry(word, classes, results, targets) -> dict:
 
 def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     game = ctx.game
+    write_stored_game(ctx.out.file(STORED_GAME.name), game, NAME, VERSION)  # its check needs nothing else
     codes = load_matrix(ctx.inputs["feedback"], game)
     ub_summary = upper_bound_summary(ctx.inputs["upper_bound"], game)
     funnel = lower_bound_summary(ctx.inputs["lower_bound"], game)
