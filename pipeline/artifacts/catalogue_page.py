@@ -6,6 +6,7 @@ page is one table and plain CSS, no script, nothing fetched: it reads the same f
 
 import re
 from html import escape
+from urllib.parse import quote
 
 COLUMNS = ("game", "mode", "guess limit", "optimum (total)", "average", "worst case", "optimal openers", "funnel",
            "certificate sha256", "verified", "links", "shown")
@@ -43,10 +44,11 @@ def verified_text(entry: dict) -> str:
 
 
 def links(entry: dict) -> list[tuple[str, str]]:
-    """(label, relative link) of the entry's files that exist: tree picture, certificate, bundle."""
+    """(label, relative URL) of the entry's files that exist: tree picture, certificate, bundle.  The paths are
+    quoted: a leaderboard's tree files are named with % escapes (tree-4%2A7%3D28.svg), which a URL spells %25."""
     named = (("tree.svg", entry["tree_svg_path"]), ("certificate.json", entry["certificate_path"]),
              ("bundle", entry["bundle_path"]))
-    return [(label, target) for label, target in named if target]
+    return [(label, quote(target)) for label, target in named if target]
 
 
 def cells(row: dict, openers_shown: int) -> list[str]:
@@ -98,7 +100,7 @@ def markdown(catalogue: dict, outputs: str, openers_shown: int) -> str:
     if others(catalogue):
         text += "\n## Other certificates of the same rows\n\n"
         text += "".join(f"- {row['game']} {row['mode']}, limit {row['guess_limit']}: {e['kind']} {e['folder']}, "
-                        f"{optimum_text(e)}, {verified_text(e)} ([certificate.json]({e['certificate_path']}))\n"
+                        f"{optimum_text(e)}, {verified_text(e)} ([certificate.json]({quote(e['certificate_path'])}))\n"
                         for row, e in others(catalogue))
     if catalogue["unreadable"]:
         text += "\n## Unreadable certificates\n\n"
@@ -159,7 +161,8 @@ def page(catalogue: dict, outputs: str, openers_shown: int) -> str:
         body.append('<h2>Other certificates of the same rows</h2><ul id="others">' + "".join(
             f"<li>{escape(row['game'])} {row['mode']}: {escape(e['kind'])} {escape(e['folder'])}, "
             f"{escape(optimum_text(e))}, {escape(verified_text(e))} "
-            f'(<a href="{escape(e["certificate_path"])}">certificate.json</a>)</li>' for row, e in others(catalogue))
+            f'(<a href="{escape(quote(e["certificate_path"]))}">certificate.json</a>)</li>'
+            for row, e in others(catalogue))
             + "</ul>")
     if catalogue["unreadable"]:
         body.append('<h2>Unreadable certificates</h2><ul id="unreadable">' + "".join(
