@@ -1,13 +1,14 @@
 # make run   — create .venv, install, run the main job
 # make test  — create .venv, install, run the whole test suite (FFXIVrdle's tests skip without its lists)
 # make test-ffxivrdle SHARED_DATA=<dir>  — only the tests that need FFXIVrdle's lists, read from <dir>/ffxivrdle
+# make browser — Debian's headless Chromium (as root), for the catalogue page's browser test
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?= --durations=15
 SHARED_DATA ?= $(or $(PIPELINE_SHARED_DATA),../shared/data)
 
-.PHONY: install run test test-ffxivrdle bench data-verify data-rebuild data-fetch words clean
+.PHONY: install run test test-ffxivrdle bench data-verify data-rebuild data-fetch words browser clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +49,13 @@ data-fetch: install
 # Debian word lists for game=words (wamerican, wbritish, scowl tiers)
 words:
 	apt-get update -qq && apt-get install -y -qq wamerican wbritish scowl
+
+# Debian's Chromium and a font, which tests/test_catalogue_page.py drives headless (skipped where it is absent)
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@if [ -x $(CHROMIUM) ]; then echo "browser: $(CHROMIUM) is installed"; else \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    chromium fonts-liberation; fi
 
 clean:
 	rm -rf $(VENV) outputs/*/ outputs/.runs

@@ -30,7 +30,8 @@ MINI_NERDLE_RUNS = {  # a small run of every stage but reproduce (which reruns t
     "simulate": ["stage=simulate", "stage.strategies=[tree,elimination_answers]", "stage.opener=null"],
     "blindfold": ["stage=blindfold"],
     "leaderboard": ["stage=leaderboard", "stage.k=1", "upstream.upper_bound.openers=['1+9=10']"],
-    "report": ["stage=report"],  # last: it draws what the others wrote
+    "report": ["stage=report"],  # after the others: it draws what they wrote
+    "catalogue": ["stage=catalogue"],  # gathers the proof's and the leaderboard's certificates
 }
 
 

@@ -2,8 +2,9 @@
 
 Most artifacts depend on the whole game (its lists, alphabet, rules: `Game.identity`); the feedback matrix on the
 lists only, so one matrix serves hard mode and every guess limit; stage=reproduce on none (every experiment names
-its own game).  The stages' `game_identity` hooks (part of the key) and the finder (pipeline/artifacts/find.py)
-both take it from here, and a test holds each stage's contract to it."""
+its own game), nor does the catalogue (it gathers every game's certificates).  The stages' `game_identity` hooks
+(part of the key) and the finder (pipeline/artifacts/find.py) both take it from here, and a test holds each
+stage's contract to it."""
 
 from pipeline.games.game import Game
 
@@ -20,7 +21,7 @@ def no_identity(game: Game) -> dict:
     return {}
 
 
-IDENTITIES = {"feedback": lists_identity, "reproduce": no_identity}  # other stages: the whole game
+IDENTITIES = {"feedback": lists_identity, "reproduce": no_identity, "catalogue": no_identity}  # other stages: the whole game
 
 
 def stage_identity(stage: str, game: Game) -> dict:

@@ -194,3 +194,14 @@ LEADERBOARD_CERTIFICATE = Output("certificate.json", "kind leaderboard: objectiv
 LEADERBOARD_SUMMARY = Output("summary.json", "k, threshold, ties, leaders (opener, value), first_threshold, "
                                              "funnel_threshold, funnel, funnel_survivors, solved, rounds, hard_mode")
 LEADERBOARD = (LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, *OPENER_TREES, STORED_GAME)
+
+# ---- catalogue -------------------------------------------------------------------------------------------------
+
+CATALOGUE_JSON = Output("catalogue.json", "counts (results, verified, certificates, unreadable), rows (one per game, "
+                                          "mode and guess limit: the shown certificate's optimum, average, worst "
+                                          "case, optimal openers, funnel, sha256, verification, relative links; the "
+                                          "others), unreadable (folder, problem): pipeline/artifacts/catalogue.py")
+CATALOGUE_TABLE = Output("catalogue.md", "the rows as a Markdown table, then the other and the unreadable "
+                                         "certificates")
+CATALOGUE_PAGE = Output("index.html", "the rows as a static HTML table (no script), links relative to this folder")
+CATALOGUE = (CATALOGUE_JSON, CATALOGUE_TABLE, CATALOGUE_PAGE)

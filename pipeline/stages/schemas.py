@@ -198,3 +198,11 @@ class ReproduceConfig(StageConfig):
                                   "simple openers general; [] = all")
     rows: list[str] = setting([], "row ids or patterns, e.g. [\"table3.mini_nerdle.*\"]; [] = every row of the "
                                   "chosen groups")
+
+
+@schema
+@dataclass
+class CatalogueConfig(StageConfig):
+    name: str = "catalogue"
+    openers_shown: int = setting(5, "optimal openers named in a cell of catalogue.md and index.html (catalogue.json "
+                                    "lists them all)")

@@ -1,0 +1,238 @@
+"""The catalogue of a store: every certificate under the outputs, one row per game, mode and guess limit.
+
+Pure gathering: each finished artifact holding a certificate.json (a proof of stage=prove, or a leaderboard) is
+read with its tree file, its manifest and its verification record (pipeline/proofs/record.py); nothing is proven
+or checked again.  A certificate is called verified only when `record.status` finds a complete record of this
+checker's version and code over the files as they are now; a missing record, a sample check, a record of other
+checker code or files changed since are "not verified", whatever the certificate claims.  Of the certificates of
+one row the newest verified one is shown (by its manifest's `written_at`; with none verified, the newest), the
+others are listed after it.  A certificate that cannot be read (not JSON, fields missing, its tree file
+unreadable) is listed under `unreadable` with its problem, and the others are catalogued as usual.
+
+Folders and links are relative: `folder` to the outputs folder (e.g. prove/<key>), the links to a catalogue
+folder two levels below it (../../prove/<key>/tree.svg), so the page works wherever the outputs are copied.
+"""
+
+import os
+import posixpath
+from dataclasses import dataclass
+
+from pipeline.artifacts.outputs import CERTIFICATE, TREE, TREE_PICTURE
+from pipeline.proofs import record
+from pipeline.runtime.store import MANIFEST, Artifact, ArtifactStore, DamagedArtifactError, read_json_file
+
+OWN_STAGE = "catalogue"  # its own folder holds no certificate, and is never searched
+UP_TO_OUTPUTS = ("..", "..")  # from outputs/catalogue/<key>/ back to outputs/
+BUNDLE_SUFFIX = ".tar.gz"  # `python -m pipeline bundle <folder>` writes <folder>.tar.gz beside the folder
+GAME_FIELDS = {"game": str, "hard_mode": bool, "guesses_sha256": str, "secrets_sha256": str, "n_guesses": int,
+               "n_secrets": int}
+KIND_NAMES = {int: "a whole number", bool: "true or false", str: "a string", list: "a list", type(None): "null"}
+
+
+class Unreadable(Exception):
+    """A certificate folder whose files cannot be catalogued; the message says why."""
+
+
+def certificate_artifacts(store: ArtifactStore) -> list[Artifact]:
+    """Every finished artifact under the store holding a certificate.json, oldest first (by its manifest's time
+    of writing, as the store orders a stage's artifacts), whatever its stage."""
+    if not store.root.is_dir():
+        return []
+    stages = sorted(p.name for p in store.root.iterdir()
+                    if p.is_dir() and not p.name.startswith(".") and p.name != OWN_STAGE)
+    found = [a for stage in stages for a in store.finished(stage) if os.path.lexists(a.file(CERTIFICATE.name))]
+    return sorted(found, key=lambda a: (a.file(MANIFEST).stat().st_mtime_ns, str(a.path)))
+
+
+def gather(store: ArtifactStore) -> dict:
+    """The catalogue: counts, rows (one per game, mode and guess limit) and the unreadable certificates."""
+    entries, unreadable = [], []
+    for age, artifact in enumerate(certificate_artifacts(store)):
+        try:
+            entries.append((certificate_entry(store, artifact), age))
+        except Unreadable as err:
+            unreadable.append({"folder": relative(store, artifact.path), "problem": str(err)})
+    rows = grouped(entries)
+    counts = {"results": len(rows), "verified": sum(r["shown"]["verified"] for r in rows),
+              "certificates": len(entries), "unreadable": len(unreadable)}
+    return {"counts": counts, "checker_version": record.CHECKER_VERSION, "rows": rows, "unreadable": unreadable}
+
+
+# ---- one certificate -------------------------------------------------------------------------------------------
+
+
+def certificate_entry(store: ArtifactStore, artifact: Artifact) -> dict:
+    """What the catalogue says of one certificate folder (Unreadable when its files do not allow it)."""
+    cert = json_object(artifact, CERTIFICATE.name)
+    manifest = json_object(artifact, MANIFEST)
+    game = {name: typed(cert, name, kind) for name, kind in GAME_FIELDS.items()}
+    game["max_guesses"] = typed(cert, "max_guesses", (int, type(None)))
+    if cert.get("kind") == "leaderboard":
+        result = leaderboard_result(artifact, cert)
+    else:
+        result = proof_result(artifact, cert, manifest)
+    check, svg = verification(artifact), result.pop("svg")
+    return {"stage": artifact.stage, "folder": relative(store, artifact.path),
+            "written_at": text_or_none(manifest.get("written_at")), "game": game, **result,
+            "certificate_sha256": record.sha256_of(artifact.file(CERTIFICATE.name)),
+            "verified": check["state"] == record.VERIFIED, "verification": check,
+            "certificate_path": link(store, artifact.file(CERTIFICATE.name)),
+            "tree_svg_path": existing_link(store, artifact.file(svg)),
+            "bundle_path": existing_link(store, artifact.path.with_name(artifact.path.name + BUNDLE_SUFFIX))}
+
+
+def proof_result(artifact: Artifact, cert: dict, manifest: dict) -> dict:
+    """A proof's claim: the optimum (MinTotal) and its openers when proven, else only the upper bound."""
+    ub, proven = typed(cert, "ub", int), typed(cert, "proven", bool)
+    openers = typed(cert, "optimal_openers", list)
+    summary = manifest.get("summary") if isinstance(manifest.get("summary"), dict) else {}
+    funnel = summary.get("funnel", [])
+    stats = tree_statistics(artifact, TREE.name) if proven else {}
+    return {"kind": "proof", "proven": proven, "upper_bound": ub, "optimum": ub if proven else None,
+            "optimal_openers": [str(o) for o in openers],
+            "funnel": funnel if isinstance(funnel, list) and all(type(n) is int for n in funnel) else [],
+            **measures(ub if proven else None, cert["n_secrets"], stats), "svg": TREE_PICTURE.name}
+
+
+def leaderboard_result(artifact: Artifact, cert: dict) -> dict:
+    """A leaderboard's claim: the k best openers' exact values, so the best value is the optimum."""
+    leaders = typed(cert, "leaders", list)
+    if not leaders or not all(isinstance(e, dict) and isinstance(e.get("opener"), str) and type(e.get("value")) is int
+                              and isinstance(e.get("tree"), str) for e in leaders):
+        raise Unreadable(f"{CERTIFICATE.name}: leaders is not a list of openers with a value and a tree")
+    best = min(e["value"] for e in leaders)
+    first = next(e for e in leaders if e["value"] == best)
+    funnel = [cert["n_guesses"], cert["n_guesses"] - len(typed(cert, "eliminated", list)), len(leaders)]
+    return {"kind": "leaderboard", "proven": True, "upper_bound": best, "optimum": best,
+            "optimal_openers": sorted(e["opener"] for e in leaders if e["value"] == best), "funnel": funnel,
+            "leaders": [{"opener": e["opener"], "value": e["value"]} for e in leaders],
+            **measures(best, cert["n_secrets"], tree_statistics(artifact, first["tree"])),
+            "svg": posixpath.splitext(first["tree"])[0] + ".svg"}
+
+
+def measures(optimum: int | None, secrets: int, stats: dict) -> dict:
+    """Average guesses per secret (the optimum over |S|, exact as that fraction) and the certified tree's worst
+    case and distribution (none without a proven optimum)."""
+    if optimum is None:
+        return {"average": None, "worst_case": None, "distribution": None}
+    return {"average": optimum / secrets if secrets else None, "worst_case": stats["worst_case"],
+            "distribution": stats["distribution"]}
+
+
+def tree_statistics(artifact: Artifact, name: str) -> dict:
+    """The worst case and the distribution (guesses -> secrets) that tree file records (the checker replays
+    both when it verifies the certificate that pins the file)."""
+    if posixpath.basename(name) != name:
+        raise Unreadable(f"{CERTIFICATE.name} names a tree file outside its folder: {name!r}")
+    distribution = json_object(artifact, name).get("distribution")
+    if not isinstance(distribution, dict) or not distribution or not all(
+            k.isdigit() and type(v) is int for k, v in distribution.items()):
+        raise Unreadable(f"{name} records no distribution of guesses")
+    counts = {int(k): v for k, v in distribution.items()}
+    return {"worst_case": max(counts), "distribution": {str(k): counts[k] for k in sorted(counts)}}
+
+
+def verification(artifact: Artifact) -> dict:
+    """The certificate's verification state; for a verified (or sampled) one, which checker and when; else why not."""
+    check = record.status(artifact.path)
+    if check.state == record.UNVERIFIED:
+        return {"state": check.state, "why": why_unverified(artifact)}
+    return {"state": check.state, "checker_version": record.CHECKER_VERSION, "checker_code": record.checker_code(),
+            "checked_at": check.checked_at}
+
+
+def why_unverified(artifact: Artifact) -> str:
+    """Why `record.status` finds no current record: none, an unreadable one, other checker code, changed files."""
+    path = artifact.file(record.RECORD)
+    if not os.path.lexists(path):
+        return "never checked (no verification record)"
+    try:
+        body = read_json_file(artifact.stage, path, dict)
+    except DamagedArtifactError:
+        return "its verification record is unreadable"
+    version, code = body.get("checker_version"), body.get("checker_code")
+    if version != record.CHECKER_VERSION or code != record.checker_code():
+        return f"checked by other checker code (version {version}, code {str(code)[:12]})"
+    return "its files changed since they were checked"
+
+
+def text_or_none(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def json_object(artifact: Artifact, name: str) -> dict:
+    try:
+        return read_json_file(artifact.stage, artifact.file(name), dict)
+    except DamagedArtifactError as err:
+        raise Unreadable(f"{name} is {err.problem}") from None
+
+
+def typed(body: dict, name: str, kind):
+    """body[name] if it is of `kind` (a bool is no int); else Unreadable naming the field."""
+    value = body.get(name)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise Unreadable(f"{CERTIFICATE.name}: {name} is missing or not {' or '.join(KIND_NAMES[k] for k in kinds)}")
+    return value
+
+
+def relative(store: ArtifactStore, path) -> str:
+    return path.relative_to(store.root).as_posix()
+
+
+def link(store: ArtifactStore, path) -> str:
+    """`path` as a link from a catalogue folder (outputs/catalogue/<key>/)."""
+    return posixpath.join(*UP_TO_OUTPUTS, relative(store, path))
+
+
+def existing_link(store: ArtifactStore, path) -> str | None:
+    return link(store, path) if path.is_file() else None
+
+
+# ---- rows ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class RowKey:
+    """What makes two certificates results of the same row: the game (name and lists), its mode and guess limit."""
+
+    name: str
+    hard_mode: bool
+    no_limit: bool
+    limit: int
+    lists: tuple[str, str]
+
+    @classmethod
+    def of(cls, game: dict) -> "RowKey":
+        limit = game["max_guesses"]
+        return cls(game["game"], game["hard_mode"], limit is None, limit or 0,
+                   (game["guesses_sha256"], game["secrets_sha256"]))
+
+
+def preference(found: tuple[dict, int]) -> tuple:
+    """Verified first, then a proven claim, then the newest: by the manifest's written_at (kept by a copy of the
+    outputs), then by the order the store wrote them in (`age`, from certificate_artifacts)."""
+    entry, age = found
+    return entry["verified"], entry["proven"], entry["written_at"] or "", age
+
+
+def grouped(entries: list[tuple[dict, int]]) -> list[dict]:
+    """One row per RowKey, in its order: the preferred certificate shown, the others after it."""
+    groups: dict[RowKey, list[tuple[dict, int]]] = {}
+    for found in entries:
+        groups.setdefault(RowKey.of(found[0]["game"]), []).append(found)
+    return [row(key, [entry for entry, _ in sorted(found, key=preference, reverse=True)])
+            for key, found in sorted(groups.items())]
+
+
+def row(key: RowKey, ranked: list[dict]) -> dict:
+    shown, game = ranked[0], ranked[0]["game"]
+    if len(ranked) == 1:
+        why = "the only certificate"
+    elif shown["verified"]:
+        why = f"the newest verified of {len(ranked)} certificates"
+    else:
+        why = f"the newest of {len(ranked)} certificates, none verified"
+    return {"game": key.name, "mode": "hard" if key.hard_mode else "normal", "guess_limit": game["max_guesses"],
+            "secrets": game["n_secrets"], "guesses": game["n_guesses"], "guesses_sha256": key.lists[0],
+            "secrets_sha256": key.lists[1], "shown_as": why, "shown": shown, "others": ranked[1:]}

@@ -1,0 +1,172 @@
+"""The catalogue (pipeline/artifacts/catalogue.py) as catalogue.md and as a static index.html.
+
+Both show the same cells, computed once by `cells`: every number as the certificate states it (the optimum, the
+worst case), the average as the exact fraction optimum/|S| beside its decimal, never a published constant.  The
+page is one table and plain CSS, no script, nothing fetched: it reads the same from a copied folder."""
+
+import re
+from html import escape
+from urllib.parse import quote
+
+COLUMNS = ("game", "mode", "guess limit", "optimum (total)", "average", "worst case", "optimal openers", "funnel",
+           "certificate sha256", "verified", "links", "shown")
+SHA, STATE, LINKS = (COLUMNS.index(c) for c in ("certificate sha256", "verified", "links"))  # marked up per format
+
+
+def openers_text(openers: list[str], shown: int) -> str:
+    """The first `shown` openers, and how many more catalogue.json lists."""
+    if len(openers) <= shown:
+        return ", ".join(openers)
+    return f"{', '.join(openers[:shown])} and {len(openers) - shown} more (in catalogue.json)"
+
+
+def average_text(entry: dict) -> str:
+    """`2.640777 (544/206)`: the decimal, then the exact fraction it comes from."""
+    if entry["average"] is None:
+        return ""
+    return f"{entry['average']:.6f} ({entry['optimum']}/{entry['game']['n_secrets']})"
+
+
+def optimum_text(entry: dict) -> str:
+    if entry["optimum"] is not None:
+        return str(entry["optimum"])
+    return f"not proven (upper bound {entry['upper_bound']})"
+
+
+def verified_text(entry: dict) -> str:
+    check = entry["verification"]
+    if entry["verified"]:
+        return (f"verified by checker version {check['checker_version']} (code {check['checker_code'][:12]}) "
+                f"at {check['checked_at']}")
+    if check["state"] == "partially checked":
+        return f"not verified: only a sample was checked (at {check['checked_at']})"
+    return f"not verified: {check['why']}"
+
+
+def links(entry: dict) -> list[tuple[str, str]]:
+    """(label, relative URL) of the entry's files that exist: tree picture, certificate, bundle.  The paths are
+    quoted: a leaderboard's tree files are named with % escapes (tree-4%2A7%3D28.svg), which a URL spells %25."""
+    named = (("tree.svg", entry["tree_svg_path"]), ("certificate.json", entry["certificate_path"]),
+             ("bundle", entry["bundle_path"]))
+    return [(label, quote(target)) for label, target in named if target]
+
+
+def cells(row: dict, openers_shown: int) -> list[str]:
+    """The row's cells as text, in COLUMNS order (links and sha256 are marked up by each format)."""
+    entry = row["shown"]
+    limit = "none" if row["guess_limit"] is None else str(row["guess_limit"])
+    return [f"{row['game']} (|S| {row['secrets']}, |G| {row['guesses']})", row["mode"], limit,
+            optimum_text(entry), average_text(entry), "" if entry["worst_case"] is None else str(entry["worst_case"]),
+            openers_text(entry["optimal_openers"], openers_shown), " → ".join(map(str, entry["funnel"])),
+            entry["certificate_sha256"], verified_text(entry), "", f"{entry['kind']} {entry['folder']}: "
+            f"{row['shown_as']}"]
+
+
+def headline_text(catalogue: dict, outputs: str) -> str:
+    c = catalogue["counts"]
+    if not c["certificates"] and not c["unreadable"]:
+        return f"no certificates under {outputs}"
+    unreadable = f", {c['unreadable']} unreadable" if c["unreadable"] else ""
+    return (f"{counted(c['results'], 'result')} ({c['verified']} verified) from "
+            f"{counted(c['certificates'], 'certificate')}{unreadable}")
+
+
+def counted(n: int, thing: str) -> str:
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
+def others(catalogue: dict) -> list[tuple[dict, dict]]:
+    """(row, entry) of every certificate not shown in its row."""
+    return [(row, entry) for row in catalogue["rows"] for entry in row["others"]]
+
+
+# ---- Markdown --------------------------------------------------------------------------------------------------
+
+
+def md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown(catalogue: dict, outputs: str, openers_shown: int) -> str:
+    text = f"# Catalogue of certificates\n\n{headline_text(catalogue, outputs)} under `{outputs}`.\n\n"
+    text += verified_note(catalogue) + "\n\n"
+    if catalogue["rows"]:
+        text += "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
+        for row in catalogue["rows"]:
+            values = cells(row, openers_shown)
+            values[SHA] = f"`{values[SHA]}`"
+            values[LINKS] = ", ".join(f"[{label}]({target})" for label, target in links(row["shown"]))
+            text += "| " + " | ".join(md_cell(v) for v in values) + " |\n"
+    if others(catalogue):
+        text += "\n## Other certificates of the same rows\n\n"
+        text += "".join(f"- {row['game']} {row['mode']}, limit {row['guess_limit']}: {e['kind']} {e['folder']}, "
+                        f"{optimum_text(e)}, {verified_text(e)} ([certificate.json]({quote(e['certificate_path'])}))\n"
+                        for row, e in others(catalogue))
+    if catalogue["unreadable"]:
+        text += "\n## Unreadable certificates\n\n"
+        text += "".join(f"- `{u['folder']}`: {u['problem']}\n" for u in catalogue["unreadable"])
+    return text
+
+
+def verified_note(catalogue: dict) -> str:
+    return (f"Verified means: a complete check by `python -m pipeline verify-certificate` of this checker "
+            f"(version {catalogue['checker_version']}, the same code) over the files as they are now.")
+
+
+# ---- HTML ------------------------------------------------------------------------------------------------------
+
+STYLE = """
+body { font-family: "Liberation Sans", Arial, sans-serif; margin: 1.5em; color: #1a1a1a; }
+table { border-collapse: collapse; font-size: 14px; }
+th, td { border: 1px solid #b8b8b8; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #eceff3; }
+td.number { text-align: right; font-variant-numeric: tabular-nums; }
+td.sha { font-family: "Liberation Mono", monospace; font-size: 12px; }
+tr.verified td.state { background: #dff3e0; }
+tr.unverified td.state { background: #fbe9d0; }
+"""
+NUMBERS = {COLUMNS.index(c) for c in ("guess limit", "optimum (total)", "average", "worst case")}  # right-aligned
+
+
+def html_row(row: dict, openers_shown: int) -> str:
+    entry, values = row["shown"], cells(row, openers_shown)
+    out = []
+    for i, value in enumerate(values):
+        if i == SHA:
+            out.append(f'<td class="sha" title="{value}">{value[:16]}…</td>')
+        elif i == STATE:
+            out.append(f'<td class="state">{escape(value)}</td>')
+        elif i == LINKS:
+            out.append("<td>" + " ".join(f'<a href="{escape(target)}">{escape(label)}</a>'
+                                         for label, target in links(entry)) + "</td>")
+        else:
+            out.append(f'<td class="number">{escape(value)}</td>' if i in NUMBERS else f"<td>{escape(value)}</td>")
+    state = "verified" if entry["verified"] else "unverified"
+    return f'<tr class="{state}" data-game="{escape(row["game"])}">' + "".join(out) + "</tr>"
+
+
+def as_code(text: str) -> str:
+    """`command` spans (Markdown) as <code> elements."""
+    return re.sub(r"`([^`]*)`", r"<code>\1</code>", text)
+
+
+def page(catalogue: dict, outputs: str, openers_shown: int) -> str:
+    body = ["<h1>Catalogue of certificates</h1>", f"<p id=\"counts\">{escape(headline_text(catalogue, outputs))}."
+            f"</p>", f"<p>{as_code(escape(verified_note(catalogue)))}</p>"]
+    if catalogue["rows"]:
+        header = "".join(f"<th>{escape(c)}</th>" for c in COLUMNS)
+        rows = "\n".join(html_row(r, openers_shown) for r in catalogue["rows"])
+        body.append(f'<table id="results"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>')
+    if others(catalogue):
+        body.append('<h2>Other certificates of the same rows</h2><ul id="others">' + "".join(
+            f"<li>{escape(row['game'])} {row['mode']}: {escape(e['kind'])} {escape(e['folder'])}, "
+            f"{escape(optimum_text(e))}, {escape(verified_text(e))} "
+            f'(<a href="{escape(quote(e["certificate_path"]))}">certificate.json</a>)</li>'
+            for row, e in others(catalogue))
+            + "</ul>")
+    if catalogue["unreadable"]:
+        body.append('<h2>Unreadable certificates</h2><ul id="unreadable">' + "".join(
+            f"<li><code>{escape(u['folder'])}</code>: {escape(u['problem'])}</li>" for u in catalogue["unreadable"])
+            + "</ul>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Catalogue of certificates"
+            f"</title><style>{STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
