@@ -7,7 +7,10 @@ Each test pins one such property with values computed by the code under test and
   its response or an invented class is refused, in the sampled check too;
 - a leaderboard's `settled` openers lie strictly above the threshold: an opener valued at it is a leader;
 - a sampled check that re-derives every item of one list but not of the other is partial, never verified
-  (a proof: every class, not every elimination; a leaderboard: every elimination, not every class).
+  (a proof: every class, not every elimination; a leaderboard: every elimination, not every class);
+- the hybrid's branching search keeps every set its rules do not exclude: a branch one splitter short, the
+  last-two kernel starting a guess late, or an obstacle's splitters read without its last member each lose
+  the only answer of a game that has one.
 """
 
 import json
@@ -162,3 +165,34 @@ def test_leaderboard_sample_covering_the_eliminations_but_not_the_classes_is_par
     assert (result["openers_rederived"], result["openers_eliminated"]) == (len(cert["eliminated"]),) * 2
     assert (result["classes_rederived"], result["classes"]) == (20, n_classes)
     assert result["complete"] is False
+
+
+# ---- the hybrid's branching search: a rule that cuts one set too many loses a unique answer --------------------
+
+def _branch_one_short(monkeypatch, branching):
+    original = branching._Search.splitters_of
+    monkeypatch.setattr(branching._Search, "splitters_of", lambda self, *args: original(self, *args)[1:])
+
+
+def _kernel_a_guess_late(monkeypatch, branching):
+    original = branching._next_pair
+    monkeypatch.setattr(branching, "_next_pair", lambda bits, unsplit, branch, start, blocked, acc:
+                        original(bits, unsplit, branch, start + 1, blocked, acc))
+
+
+def _splitters_without_the_last_member(monkeypatch, branching):
+    original = branching._splitter_bits
+    monkeypatch.setattr(branching, "_splitter_bits", lambda codes, members, out: original(codes, members[:-1], out))
+
+
+@pytest.mark.parametrize("plant", [_branch_one_short, _kernel_a_guess_late, _splitters_without_the_last_member])
+def test_a_branching_rule_one_off_loses_the_unique_answer(plant, monkeypatch):
+    """The games of test_a_unique_answer_is_found (one k-set works, by brute force) are all answered right, and
+    no longer with one slip planted."""
+    from pipeline.blindfold import branching
+    from test_blindfold_branching import unique_answer_games, unique_answers_found
+
+    games = unique_answer_games(per_k=2)
+    assert unique_answers_found(games)
+    plant(monkeypatch, branching)
+    assert not unique_answers_found(games)

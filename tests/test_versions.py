@@ -25,7 +25,7 @@ PINS = {
     "prove": (3, "ac353deaae46789b"),
     "openers": (1, "d1137a434cd8035e"),
     "simulate": (2, "5fdb14debc32b19f"),
-    "blindfold": (1, "d43b5b124c35a939"),
+    "blindfold": (2, "d43b5b124c35a939"),
     "leaderboard": (1, "27cf194d5b8bb9bb"),
     "catalogue": (1, "ff2001e49d26ec45"),
 }

@@ -33,6 +33,7 @@ from pipeline.blindfold import pairs as blindfold_pairs
 from pipeline.blindfold.hybrid import class_tree
 
 FOUND, NONE, OPEN = "found", "proven: no such set", "not settled"
+METHOD = "lazy hitting-set MIP (HiGHS) over minimal unsolvable sets of secrets"
 
 
 @dataclass
@@ -51,14 +52,14 @@ class ObstacleResult:
     seconds: float
     stop: str = ""
     round_log: list[dict] = field(default_factory=list)
+    method: str = METHOD  # how the answer was reached (this module's MIP, or `branching`'s search)
 
     def summary(self) -> dict:
         """JSON-friendly summary (obstacles as secret indices)."""
         return {"status": self.status, "k": self.k, "depth": self.depth, "chosen": [int(g) for g in self.chosen],
                 "rounds": self.rounds, "lower_bound": self.lower_bound, "obstacles": len(self.obstacles),
                 "largest_obstacle": max((len(o) for o in self.obstacles), default=0),
-                "seconds": round(self.seconds, 3), "stop": self.stop,
-                "method": "lazy hitting-set MIP (HiGHS) over minimal unsolvable sets of secrets"}
+                "seconds": round(self.seconds, 3), "stop": self.stop, "method": self.method}
 
 
 def solvable(codes: np.ndarray, members, depth: int, win: int, memo: dict) -> bool:
@@ -69,9 +70,17 @@ def solvable(codes: np.ndarray, members, depth: int, win: int, memo: dict) -> bo
     if depth == 2:  # some guess gives every member its own response (the class_tree rule, with early exits)
         key = (members, 2)
         if key not in memo:
-            memo[key] = bool(_tells_apart(codes, np.asarray(members, dtype=np.int64), int(codes.max()) + 1))
+            memo[key] = bool(_tells_apart(codes, np.asarray(members, dtype=np.int64), _code_span(codes)))
         return memo[key]
     return class_tree(codes, members, depth, win, memo) is not None
+
+
+def _code_span(codes: np.ndarray) -> int:
+    """More than the largest code: the dtype's range for small unsigned codes (no scan of the whole matrix, which
+    took most of a check's time), else the largest code + 1."""
+    if codes.dtype.kind == "u" and codes.dtype.itemsize <= 2:
+        return int(np.iinfo(codes.dtype).max) + 1
+    return int(codes.max()) + 1
 
 
 @numba.njit(cache=True)

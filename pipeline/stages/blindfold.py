@@ -16,7 +16,7 @@ from pipeline.runtime.log import log
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import BlindfoldConfig
 
-NAME, VERSION, INPUTS = "blindfold", 1, ("feedback",)  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "blindfold", 2, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = BLINDFOLD  # solution.json; pairs.parquet, model.<format>, obstacles.json by mode: artifacts/outputs.py
 K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous boards
 FOUND = "found"  # hybrid: the status of a set that works (verified on every class)
@@ -45,6 +45,7 @@ def validate(cfg: BlindfoldConfig, game) -> None:
         raise PipelineError(f"blindfold counts Wordle colour pairs; game.answer={game.answer} is not supported")
     one_of(cfg, "guesses_from", ("allowed", "secrets"))
     one_of(cfg, "mode", ("cover", "hybrid"))
+    one_of(cfg, "decision", ("branching", "mip"))
     at_least(cfg, "seed_limit", 1, allow_none=True)
     at_least(cfg, "max_rounds", 1)
     at_least(cfg, "threads", 1, allow_none=True)
@@ -200,20 +201,21 @@ def write_hybrid(ctx: StageContext, cfg: BlindfoldConfig, result, extra: dict) -
 
 
 def run_decision(ctx: StageContext, cfg: BlindfoldConfig, codes, cols) -> dict:
-    """The beam found no set: decide exactly whether one exists (lazy hitting-set MIP over the minimal
-    unsolvable sets of secrets).  solution.json says found, proven impossible, or not settled (time limit);
-    obstacles.json holds the relaxation's unsolvable sets, each checkable on its own."""
+    """The beam found no set: decide exactly whether one exists (stage.decision: the branching search over the
+    fixed sets, or the lazy hitting-set MIP, both over minimal unsolvable sets of secrets).  solution.json says
+    found, proven impossible, or not settled (time limit), and by which method; obstacles.json holds the
+    unsolvable sets found, each checkable on its own."""
     from pipeline.blindfold.hybrid import HybridResult, beam_sets, evaluate
-    from pipeline.blindfold.obstacles import FOUND as SET_FOUND, NONE, decide, families
+    from pipeline.blindfold.obstacles import FOUND as SET_FOUND, NONE, families
 
     game, win = ctx.game, ctx.game.answering.win
     starts = beam_sets(codes, np.asarray(cols), cfg.fixed, game.n_codes, cfg.beam)
-    decided = decide(codes, cols, cfg.fixed, cfg.depth, win, seeds=families(game.encoded_secrets()),
-                     starts=starts, time_limit=cfg.time_limit_s, threads=cfg.threads,
-                     log=lambda r: log.info(f"{NAME}: exact round {r['round']}: {r['obstacles']} obstacles, "
-                                            f"{r['status']}, {r['seconds']:.1f}s"))
+    decided = decider(cfg)(codes, cols, cfg.fixed, cfg.depth, win, seeds=families(game.encoded_secrets()),
+                           starts=starts, time_limit=cfg.time_limit_s,
+                           log=lambda r: log.info(f"{NAME}: exact round {r['round']}: {r['obstacles']} obstacles, "
+                                                  f"{r['status']}, {r['seconds']:.1f}s"))
     write_json(ctx.out.file(OBSTACLES.name), [[game.secrets[s] for s in o] for o in decided.obstacles], indent=0)
-    method = "the hitting-set MIP (HiGHS) over minimal unsolvable sets of secrets, every k-set covered"
+    method = f"the {decided.method}"
     evidence = {"search": "exact", "decision": decided.summary()}
     if decided.status == SET_FOUND:
         chosen = pad(decided.chosen, cols, cfg.fixed)
@@ -230,6 +232,17 @@ def run_decision(ctx: StageContext, cfg: BlindfoldConfig, codes, cols) -> dict:
     log.warning(f"{NAME}: {cfg.fixed} fixed guesses, then trees of {cfg.depth}: {status}")
     return {k: summary[k] for k in ("status", "fixed", "depth", "search")} | {
         "obstacles": len(decided.obstacles), "rounds": decided.rounds, "seconds": round(decided.seconds, 1)}
+
+
+def decider(cfg: BlindfoldConfig):
+    """The exact decision stage.decision names, as one call: (codes, columns, k, depth, win, seeds=, starts=,
+    time_limit=, log=) -> obstacles.ObstacleResult."""
+    from functools import partial
+
+    from pipeline.blindfold.branching import decide_by_branching
+    from pipeline.blindfold.obstacles import decide
+
+    return decide_by_branching if cfg.decision == "branching" else partial(decide, threads=cfg.threads)
 
 
 def pad(chosen: list[int], cols: list[int], k: int) -> list[int]:

@@ -151,6 +151,8 @@ class BlindfoldConfig(StageConfig):
     beam: int = setting(20, "hybrid: candidate sets kept per step when the k-sets are too many to enumerate")
     exhaustive_sets: int = setting(10000, "hybrid: enumerate every k-set (an optimal choice) when there are at "
                                           "most this many")
+    decision: str = setting("branching", "hybrid, when the beam finds no set, decided exactly by: branching (a "
+                                         "search over the fixed sets) | mip (a lazy hitting-set MIP, HiGHS)")
 
 
 @schema
