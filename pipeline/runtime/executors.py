@@ -165,8 +165,6 @@ class RayExecutor(Executor):
         self.cluster_cpus, self.in_flight, self.limits, self.ray_tasks = 0.0, 0, [], 0
 
     def _run(self, fn, items, pending, shared, label):
-        import ray
-
         from pipeline.runtime.ray_session import ensure_ray
 
         check_fan_out(self.max_in_flight, self.max_retries, self.num_cpus)  # before Ray: no hang, no C++ dump
