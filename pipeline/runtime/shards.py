@@ -179,10 +179,14 @@ def save_shards(shard_dir: Path | None, results: dict[int, object], items_digest
 
 
 def record_items(shard_dir: Path, items_digest: str) -> None:
-    """Write the folder's `items.sha256` (to a temporary name, then renamed: never half a digest)."""
+    """Write the folder's `items.sha256` (64 bytes to a temporary name, then renamed: never half a digest)."""
     tmp = shard_dir / f"{ITEMS}.{uuid.uuid4().hex[:8]}.tmp"
-    write_new(tmp, items_digest.encode(), f"the shard folder's {ITEMS}")
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            os.write(fd, items_digest.encode())
+        finally:
+            os.close(fd)
         os.replace(tmp, shard_dir / ITEMS)
     except OSError as err:
         tmp.unlink(missing_ok=True)
