@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PYTEST_ARGS ?= --durations=15
 SHARED_DATA ?= $(or $(PIPELINE_SHARED_DATA),../shared/data)
 
-.PHONY: install run test test-ffxivrdle bench data-verify data-rebuild data-fetch words browser clean
+.PHONY: install run test test-install test-ffxivrdle bench data-verify data-rebuild data-fetch words browser clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,11 @@ run: install
 	$(PY) -m pipeline experiment=prove_wordle
 
 test: install
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not fresh_install" $(PYTEST_ARGS)
+
+# A bundle checked by a plain pip install in a fresh venv (downloads every dependency: minutes)
+test-install: install
+	$(PY) -m pytest -q -m fresh_install $(PYTEST_ARGS)
 
 test-ffxivrdle: install
 	PIPELINE_SHARED_DATA=$(abspath $(SHARED_DATA)) $(PY) -m pytest -q -m needs_ffxivrdle $(PYTEST_ARGS)

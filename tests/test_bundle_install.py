@@ -1,8 +1,8 @@
 """A bundle checks on another machine: a fresh virtual environment, a plain `pip install` of this checkout (its
 dependencies resolved and downloaded by pip as a user's would be, nothing of this environment reused), then
 `python -m pipeline verify-certificate <archive>` from an empty folder with nothing of this checkout on the
-path.  The install is the cost (minutes on a loaded 2-core machine; see docs/proofs.md): marked slow, run once
-by `make test`."""
+path.  The install is the cost (minutes: every dependency downloaded; see docs/proofs.md): marked fresh_install,
+run by `make test-install` (and .ci/run), not by `make test`."""
 
 import os
 import subprocess
@@ -23,6 +23,7 @@ def clean_env() -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.fresh_install
 def test_a_bundle_verifies_from_a_plain_install_in_a_fresh_venv(tmp_path, capsys):
     lists = tmp_path / "lists"
     lists.mkdir()
