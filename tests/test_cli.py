@@ -23,7 +23,7 @@ def test_feedback_stage_prints_its_artifact_folder_last(outputs):
 
 @pytest.mark.parametrize("args,message", [
     (["game=wordel"], "Could not find 'game/wordel' (available: bulls_and_cows, ffxivrdle,"),
-    (["stage=feedbak"], "Could not find 'stage/feedbak' (available: blindfold, exact, feedback,"),
+    (["stage=feedbak"], "Could not find 'stage/feedbak' (available: blindfold, catalogue, exact, feedback,"),
     (["stage.bredth=3"], "Key 'bredth' not in 'FeedbackConfig'"),
     (["stage.block_rows=many"], "could not be converted to Integer"),
     (["game=ffxivrdle", "paths.shared_data=/nowhere"],

@@ -243,9 +243,9 @@ NAME_CASES = [
      "Key 'bredth' not in 'UpperBoundConfig' (did you mean stage.breadth"),
     (["stage=prove", *MINI, "upstream.upper_bound.bredth=5"], "(did you mean upstream.upper_bound.breadth"),
     (["stage=feedback", *MINI, "game.hardmode=true"], "(did you mean game.hard_mode?)"),
-    (["stage=uper_bound", *MINI], "Could not find 'stage/uper_bound' (available: blindfold, exact, feedback, "
-                                  "heuristics, leaderboard, lower_bound, openers, prove, report, reproduce, simulate, "
-                                  "upper_bound) (did you mean upper_bound or lower_bound?)"),
+    (["stage=uper_bound", *MINI], "Could not find 'stage/uper_bound' (available: blindfold, catalogue, exact, "
+                                  "feedback, heuristics, leaderboard, lower_bound, openers, prove, report, reproduce, "
+                                  "simulate, upper_bound) (did you mean upper_bound or lower_bound?)"),
     (["stage=feedback", "game=mastermnd"], "(did you mean mastermind?)"),
     (["stage=feedback", *MINI, "experiment=prov"], "Could not find 'experiment/prov' (available: prove, prove_wordle) "
                                                    "(did you mean prove"),

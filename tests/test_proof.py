@@ -197,9 +197,12 @@ def test_a_survivor_better_than_the_upper_bound_becomes_the_bound_and_the_proof_
 
 
 
-def test_the_cluster_size_changes_the_split_but_no_key_and_no_byte_of_the_proof(tmp_path):
+def test_the_cluster_size_changes_the_split_but_no_key_and_no_byte_of_the_proof(tmp_path, monkeypatch):
     """Mini Nerdle's proof in-process as on 1 CPU and as on 16 (ray.num_cpus sizes the split when no Ray session
     is open): feedback's row blocks and prove's class tasks follow the CPUs; keys and result files do not."""
+    import pipeline.runtime.executors as executors
+
+    monkeypatch.setattr(executors, "ray_running", lambda: False)  # the suite's shared Ray session would size it
     from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
