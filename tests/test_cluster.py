@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -98,43 +99,11 @@ def node_addresses(address: str, env: dict) -> list[str]:
     return proc.stdout.split()
 
 
-@pytest.fixture
-def loopback_cluster():
-    """A head on 127.0.0.2 and a second node joining it from 127.0.0.3, each with its own HOME, token file
-    (RAY_AUTH_TOKEN_PATH, as docker/ distributes it) and --temp-dir, so nothing is read from another
-    node's files and a node whose token path is wrong cannot join.
-
-    Isolation choice: one loopback address per node rather than a network namespace. Linux routes all of
-    127.0.0.0/8 to `lo`, which needs no privileges nor iproute2; a namespace has its own `lo` and would
-    reach the head only through a veth pair with non-loopback addresses. Not 127.0.0.1: Ray replaces
-    that (and "localhost") by the host's routable address, so the cluster would leave the loopback range.
-    Yields the address and the driver's environment (its own HOME and token file too)."""
-    port, base = free_port(), Path(f"/tmp/pipeline-ray-{os.getpid()}")
-    token = secrets.token_hex(32)
-    nodes = [start_node(base, "head", token, "127.0.0.2", "--head", f"--port={port}", "--include-dashboard=false")]
-    try:
-        address = f"127.0.0.2:{port}"
-        env = node_environment(base, "driver", token)
-        wait_for(lambda: subprocess.run([RAY, "status", f"--address={address}"], env=env,
-                                        capture_output=True).returncode == 0, what="the head node")
-        nodes.append(start_node(base, "node", token, "127.0.0.3", f"--address={address}"))
-        wait_for(lambda: "2.0 CPU" in subprocess.run([RAY, "status", f"--address={address}"], env=env,
-                                                     capture_output=True, text=True).stdout, what="two nodes")
-        assert node_addresses(address, env) == ["127.0.0.2", "127.0.0.3"]
-        yield address, env
-    finally:
-        for node in reversed(nodes):
-            os.killpg(node.pid, signal.SIGTERM)
-        for node in nodes:
-            node.wait(timeout=60)
-        shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture
-def one_node_cluster():
-    """A head on 127.0.0.2 with one CPU, and `add_node()` to join a second node from 127.0.0.3 later (each
-    node as in loopback_cluster).  Yields (address, the driver's environment, add_node)."""
-    port, base = free_port(), Path(f"/tmp/pipeline-ray-grow-{os.getpid()}")
+@contextmanager
+def loopback_head(name: str):
+    """A head on 127.0.0.2 (its own HOME, token file and --temp-dir) and a way to join a node from 127.0.0.3;
+    yields (address, the driver's environment, add_node) and stops every node it started."""
+    port, base = free_port(), Path(f"/tmp/pipeline-{name}-{os.getpid()}")
     token = secrets.token_hex(32)
     nodes = [start_node(base, "head", token, "127.0.0.2", "--head", f"--port={port}", "--include-dashboard=false")]
     address, env = f"127.0.0.2:{port}", node_environment(base, "driver", token)
@@ -149,6 +118,33 @@ def one_node_cluster():
         for node in nodes:
             node.wait(timeout=60)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def loopback_cluster():
+    """A head on 127.0.0.2 and a second node joining it from 127.0.0.3, each with its own HOME, token file
+    (RAY_AUTH_TOKEN_PATH, as docker/ distributes it) and --temp-dir, so nothing is read from another
+    node's files and a node whose token path is wrong cannot join.
+
+    Isolation choice: one loopback address per node rather than a network namespace. Linux routes all of
+    127.0.0.0/8 to `lo`, which needs no privileges nor iproute2; a namespace has its own `lo` and would
+    reach the head only through a veth pair with non-loopback addresses. Not 127.0.0.1: Ray replaces
+    that (and "localhost") by the host's routable address, so the cluster would leave the loopback range.
+    Yields the address and the driver's environment (its own HOME and token file too)."""
+    with loopback_head("ray") as (address, env, add_node):
+        add_node()
+        wait_for(lambda: "2.0 CPU" in subprocess.run([RAY, "status", f"--address={address}"], env=env,
+                                                     capture_output=True, text=True).stdout, what="two nodes")
+        assert node_addresses(address, env) == ["127.0.0.2", "127.0.0.3"]
+        yield address, env
+
+
+@pytest.fixture
+def one_node_cluster():
+    """A head on 127.0.0.2 with one CPU, and `add_node()` to join a second node from 127.0.0.3 later (each
+    node as in loopback_cluster).  Yields (address, the driver's environment, add_node)."""
+    with loopback_head("ray-grow") as head:
+        yield head
 
 
 def test_a_fan_out_raises_its_tasks_in_flight_when_a_node_joins(one_node_cluster, tmp_path):
