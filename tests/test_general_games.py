@@ -147,21 +147,33 @@ def test_bad_game_settings(overrides, message):
 
 
 def brute_min_total(words, respond, secrets=None):
-    """MinTotal of `secrets` (default: all words) over every strategy, by plain recursion (tiny games only)."""
+    """MinTotal of `secrets` (default: all words) over every strategy, by plain recursion (tiny games only).
+    Two shortcuts that change no value: guesses leaving the same classes to solve are valued once, and a guess
+    reaching 2n - 1 ends the search of n candidates (each secret takes a guess, only one is won by the first)."""
+    answers = {}  # respond(g, s), each pair computed once
 
     @lru_cache(maxsize=None)
     def best(cands):
         if len(cands) == 1:
             return 1
-        value = None
+        value, seen = None, set()
         for g in words:
             classes = {}
             for s in cands:
-                classes.setdefault(respond(g, s), []).append(s)
+                code = answers.get((g, s))
+                if code is None:
+                    code = answers[g, s] = respond(g, s)
+                classes.setdefault(code, []).append(s)
             if len(classes) == 1 and g not in cands:
                 continue
-            total = len(cands) + sum(best(tuple(c)) for k, c in classes.items() if c != [g])
+            left = frozenset(tuple(c) for c in classes.values() if c != [g])
+            if left in seen:
+                continue
+            seen.add(left)
+            total = len(cands) + sum(best(c) for c in left)
             value = total if value is None else min(value, total)
+            if value == 2 * len(cands) - 1:
+                break
         return value
 
     return best(tuple(words if secrets is None else secrets))
