@@ -150,7 +150,7 @@ def brute_min_total(words, respond, secrets=None):
     """MinTotal of `secrets` (default: all words) over every strategy, by plain recursion (tiny games only).
     Two shortcuts that change no value: guesses leaving the same classes to solve are valued once, and a guess
     reaching 2n - 1 ends the search of n candidates (each secret takes a guess, only one is won by the first)."""
-    answers = {}  # respond(g, s), each pair computed once
+    respond = lru_cache(maxsize=None)(respond)  # each (guess, secret) pair answered once
 
     @lru_cache(maxsize=None)
     def best(cands):
@@ -160,10 +160,7 @@ def brute_min_total(words, respond, secrets=None):
         for g in words:
             classes = {}
             for s in cands:
-                code = answers.get((g, s))
-                if code is None:
-                    code = answers[g, s] = respond(g, s)
-                classes.setdefault(code, []).append(s)
+                classes.setdefault(respond(g, s), []).append(s)
             if len(classes) == 1 and g not in cands:
                 continue
             left = frozenset(tuple(c) for c in classes.values() if c != [g])
