@@ -89,6 +89,17 @@ def start_node(base: Path, name: str, token: str, ip: str, *args) -> subprocess.
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
+def stop_node(node: subprocess.Popen, grace: float = 5) -> None:
+    """SIGTERM to the node's process group, then SIGKILL after `grace` s: a head that once had a second node
+    takes about 30 s to stop on SIGTERM alone, and the test's folders are removed anyway."""
+    os.killpg(node.pid, signal.SIGTERM)
+    try:
+        node.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(node.pid, signal.SIGKILL)
+        node.wait(timeout=60)
+
+
 def node_addresses(address: str, env: dict) -> list[str]:
     """The addresses of the cluster's live nodes, as Ray reports them to a driver."""
     probe = ("import sys, ray; ray.init(address=sys.argv[1], logging_level='ERROR'); "
@@ -114,13 +125,11 @@ def loopback_head(name: str):
                                                             f"--address={address}"))
     finally:
         for node in reversed(nodes):
-            os.killpg(node.pid, signal.SIGTERM)
-        for node in nodes:
-            node.wait(timeout=60)
+            stop_node(node)
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def loopback_cluster():
     """A head on 127.0.0.2 and a second node joining it from 127.0.0.3, each with its own HOME, token file
     (RAY_AUTH_TOKEN_PATH, as docker/ distributes it) and --temp-dir, so nothing is read from another
@@ -130,7 +139,8 @@ def loopback_cluster():
     127.0.0.0/8 to `lo`, which needs no privileges nor iproute2; a namespace has its own `lo` and would
     reach the head only through a veth pair with non-loopback addresses. Not 127.0.0.1: Ray replaces
     that (and "localhost") by the host's routable address, so the cluster would leave the loopback range.
-    Yields the address and the driver's environment (its own HOME and token file too)."""
+    Yields the address and the driver's environment (its own HOME and token file too); the module's tests
+    share it."""
     with loopback_head("ray") as (address, env, add_node):
         add_node()
         wait_for(lambda: "2.0 CPU" in subprocess.run([RAY, "status", f"--address={address}"], env=env,

@@ -465,9 +465,22 @@ def handles_sigterm(pid: int) -> bool:
     return bool(caught >> (signal.SIGTERM - 1) & 1)
 
 
+@pytest.fixture(scope="module")
+def clean_words_matrix(tmp_path_factory):
+    """The feedback codes of WORDS from an uninterrupted in-process run, once for the module."""
+    from pipeline.feedback.parquet import read_matrix
+
+    base = tmp_path_factory.mktemp("clean")
+    clean = subprocess.run([sys.executable, "-m", "pipeline", *feedback_args(base, base / "outputs")],
+                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=240,
+                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    assert clean.returncode == 0, clean.stderr
+    return read_matrix(Path(clean.stdout.strip().splitlines()[-1]) / "matrix.parquet")[0]
+
+
 @pytest.mark.parametrize("signum,group", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
                          ids=["SIGINT", "SIGTERM", "Ctrl-C to the process group (Ray's processes too)"])
-def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, group, tmp_path):
+def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, group, tmp_path, clean_words_matrix):
     from pipeline.feedback.parquet import read_matrix
 
     outputs = tmp_path / "outputs"
@@ -481,13 +494,10 @@ def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, gr
     assert_interrupted(proc, signum)
     kept = list(outputs.glob("feedback/.shards-*/feedback/*.shard.npz"))
     assert 1 <= len(kept) < 4 and not list(outputs.glob("feedback/.tmp-*"))
-    rerun = subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=PROJECT_ROOT, capture_output=True,
-                           text=True, timeout=240, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    rerun = subprocess.run([sys.executable, "-m", "pipeline", *args[:-2], "ray.executor=local", "ray.num_cpus=1"], cwd=PROJECT_ROOT,
+                           capture_output=True, text=True, timeout=240,
+                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})  # in-process: no second Ray start
     assert rerun.returncode == 0, rerun.stderr
     assert f"({len(kept)} resumed from an earlier run)" in rerun.stderr
-    clean = subprocess.run([sys.executable, "-m", "pipeline", *feedback_args(tmp_path, tmp_path / "clean")],
-                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=240,
-                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
     resumed_codes, _ = read_matrix(Path(rerun.stdout.strip().splitlines()[-1]) / "matrix.parquet")
-    clean_codes, _ = read_matrix(Path(clean.stdout.strip().splitlines()[-1]) / "matrix.parquet")
-    assert np.array_equal(resumed_codes, clean_codes)
+    assert np.array_equal(resumed_codes, clean_words_matrix)

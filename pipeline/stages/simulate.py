@@ -180,9 +180,8 @@ def run(ctx: StageContext, cfg: SimulateConfig) -> dict:
     for s in played:
         if STRATEGIES[s][2] and len(cfg.seeds) > 1:
             stack = np.stack([outcomes[(s, seed)][0] for seed in cfg.seeds]).astype(np.float64)
-            won = np.where(stack > 0, stack, np.nan)
-            per_secret_means = np.nanmean(won, axis=0)
-            per_secret_means = per_secret_means[~np.isnan(per_secret_means)]
+            wins = (stack > 0).sum(axis=0)  # a secret no seed found has no mean, not a NaN one
+            per_secret_means = np.where(stack > 0, stack, 0).sum(axis=0)[wins > 0] / wins[wins > 0]
             rows.append(_row(s, None, len(cfg.seeds), cfg, n_secrets,
                              sim.summarize(stack.ravel().astype(np.int64), per_secret_means)))
     write_table(ctx.out.file(SIMULATED.name), pa.Table.from_pylist(rows))
