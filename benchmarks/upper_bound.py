@@ -5,7 +5,8 @@
 Compilation (numba, cached on disk) is timed separately from the runs.
 `--sweep` also times all 325 greedy combinations single-threaded.
 `--openers k` times ApMinTotal(S, 10) for each of the k best-ranked openers, each with a fresh search as the
-upper_bound stage runs them (one opener per task): per-opener CPU seconds and totals.
+upper_bound stage runs them (a search of its own per opener, whichever task it shares): per-opener CPU
+seconds and totals.
 """
 
 import argparse

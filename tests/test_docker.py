@@ -4,9 +4,11 @@ shipped inside Ray and Ray's own config preparation, the RayJob against the fiel
 the KubeRay controller and the kubelet resolve."""
 
 import json
+import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tomllib
@@ -181,8 +183,91 @@ def test_cluster_token_is_a_shipped_file_not_a_remotely_expanded_variable():
     assert not [o for o in options if "$" in o]  # expanded by each remote host's shell, not yours
     env = dict(o.split(None, 1)[1].split("=", 1) for o in options if o.startswith("-e "))
     assert env["RAY_AUTH_MODE"] == "token" and "RAY_AUTH_TOKEN" not in env
-    assert env["RAY_AUTH_TOKEN_PATH"] in config["file_mounts"]  # the file every node gets
+    assert list(config["file_mounts"].values()) == ["~/.ray/pipeline_auth_token"]  # the file every node gets
     assert config["auth"]["ssh_private_key"]  # the head's autoscaler SSHes to the workers with it
+
+
+class _RecordingSSH:
+    """Stands in for the launcher's SSH runner: records the command it would run on the host."""
+
+    def __init__(self):
+        self.commands = []
+
+    def run(self, cmd, **_):
+        self.commands.append(cmd)
+
+
+def _where_the_launcher_runs(command, container):
+    """'host' or 'container': what Ray's own DockerCommandRunner does with a setup command."""
+    from ray.autoscaler._private.command_runner import DockerCommandRunner
+
+    runner = DockerCommandRunner.__new__(DockerCommandRunner)
+    runner.ssh_command_runner, runner.container_name = _RecordingSSH(), container
+    runner.docker_cmd, runner.home_dir = "docker", "/home/ray"
+    runner.run(command, run_env="auto")
+    return "host" if runner.ssh_command_runner.commands == [command] else "container"
+
+
+def image_user_uid():
+    """{name: uid} of the users the Dockerfile creates."""
+    adds = [shlex.split(a) for op, a in instructions() if op == "RUN" and "useradd" in a]
+    return {argv[-1]: int(argv[argv.index("--uid") + 1]) for argv in adds}
+
+
+def test_cluster_token_reaches_ray_owned_by_the_image_user_mode_600_whatever_the_ssh_uid():
+    """file_mounts are rsynced to each host as auth.ssh_user and bind-mounted, so the shipped file keeps that
+    user's uid inside the container: Ray's token (RAY_AUTH_TOKEN_PATH) must instead be a copy the container owns,
+    made as root by a setup command the launcher runs on the host, owned by the image's user (uid 1000), mode 600.
+    The shipped file stays readable to that user only through its group (the head's autoscaler ships it on to the
+    workers), and its folder on the host is closed to other host users."""
+    from ray.autoscaler.sdk import get_docker_host_mount_location
+
+    config = load("cluster.yaml")
+    container = config["docker"]["container_name"]
+    env = dict(o.split(None, 1)[1].split("=", 1) for o in config["docker"]["run_options"] if o.startswith("-e "))
+    token = env["RAY_AUTH_TOKEN_PATH"]
+    (shipped,) = config["file_mounts"]
+    assert token not in config["file_mounts"] and not token.startswith(shipped + "/")  # not a bind mount
+    assert image_user_uid() == {"ray": 1000}
+    (command,) = [c for c in config["setup_commands"] if token in c]
+    assert _where_the_launcher_runs(command, container) == "host"
+    argv = shlex.split(command)
+    assert argv[:7] == ["docker", "exec", "-u", "root", container, "sh", "-c"]
+    inside = [step.split() for step in argv[7].split("&&")]
+    assert inside == [["chgrp", "ray", shipped], ["chmod", "640", shipped],
+                      ["install", "-o", "ray", "-g", "ray", "-m", "600", shipped, token]]
+    host_folder = str(Path(get_docker_host_mount_location(config["cluster_name"]) + shipped).parent)
+    assert argv[8:] == ["&&", "chmod", "700", host_folder]
+    assert not re.search(r"[0-9a-f]{32}", command) and "$" not in command  # no token value, nothing expanded
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chgrp and install -o need root, as the container's root has")
+def test_the_token_setup_run_as_root_leaves_the_owners_and_modes_ray_needs(tmp_path):
+    """The setup command's steps run for real on a shipped file owned by another uid (an SSH user that is not
+    1000) and world-readable: Ray's copy ends up uid 1000 mode 600, the shipped file group 1000 mode 640, the
+    host folder 700, and the token's bytes unchanged."""
+    config = load("cluster.yaml")
+    env = dict(o.split(None, 1)[1].split("=", 1) for o in config["docker"]["run_options"] if o.startswith("-e "))
+    token, (shipped,) = env["RAY_AUTH_TOKEN_PATH"], config["file_mounts"]
+    (command,) = [c for c in config["setup_commands"] if token in c]
+    argv = shlex.split(command)
+    host_folder = argv[-1]
+    places = {shipped: tmp_path / "mount" / "shipped", token: tmp_path / "container" / "token",
+              host_folder: tmp_path / "mount"}
+    places[shipped].parent.mkdir()
+    places[token].parent.mkdir()
+    places[shipped].write_text("secret\n")
+    os.chown(places[shipped], 1234, 1234)
+    os.chmod(places[shipped], 0o644)
+    uid = image_user_uid()["ray"]
+    steps = [step.split() for step in argv[7].split("&&")] + [argv[9:]]
+    for step in steps:
+        subprocess.run([str(places.get(a, str(uid) if a == "ray" else a)) for a in step], check=True)
+    mine, shipped_stat = places[token].stat(), places[shipped].stat()
+    assert (mine.st_uid, mine.st_gid, stat.S_IMODE(mine.st_mode)) == (uid, uid, 0o600)
+    assert (shipped_stat.st_uid, shipped_stat.st_gid, stat.S_IMODE(shipped_stat.st_mode)) == (1234, uid, 0o640)
+    assert stat.S_IMODE(places[host_folder].stat().st_mode) == 0o700
+    assert places[token].read_text() == "secret\n"
 
 
 def test_cluster_mounts_outputs_where_the_image_writes_them_and_keeps_the_dashboard_local():

@@ -1,4 +1,4 @@
-"""Stage upper_bound: ApMinTotal(S, n) fanned out per opener over Ray; the best opener's tree is UB.
+"""Stage upper_bound: ApMinTotal(S, n) of every opener fanned out over Ray (a few tasks per CPU); the best tree is UB.
 
 The search plays the game's rules (hard mode, game.max_guesses): an opener
 whose ApMinTotal strategy cannot find every secret within the limit is
@@ -32,6 +32,7 @@ from pipeline.search.apmintotal import RANKINGS, ApSearch, rank_openers
 from pipeline.search.exact import IMPOSSIBLE, INF, ExactSolver
 from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
+from pipeline.search.valuations import transposed
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.search.tree import verify
 from pipeline.stages.base import StageContext
@@ -93,21 +94,52 @@ def opener_orbits(cfg: UpperBoundConfig, game, codes) -> np.ndarray:
 
 def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, encoded_guesses, max_guesses,
               ranking, objective="total"):
-    """[(depth, ApMinTotal result)] per opener; depth is the least feasible limit under max_then_total, else None."""
-    search = ApSearch(codes, secret_of_guess, n_codes, breadth, max_entries=max_entries,
-                      hard_mode=encoded_guesses is not None, encoded_guesses=encoded_guesses,
-                      max_guesses=max_guesses, ranking=ranking)
-    if objective == "total":
-        return [(None, search.strategy(None, opener)) for opener in batch]
-    out = []
-    for opener in batch:
-        def within(left, opener=opener):
-            result = search.strategy(None, opener, left=left)
-            return result if result.feasible else None
+    """[(depth, ApMinTotal result)] per opener of a task's batch; depth is the least feasible limit under
+    max_then_total, else None.  Every opener gets a search of its own (an empty memo, as in a task of its own):
+    its values and memo counters do not depend on which openers share its task.  Only the transposed matrix,
+    an input and not a memo, is made once per task."""
+    codes_t = transposed(codes)
 
-        depth, result = least_limit(within, codes.shape[1], n_codes, max_guesses)
-        out.append((depth, result or search.strategy(None, opener)))  # infeasible: the result under the game's limit
-    return out
+    def new_search():
+        return ApSearch(codes, secret_of_guess, n_codes, breadth, codes_t=codes_t, max_entries=max_entries,
+                        hard_mode=encoded_guesses is not None, encoded_guesses=encoded_guesses,
+                        max_guesses=max_guesses, ranking=ranking)
+
+    return [_evaluate_opener(new_search(), opener, codes.shape[1], n_codes, max_guesses, objective)
+            for opener in batch]
+
+
+def _evaluate_opener(search, opener, n_secrets, n_codes, max_guesses, objective):
+    """(depth, ApMinTotal result) of one opener with its own `search`."""
+    if objective == "total":
+        return None, search.strategy(None, opener)
+
+    def within(left):
+        result = search.strategy(None, opener, left=left)
+        return result if result.feasible else None
+
+    depth, result = least_limit(within, n_secrets, n_codes, max_guesses)
+    return depth, result or search.strategy(None, opener)  # infeasible: the result under the game's limit
+
+
+def opener_batches(n_openers: int, cfg: UpperBoundConfig, cluster_cpus: int) -> list[list[int]]:
+    """Which openers (their positions in the tried order) each task evaluates: a few tasks per cluster CPU (the
+    runtime's `batch_count`), none above stage.batch_size openers, dealt round-robin so neighbours in the ranking
+    (often of similar cost) go to different tasks.  Results do not depend on the split (`_evaluate`)."""
+    from pipeline.runtime.policy import batch_count, deal
+
+    return deal(list(range(n_openers)), batch_count(n_openers, cluster_cpus, max_batch=cfg.batch_size))
+
+
+def evaluated_openers(ctx: StageContext, openers: list[int], cfg: UpperBoundConfig, shared: tuple) -> list:
+    """[(depth, ApMinTotal result)] of every opener, in the order of `openers`, from `opener_batches` tasks."""
+    batches = opener_batches(len(openers), cfg, ctx.cluster_cpus()) if openers else []
+    parts = ctx.fan_out(_evaluate, [[openers[i] for i in b] for b in batches], shared, label=NAME)
+    results = [None] * len(openers)
+    for batch, part in zip(batches, parts):
+        for i, result in zip(batch, part):
+            results[i] = result
+    return results
 
 
 def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_guesses, memo_bits, beta,
@@ -154,10 +186,9 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     game = ctx.game
     codes = load_matrix(ctx.inputs["feedback"], game)
     openers = chosen_openers(cfg, game, codes)
-    batches = [openers[i:i + cfg.batch_size] for i in range(0, len(openers), cfg.batch_size)]
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
               game.encoded_guesses() if game.hard_mode else None, game.max_guesses, cfg.ranking, cfg.objective)
-    evaluated = [e for part in ctx.fan_out(_evaluate, batches, shared, label=NAME) for e in part]
+    evaluated = evaluated_openers(ctx, openers, cfg, shared)
     results = [r for _, r in evaluated]
     feasible = [e for e in evaluated if e[1].feasible]
     if not feasible:
