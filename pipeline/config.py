@@ -17,12 +17,14 @@ from omegaconf import MISSING, OmegaConf
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def setting(default, help: str):
+def setting(default, help: str, sizing: bool = False):
     """A schema field with its default and its one-line help (read by `python -m pipeline list`); a list
-    default is copied for every instance."""
+    default is copied for every instance.  `sizing`: the setting only splits the work into tasks, never
+    changes a result, so it stays out of the artifact's key (a test holds the stage to that)."""
+    metadata = {"help": help, "sizing": sizing}
     if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata={"help": help})
-    return field(default=default, metadata={"help": help})
+        return field(default_factory=lambda: list(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 def help_of(item) -> str:

@@ -38,7 +38,7 @@ def _artifact_bytes(tmp_path, monkeypatch, name, cpus, *overrides):
                           "stage=upper_bound", f"stage.top_k={TOP_K}", *overrides], check=False)
     artifact = run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
     rounds = [r for r in artifact.manifest["fan_out"]["rounds"] if r["label"] == upper_bound.NAME]
-    return {f: artifact.file(f).read_bytes() for f in RESULT_FILES}, rounds[0]["tasks"]
+    return {f: artifact.file(f).read_bytes() for f in RESULT_FILES} | {"key": artifact.key}, rounds[0]["tasks"]
 
 
 @pytest.mark.parametrize("objective", ["total", "max_then_total"])
@@ -50,5 +50,5 @@ def test_the_artifact_is_the_same_bytes_for_one_cpu_many_cpus_and_one_opener_per
     assert {name: tasks for name, (_, tasks) in made.items()} == {"one_cpu": 4, "many_cpus": TOP_K,
                                                                  "unbatched": TOP_K}
     files = {name: content for name, (content, _) in made.items()}
-    assert files["one_cpu"] == files["many_cpus"] == files["unbatched"]
+    assert files["one_cpu"] == files["many_cpus"] == files["unbatched"]  # the key too: stage.batch_size is sizing
     assert b'"memo"' in files["one_cpu"]["summary.json"]  # the memo counters too: no memo shared by a batch

@@ -97,7 +97,8 @@ def stage_key(stage: StageContract, stage_cfg: StageConfig, game: Game, inputs: 
               store: ArtifactStore) -> str:
     """The artifact's key: everything that changes its result (config, game identity, the stage's VERSION, its
     inputs' keys, the published figures a comparing stage judges by), not the code that computes it."""
-    fields = {k: v for k, v in dataclasses.asdict(stage_cfg).items() if k not in NOT_IN_KEY}
+    sizing = {f.name for f in dataclasses.fields(stage_cfg) if f.metadata.get("sizing")}
+    fields = {k: v for k, v in dataclasses.asdict(stage_cfg).items() if k not in NOT_IN_KEY and k not in sizing}
     published = {"published": published_figures()} if stage.name in COMPARES_PUBLISHED else {}
     return config_key({"stage": stage.name, "version": stage.version, "config": fields,
                        "game": stage.game_identity(game),

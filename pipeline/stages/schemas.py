@@ -57,7 +57,8 @@ class UpperBoundConfig(StageConfig):
     top_k: int | None = setting(None, "openers tried when ranked; null = breadth (the paper's behaviour)")
     ranking: str = setting("ExpSizeSplit", "Best_n's key after (MostParts, InSet): ExpSizeSplit | MaxSizeSplit "
                                            "(the authors' earlier code)")
-    batch_size: int = setting(64, "at most this many openers per Ray task (tasks: 4 per cluster CPU, or more)")
+    batch_size: int = setting(64, "at most this many openers per Ray task (tasks: 4 per cluster CPU, or more)",
+                              sizing=True)
     max_memo_entries: int = setting(2_000_000, "memoised candidate sets per task (memory bound)")
     refine: int = setting(0, "the best `refine` openers are then solved exactly (game's rules); the best tree of "
                              "all is UB")
