@@ -269,7 +269,7 @@ def print_verdict(result: dict, game) -> None:
     if result.get("kind") == "infeasible":  # pipeline/proofs/infeasible.py
         checked = (f"re-derived {'all ' if result['complete'] else ''}{result['openers_rederived']} of "
                    f"{result['openers']} witnesses ({result['by_counting']} by counting, {result['by_search']} by "
-                   f"search), {result['represented']} more openers by verified symmetry")
+                   f"search), {result['represented']} more openers by symmetry (its generators checked)")
         print(f"{verdict} — no strategy finds every secret within {result['max_guesses']} guesses for {game.name} "
               f"({'hard' if result['hard_mode'] else 'normal'} mode); {checked}")
         return
