@@ -127,7 +127,11 @@ def test_the_limit_binds_on_these_games(ight_lists):
     assert (feasible(normal, 4), feasible(normal, 5), feasible(hard, 4), feasible(hard, 5)) == (0, 8, 0, 1)
     reasons = [w["reason"] for w in prover_witnesses(mm33, 3)[1]]
     assert (reasons.count("counting"), reasons.count("search")) == (3, 24)
-    assert brute_opener_feasible(hard, "fight", 5) is False and brute_opener_feasible(normal, "fight", 5) is True
+    solved = {game: {game.guesses[g] for g, w in enumerate(prover_witnesses(game, 5)[1]) if w is None}
+              for game in (normal, hard)}
+    assert solved[hard] < solved[normal]  # hard mode only removes strategies
+    opener = sorted(solved[normal] - solved[hard])[0]
+    assert brute_opener_feasible(normal, opener, 5) and not brute_opener_feasible(hard, opener, 5)
 
 
 def test_hard_mode_limit_5_matches_brute_force(ight_lists):
@@ -211,12 +215,12 @@ def tampered(folder, tmp_path, edit):
 
 
 def _solvable_class(cert):
-    """A search witness moved to another class of its opener, one the opener solves in time (3B0W is the win)."""
+    """A search witness moved to another class of its opener, one solved within the two guesses left."""
     entry = next(e for e in cert["openers"] if e["reason"] == "search")
     entry["response"], entry["size"] = SOLVABLE[entry["opener"]]
 
 
-SOLVABLE = {"112": ("2B0W", 4), "123": ("2B0W", 3)}  # classes of two guesses left that are solved in time
+SOLVABLE = {"112": ("1B0W", 6), "123": ("1B2W", 3)}  # classes of two guesses left that are solved in time
 
 
 @pytest.mark.parametrize("edit, message", [
