@@ -256,3 +256,13 @@ def test_command_line_prove_then_verify(tmp_path):
     refused = subprocess.run(run + ["verify-certificate", str(bad)], capture_output=True, text=True)
     assert refused.returncode == 2 and refused.stderr.strip().startswith("error: certificate rejected")
     assert refused.stderr.strip().count("\n") == 0
+
+
+def test_catalogue_row_of_an_infeasible_limit(mm33_proof):
+    from pipeline.artifacts.catalogue import infeasible_result
+    from pipeline.artifacts.catalogue_page import optimum_text
+
+    folder, _ = mm33_proof
+    row = infeasible_result(json.loads((folder / "certificate.json").read_text()))
+    assert (row["kind"], row["proven"], row["optimum"], row["average"]) == ("infeasible", True, None, None)
+    assert optimum_text(row) == "no strategy within the limit (proven)"

@@ -104,8 +104,8 @@ OPENER_TOTALS = Output("openers.parquet", "one row per opener tried: opener, tot
 UB_SUMMARY = Output("summary.json", "ub, objective, opener, method, breadth, ranking, openers_tried, apmintotal_best, "
                                     "exact (opener, total), expected, max_guesses, distribution, memo, "
                                     "openers_infeasible, game, guesses_sha256, secrets_sha256, hard_mode, "
-                                    "game_max_guesses (checked by pipeline/artifacts/summaries.py); `feasible` false and ub "
-                                    "null when no opener has a strategy within the guess limit")
+                                    "game_max_guesses (checked by pipeline/artifacts/summaries.py); `feasible` "
+                                    "false and ub null when no opener has a strategy within the guess limit")
 TREE = Output("tree.json", "the tree with the game's name, lists' digests and rules, its total, max_guesses and "
                            "distribution (pipeline/artifacts/trees.py)")
 TREE_TEXT = Output("tree.txt", "the tree as text, one line per secret")
@@ -123,7 +123,8 @@ UPPER_BOUND = (OPENER_TOTALS, UB_SUMMARY, *map(unless_infeasible, (TREE, TREE_TE
 
 FUNNEL = Output("funnel.parquet", "one row per opener and level: opener, level, rule, value, exact, eliminated")
 LB_SUMMARY = Output("summary.json", "ub, k_s, funnel (level, rule, survivors), survivors, survivor_values, levels, "
-                                    "(ub null and no levels when no strategy meets the guess limit), guesses_sha256, secrets_sha256, the symmetry used; note when nothing survives "
+                                    "(ub null and no levels when no strategy meets the guess limit), guesses_sha256, "
+                                    "secrets_sha256, the symmetry used; note when nothing survives "
                                     "(checked by pipeline/artifacts/summaries.py)")
 LOWER_BOUND = (FUNNEL, LB_SUMMARY)
 

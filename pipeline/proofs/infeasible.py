@@ -73,7 +73,8 @@ class Feasibility:
             return False
         key = (cands.tobytes(), left, rule.key() if rule is not None else b"")
         if key not in self.memo:
-            self.memo[key] = any(self.after(int(g), cands, left, rule) for g in legal[np.argsort(-parts, kind="stable")])
+            order = legal[np.argsort(-parts, kind="stable")]  # the guesses that split the most first
+            self.memo[key] = any(self.after(int(g), cands, left, rule) for g in order)
         return self.memo[key]
 
     def after(self, g: int, cands: np.ndarray, left: int, rule: Rule | None) -> bool:

@@ -136,7 +136,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     game = ctx.game
     write_stored_game(ctx.out.file(STORED_GAME.name), game, NAME, VERSION)  # its check needs nothing else
     codes = load_matrix(ctx.inputs["feedback"], game)
-    if no_strategy_found(ctx.inputs["upper_bound"]) and game.max_guesses is not None:
+    if no_strategy_found(ctx.inputs["upper_bound"]):
         return prove_infeasible.run(ctx, cfg, codes, game_claims)  # a proof that the guess limit is infeasible
     ub_summary = upper_bound_summary(ctx.inputs["upper_bound"], game)
     funnel = lower_bound_summary(ctx.inputs["lower_bound"], game)

@@ -54,6 +54,8 @@ def representatives(game, codes) -> tuple[list[dict], np.ndarray]:
 def run(ctx: StageContext, cfg, codes, game_claims) -> dict:
     """Prove game.max_guesses infeasible and write the certificate; `game_claims` is prove's game description."""
     game = ctx.game
+    if game.max_guesses is None:
+        raise PipelineError("internal error: without a guess limit every game has a strategy")
     generators, rep = representatives(game, codes)
     openers = np.flatnonzero(rep == np.arange(len(game.guesses))).astype(np.int32)
     batches = deal(openers, batch_count(len(openers), ctx.cluster_cpus()))
@@ -65,9 +67,9 @@ def run(ctx: StageContext, cfg, codes, game_claims) -> dict:
     if feasible:
         raise PipelineError(f"opener {feasible[0]} solves every class within game.max_guesses={game.max_guesses} "
                             f"guesses (exact search), but ApMinTotal found no strategy: raise "
-                            "upstream.upper_bound.breadth, or give upstream.upper_bound.openers=[" f"{feasible[0]}]")
-    entries = [{"opener": game.guesses[g], **witnesses[int(g)] | {"response": game.code_text(witnesses[int(g)]["response"])}}
-               for g in openers]
+                            f"upstream.upper_bound.breadth, or give upstream.upper_bound.openers=[{feasible[0]}]")
+    entries = [{"opener": game.guesses[g], **w, "response": game.code_text(w["response"])}
+               for g, w in ((g, witnesses[int(g)]) for g in openers)]
     certificate = {"kind": KIND, "objective": cfg.objective, **game_claims(game), "feasible": False, "proven": True,
                    "openers": entries}
     if generators:
