@@ -88,11 +88,12 @@ def checker_opener_feasible(game, codes, opener: int, limit: int) -> bool:
     return True
 
 
-TINY = [("mastermind", {"pegs": 2, "colours": 4}), ("mastermind", {"pegs": 3, "colours": 3})]
+TINY = [("mastermind", {"pegs": 2, "colours": 4}), ("mastermind", {"pegs": 3, "colours": 3}),
+        ("mastermind", {"pegs": 2, "colours": 2})]  # the last: 12's class {11, 22} is tight, reach(2, 1) = 2
 
 
 def tiny_games(ight_lists):
-    return [builtin_game(name, **kw) for name, kw in TINY] + [ight_game(ight_lists, False), ight_game(ight_lists, True)]
+    return [ight_game(ight_lists, False), ight_game(ight_lists, True)] + [builtin_game(name, **kw) for name, kw in TINY]
 
 
 def mismatches(game, limit) -> list[str]:
@@ -112,7 +113,7 @@ def test_reach_is_the_recurrence_in_both_implementations():
         assert impl(2, 12) == 13 and impl(3, 1) == 3
 
 
-@pytest.mark.parametrize("which", range(4))
+@pytest.mark.parametrize("which", range(5))
 @pytest.mark.parametrize("limit", [2, 3, 4])
 def test_verdicts_match_brute_force(ight_lists, which, limit):
     assert mismatches(tiny_games(ight_lists)[which], limit) == []
@@ -120,10 +121,11 @@ def test_verdicts_match_brute_force(ight_lists, which, limit):
 
 def test_the_limit_binds_on_these_games(ight_lists):
     """Computed verdicts (brute force agrees above): feasible openers per limit, and hard mode differs at 5."""
-    mm24, mm33, normal, hard = tiny_games(ight_lists)
+    normal, hard, mm24, mm33, mm22 = tiny_games(ight_lists)
     feasible = lambda game, limit: sum(w is None for w in prover_witnesses(game, limit)[1])
     assert [feasible(mm24, limit) for limit in (3, 4)] == [0, 16]
     assert [feasible(mm33, limit) for limit in (3, 4)] == [0, 27]
+    assert [feasible(mm22, limit) for limit in (2, 3)] == [0, 4]
     assert (feasible(normal, 4), feasible(normal, 5), feasible(hard, 4), feasible(hard, 5)) == (0, 8, 0, 1)
     reasons = [w["reason"] for w in prover_witnesses(mm33, 3)[1]]
     assert (reasons.count("counting"), reasons.count("search")) == (3, 24)
@@ -139,11 +141,31 @@ def test_hard_mode_limit_5_matches_brute_force(ight_lists):
 
 
 def test_planted_counting_bound_one_too_small_fails(ight_lists, monkeypatch):
-    """reach - 1 claims solvable classes infeasible (a class of exactly reach(j, m) secrets can be solved)."""
+    """reach - 1 claims solvable classes infeasible: Mastermind 2x2's class {11, 22} after 12 has m = 1 and is
+    solved in reach(2, 1) = 2 guesses (11, then 22); the prover's and the checker's bound each."""
     true_reach = infeasible.reach
+    mm22 = tiny_games(ight_lists)[-1]
+    assert mismatches(mm22, 3) == [] and tight_counting_claim_refused(mm22)
     monkeypatch.setattr(infeasible, "reach", lambda j, m: true_reach(j, m) - 1)
+    assert mismatches(mm22, 3) != []
+    monkeypatch.undo()
     monkeypatch.setattr(checker, "reach", lambda j, m: true_reach(j, m) - 1)
-    assert any(mismatches(game, limit) for game in tiny_games(ight_lists) for limit in (2, 4))
+    assert not tight_counting_claim_refused(mm22)
+
+
+def tight_counting_claim_refused(mm22) -> bool:
+    """Whether the checker refuses "counting" for opener 12's class 1B0W = {11, 22} within 3 guesses."""
+    from pipeline.proofs.answer import game_code_matrix, symbols
+
+    codes = game_code_matrix(mm22.guesses, mm22.secrets, mm22.alphabet, "mastermind")
+    search = checker.Feasibility(codes, symbols(mm22.guesses, mm22.alphabet), mm22.guess_of_secret, mm22.n_codes,
+                                 len(mm22.alphabet), False)
+    try:
+        checker.check_witness({"opener": "12", "response": "1B0W", "size": 2, "reason": "counting"}, mm22, codes,
+                              search, 3)
+    except CertificateError:
+        return True
+    return False
 
 
 def test_planted_witness_with_one_guess_fewer_fails(ight_lists, monkeypatch):
@@ -152,7 +174,7 @@ def test_planted_witness_with_one_guess_fewer_fails(ight_lists, monkeypatch):
     import pipeline.stages.prove_infeasible as stage
 
     monkeypatch.setattr(stage, "exact_solvable", infeasible.exact_solvable)
-    mm33 = tiny_games(ight_lists)[1]
+    mm33 = tiny_games(ight_lists)[3]
     assert mismatches(mm33, 4) != []
 
 

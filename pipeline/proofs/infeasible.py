@@ -66,8 +66,14 @@ class Feasibility:
         if left < 1:
             return False
         legal = self.legal(rule)
+        if left == 1:  # one guess left: only guessing the one candidate wins
+            return len(cands) == 1 and self.guess_of_secret[cands[0]] in legal
         if len(cands) == 1 and self.guess_of_secret[cands[0]] in legal:
             return True
+        if left == 2 and rule is None and (self.guess_of_secret[cands] >= 0).all():
+            # two left (normal mode, every candidate a guess): some guess answers every candidate differently
+            block = np.sort(self.codes[legal][:, cands], axis=1)
+            return bool((1 + (np.diff(block, axis=1) != 0).sum(axis=1) == len(cands)).any())
         parts = most_parts(self.codes[legal], cands, self.win)
         if len(cands) > reach(left, int(parts.max(initial=0))):
             return False
@@ -82,8 +88,8 @@ class Feasibility:
         members, starts, sizes = split(self.codes[g], cands, self.n_codes)
         if len(sizes) == 1 and sizes[0] == len(cands):
             return False  # g tells nothing: the same set with fewer guesses (and, in hard mode, no looser rule)
-        for start, size in zip(starts, sizes):
-            cls = members[start:start + size]
+        for c in np.argsort(-sizes, kind="stable"):  # the largest class first: the likeliest to fail
+            cls = members[starts[c]:starts[c] + sizes[c]]
             deeper = rule.after(self.words[g], int(self.codes[g, cls[0]])) if rule is not None else None
             if not self.solvable(cls, left - 1, deeper):
                 return False
