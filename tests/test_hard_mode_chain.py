@@ -250,9 +250,12 @@ def test_verify_tree_refuses_a_normal_tree_in_hard_mode(run_pipeline, ray_sessio
     assert normal.manifest["summary"]["ub"] == 41
 
 
-def test_a_limit_no_strategy_meets_is_one_error(run_pipeline, ray_session, ight_overrides):
-    with pytest.raises(PipelineError, match="within game.max_guesses=2"):
-        run_pipeline("stage=upper_bound", *ight_overrides, "game.max_guesses=2")
+def test_a_limit_no_strategy_meets_is_recorded_not_an_error(run_pipeline, ray_session, ight_overrides):
+    """No ub and no tree: the prove stage proves such a limit infeasible (tests/test_infeasible.py)."""
+    artifact = run_pipeline("stage=upper_bound", *ight_overrides, "game.max_guesses=2")
+    summary = artifact.manifest["summary"]
+    assert (summary["feasible"], summary["ub"], summary["game_max_guesses"]) == (False, None, 2)
+    assert not artifact.file("tree.json").exists()
 
 
 def test_exact_stage_reports_an_infeasible_opener(run_pipeline, ray_session, ight_overrides):

@@ -1,6 +1,6 @@
 """The catalogue of a store: every certificate under the outputs, one row per game, mode and guess limit.
 
-Pure gathering: each finished artifact holding a certificate.json (a proof of stage=prove, or a leaderboard) is
+Pure gathering: each finished artifact holding a certificate.json (a proof of stage=prove, an infeasible guess limit, or a leaderboard) is
 read with its tree file, its manifest and its verification record (pipeline/proofs/record.py); nothing is proven
 or checked again.  A certificate is called verified only when `record.status` finds a complete record of this
 checker's version and code over the files as they are now; a missing record, a sample check, a record of other
@@ -69,6 +69,8 @@ def certificate_entry(store: ArtifactStore, artifact: Artifact) -> dict:
     game["max_guesses"] = typed(cert, "max_guesses", (int, type(None)))
     if cert.get("kind") == "leaderboard":
         result = leaderboard_result(artifact, cert)
+    elif cert.get("kind") == "infeasible":
+        result = infeasible_result(cert)
     else:
         result = proof_result(artifact, cert, manifest)
     check, svg = verification(artifact), result.pop("svg")
@@ -92,6 +94,12 @@ def proof_result(artifact: Artifact, cert: dict, manifest: dict) -> dict:
             "optimal_openers": [str(o) for o in openers],
             "funnel": funnel if isinstance(funnel, list) and all(type(n) is int for n in funnel) else [],
             **measures(ub if proven else None, cert["n_secrets"], stats), "svg": TREE_PICTURE.name}
+
+
+def infeasible_result(cert: dict) -> dict:
+    """An infeasible guess limit's claim: no strategy finds every secret within it, so no optimum and no tree."""
+    return {"kind": "infeasible", "proven": typed(cert, "proven", bool), "upper_bound": None, "optimum": None,
+            "optimal_openers": [], "funnel": [], **measures(None, cert["n_secrets"], {}), "svg": TREE_PICTURE.name}
 
 
 def leaderboard_result(artifact: Artifact, cert: dict) -> dict:

@@ -30,6 +30,8 @@ def average_text(entry: dict) -> str:
 def optimum_text(entry: dict) -> str:
     if entry["optimum"] is not None:
         return str(entry["optimum"])
+    if entry["kind"] == "infeasible":
+        return "no strategy within the limit" + (" (proven)" if entry["proven"] else "")
     return f"not proven (upper bound {entry['upper_bound']})"
 
 

@@ -23,7 +23,7 @@ the prover): certificate.json, tree.json and the leaderboard's tree-<opener>.jso
 
 import fnmatch
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 
@@ -104,18 +104,27 @@ OPENER_TOTALS = Output("openers.parquet", "one row per opener tried: opener, tot
 UB_SUMMARY = Output("summary.json", "ub, objective, opener, method, breadth, ranking, openers_tried, apmintotal_best, "
                                     "exact (opener, total), expected, max_guesses, distribution, memo, "
                                     "openers_infeasible, game, guesses_sha256, secrets_sha256, hard_mode, "
-                                    "game_max_guesses (checked by pipeline/artifacts/summaries.py)")
+                                    "game_max_guesses (checked by pipeline/artifacts/summaries.py); `feasible` "
+                                    "false and ub null when no opener has a strategy within the guess limit")
 TREE = Output("tree.json", "the tree with the game's name, lists' digests and rules, its total, max_guesses and "
                            "distribution (pipeline/artifacts/trees.py)")
 TREE_TEXT = Output("tree.txt", "the tree as text, one line per secret")
 TREE_PICTURE = Output("tree.svg", "the tree's first levels drawn (pipeline/artifacts/tree_svg.py)")
-UPPER_BOUND = (OPENER_TOTALS, UB_SUMMARY, TREE, TREE_TEXT, TREE_PICTURE)
+
+
+def unless_infeasible(output: Output) -> Output:
+    """A tree file that a run whose guess limit has no strategy does not write."""
+    return replace(output, always=False, holds=f"{output.holds}; absent when no strategy meets the guess limit")
+
+
+UPPER_BOUND = (OPENER_TOTALS, UB_SUMMARY, *map(unless_infeasible, (TREE, TREE_TEXT, TREE_PICTURE)))
 
 # ---- lower_bound -----------------------------------------------------------------------------------------------
 
 FUNNEL = Output("funnel.parquet", "one row per opener and level: opener, level, rule, value, exact, eliminated")
 LB_SUMMARY = Output("summary.json", "ub, k_s, funnel (level, rule, survivors), survivors, survivor_values, levels, "
-                                    "guesses_sha256, secrets_sha256, the symmetry used; note when nothing survives "
+                                    "(ub null and no levels when no strategy meets the guess limit), guesses_sha256, "
+                                    "secrets_sha256, the symmetry used; note when nothing survives "
                                     "(checked by pipeline/artifacts/summaries.py)")
 LOWER_BOUND = (FUNNEL, LB_SUMMARY)
 
@@ -123,9 +132,10 @@ LOWER_BOUND = (FUNNEL, LB_SUMMARY)
 
 CERTIFICATE = Output("certificate.json", "the proof's claim for the checker: objective, ub, ub_opener, the UB tree's "
                                          "digest, eliminated openers, survivors with per-class bounds, proven, "
-                                         "optimal_openers (schema: pipeline/proofs/schema.py)")
+                                         "optimal_openers; or (kind infeasible) a witness class per opener "
+                                         "(schema: pipeline/proofs/schema.py)")
 PROOF_TREE_TEXT = Output("tree.txt", "the better tree as text, when an opener beat the upper bound's", always=False)
-PROVE = (CERTIFICATE, TREE, PROOF_TREE_TEXT, TREE_PICTURE, STORED_GAME)
+PROVE = (CERTIFICATE, unless_infeasible(TREE), PROOF_TREE_TEXT, unless_infeasible(TREE_PICTURE), STORED_GAME)
 
 # ---- exact -----------------------------------------------------------------------------------------------------
 

@@ -68,6 +68,11 @@ def checked_summary(artifact: Artifact, game: Game, fields: dict, name: str = SU
     return body
 
 
+def no_strategy_found(artifact: Artifact) -> bool:
+    """Whether an upper_bound artifact found no strategy within the game's guess limit (`feasible` false, no ub)."""
+    return artifact.read_json(UB_SUMMARY.name).get("feasible") is False
+
+
 def upper_bound_summary(artifact: Artifact, game: Game) -> dict:
     """An upper_bound summary: its total `ub`, its `opener`, the `objective` it minimised and its tree's depth."""
     body = checked_summary(artifact, game, {"ub": "total", "opener": "guess", "objective": "text?",

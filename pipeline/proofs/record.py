@@ -73,7 +73,7 @@ def pinned_files(cert: dict) -> list[str]:
     """The files beside certificate.json whose digests it pins (its tree files), by name."""
     if cert.get("kind") == "leaderboard":
         return [e["tree"] for e in cert.get("leaders", [])]
-    return ["tree.json"]
+    return [] if cert.get("kind") == "infeasible" else ["tree.json"]
 
 
 def write_record(folder: Path, cert: dict, complete: bool, summary: dict) -> Path:
@@ -128,10 +128,12 @@ def verify_and_record(folder: Path, game, sample: int | None = None, say=None, w
     check; a rejection (CertificateError) removes any earlier record.  (the check's summary, the record's path)"""
     from pipeline.errors import PipelineError
     from pipeline.proofs.certificate import load_certificate, verify_certificate
+    from pipeline.proofs.infeasible import verify_infeasible
     from pipeline.proofs.leaderboard import verify_leaderboard
 
     cert = load_certificate(folder)
-    verify = verify_leaderboard if cert.get("kind") == "leaderboard" else verify_certificate
+    verify = {"leaderboard": verify_leaderboard, "infeasible": verify_infeasible}.get(cert.get("kind"),
+                                                                                      verify_certificate)
     try:
         result = verify(folder, game, sample, say=say, workers=workers)
     except PipelineError:

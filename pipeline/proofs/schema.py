@@ -104,7 +104,7 @@ def _shown(value) -> str:
     return f"{type(value).__name__} {json.dumps(value)[:40]}"
 
 
-# ---- the two kinds of certificate -----------------------------------------------------------------------------
+# ---- the kinds of certificate: a proof, a leaderboard, an infeasible guess limit -----------------------------------------------------------------------------
 
 COUNT, TOTAL, WORD = whole(), whole(), text(max_length=200)
 GAME = {"game": text(NAME), "hard_mode": flag, "guesses_sha256": text(DIGEST), "secrets_sha256": text(DIGEST),
@@ -127,11 +127,18 @@ LEADERBOARD = record({**GAME, "kind": text(max_length=40), "k_s": COUNT, "k": wh
                       "ties": flag, "leaders": listed(LEADER), "settled": listed(record(SURVIVOR_FIELDS, {"sum": TOTAL})),
                       "eliminated": listed(ELIMINATION)}, GAME_OPTIONAL)
 
+WITNESS = record({"opener": WORD, "response": text(max_length=200), "size": whole(1), "reason": text(max_length=40)})
+INFEASIBLE = record({**GAME, "kind": text(max_length=40), "max_guesses": whole(1, 1000), "feasible": flag,
+                     "proven": flag, "openers": listed(WITNESS)},
+                    {**GAME_OPTIONAL, "max_guesses": whole(1, 1000), "symmetry": SYMMETRY})
+
 
 def check_shape(cert) -> None:
     """Every field of the certificate has its exact type and range, and there is no other field."""
     if type(cert) is dict and cert.get("kind") == "leaderboard":
         LEADERBOARD(cert, "")
+    elif type(cert) is dict and cert.get("kind") == "infeasible":
+        INFEASIBLE(cert, "")
     else:
         PROVE(cert, "")
 

@@ -9,7 +9,10 @@ says which rule computed it (a hard bound proves nothing about normal mode).
 A game with symmetries (search/symmetry.py: Mastermind's colour and position permutations) has
 V*(sigma g) = V*(g), so the funnel evaluates one opener per orbit (the UB opener for its own orbit);
 the summary's "symmetry" names the generators and each other opener's representative, and each
-funnel count includes the openers the surviving representatives stand for."""
+funnel count includes the openers the surviving representatives stand for.
+
+When the upper bound found no strategy within the guess limit there is no UB: the stage writes an empty
+funnel and ub null, and the prove stage proves the limit infeasible."""
 
 import json
 
@@ -17,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.artifacts.summaries import upper_bound_summary
+from pipeline.artifacts.summaries import no_strategy_found, upper_bound_summary
 from pipeline.artifacts.outputs import FUNNEL, LB_SUMMARY, LOWER_BOUND
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
@@ -35,6 +38,8 @@ OUTPUTS = LOWER_BOUND  # funnel.parquet, summary.json: pipeline/artifacts/output
 
 
 SCHEMA = LowerBoundConfig
+FUNNEL_SCHEMA = pa.schema([("opener", pa.string()), ("level", pa.int32()), ("rule", pa.string()), ("value", pa.int64()),
+                           ("exact", pa.bool_()), ("eliminated", pa.bool_())])
 
 
 def inputs(cfg: LowerBoundConfig) -> tuple[str, ...]:
@@ -118,6 +123,8 @@ def level_values(parts: list, jobs: list[np.ndarray], openers: np.ndarray) -> tu
 
 
 def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
+    if cfg.ub is None and no_strategy_found(ctx.inputs["upper_bound"]):
+        return no_funnel(ctx)
     game, ub = ctx.game, read_ub(ctx, cfg)
     codes = load_matrix(ctx.inputs["feedback"], game)
     k_s = k_of_game(codes, game.n_codes)
@@ -139,9 +146,7 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
         funnel.append({"level": level, "rule": rule, "survivors": int(orbit_size[survivors].sum())})
         if len(survivors) <= 1 or (values >= ub).all():
             break
-    pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema([
-        ("opener", pa.string()), ("level", pa.int32()), ("rule", pa.string()), ("value", pa.int64()), ("exact", pa.bool_()),
-        ("eliminated", pa.bool_())])), ctx.out.file(FUNNEL.name))
+    pq.write_table(pa.Table.from_pylist(rows, schema=FUNNEL_SCHEMA), ctx.out.file(FUNNEL.name))
     summary = {"ub": ub, "k_s": k_s, "funnel": funnel, "survivors": [game.guesses[g] for g in survivors],
                "survivor_values": [int(v) for v in values], "levels": funnel[-1]["level"],
                "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
@@ -153,8 +158,23 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
     return {k: summary[k] for k in ("ub", "funnel", "survivors")} | ({"note": summary["note"]} if "note" in summary else {})
 
 
+def no_funnel(ctx: StageContext) -> dict:
+    """The artifact when the upper bound found no strategy within the guess limit: no UB to eliminate openers
+    against, so an empty funnel and a summary with ub null (the prove stage proves the limit infeasible)."""
+    game = ctx.game
+    pq.write_table(pa.Table.from_pylist([], schema=FUNNEL_SCHEMA), ctx.out.file(FUNNEL.name))
+    summary = {"ub": None, "funnel": [{"level": 0, "survivors": len(game.guesses)}], "survivors": [],
+               "survivor_values": [], "levels": 0, "guesses_sha256": game.guesses_digest,
+               "secrets_sha256": game.secrets_digest,
+               "note": f"no strategy found within game.max_guesses={game.max_guesses}: no funnel run"}
+    ctx.out.file(LB_SUMMARY.name).write_text(json.dumps(summary, indent=2) + "\n")
+    return {k: summary[k] for k in ("ub", "funnel", "survivors", "note")}
+
+
 def headline(summary: dict, folder) -> str:
     """`funnel 206 → 7 → 7 → 1 against UB 544; survivor 4*7=28` (or the note when nothing survives)."""
+    if summary["ub"] is None:
+        return summary["note"]
     funnel = " → ".join(str(level["survivors"]) for level in summary["funnel"])
     survivors = summary["survivors"]
     shown = ", ".join(survivors[:10]) + (f" and {len(survivors) - 10} more" if len(survivors) > 10 else "")

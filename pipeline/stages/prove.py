@@ -12,6 +12,8 @@ game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises valu
 The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused.
 When the funnel ran on orbit representatives (a game with symmetries), the certificate's "symmetry"
 lists the generators and, for every other opener, its representative: the checker verifies both.
+When the upper bound found no strategy within game.max_guesses, the stage proves that limit infeasible instead
+(stages/prove_infeasible.py): a certificate of kind infeasible, a witness class per opener.
 The symmetries fixing the opener also map each of its classes onto itself, so a class's exact solve
 tries one first guess per orbit of them (search/symmetry.py root_guesses)."""
 
@@ -19,7 +21,7 @@ import hashlib
 import json
 import shutil
 
-from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
+from pipeline.artifacts.summaries import lower_bound_summary, no_strategy_found, upper_bound_summary
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import draw_tree, rule_violation, write_tree
 from pipeline.artifacts.outputs import CERTIFICATE, FUNNEL, LB_SUMMARY, PROVE, STORED_GAME, TREE
@@ -35,6 +37,7 @@ from pipeline.search.closure import (ClassSolvers, bound_class, close_opener, gu
 from pipeline.search.exact import ExactSolver
 from pipeline.search.symmetry import root_guesses
 from pipeline.search.tree import from_json
+from pipeline.stages import prove_infeasible
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ProveConfig
 
@@ -133,6 +136,8 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     game = ctx.game
     write_stored_game(ctx.out.file(STORED_GAME.name), game, NAME, VERSION)  # its check needs nothing else
     codes = load_matrix(ctx.inputs["feedback"], game)
+    if no_strategy_found(ctx.inputs["upper_bound"]):
+        return prove_infeasible.run(ctx, cfg, codes, game_claims)  # a proof that the guess limit is infeasible
     ub_summary = upper_bound_summary(ctx.inputs["upper_bound"], game)
     funnel = lower_bound_summary(ctx.inputs["lower_bound"], game)
     ub, ub_opener = ub_summary["ub"], ub_summary["opener"]
@@ -301,6 +306,8 @@ def named_openers(openers: list[str]) -> str:
 def headline(summary: dict, folder) -> str:
     """`proven 544 (2.641 per secret) by 4*7=28; funnel 206 → 7 → 7 → 1; check it with: ...` (or why not):
     the prover's claim only, the certificate is checked by verify-certificate."""
+    if summary.get("feasible") is False:
+        return prove_infeasible.headline(summary, folder)
     ub, n = summary["ub"], summary.get("secrets")
     per = f" ({ub / n:.3f} per secret)" if n else ""
     funnel = " → ".join(str(c) for c in summary.get("funnel", []))

@@ -2,7 +2,8 @@
 
 The search plays the game's rules (hard mode, game.max_guesses): an opener
 whose ApMinTotal strategy cannot find every secret within the limit is
-listed with total null; if no opener can, the stage fails with one error.
+listed with total null; if no opener can, the summary says `feasible: false` (no ub, no tree) and the prove
+stage proves the limit infeasible (search/infeasible.py), or fails naming an opener that has a strategy.
 With stage.refine=k the k best openers are then solved exactly (same rules,
 alpha-beta under the best ApMinTotal total) and the best tree of all is the
 UB: a proof closes only when UB is the optimum, and ApMinTotal misses it in
@@ -34,6 +35,7 @@ from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
 from pipeline.search.valuations import transposed
 from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.runtime.log import log
 from pipeline.search.tree import verify
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import UpperBoundConfig
@@ -192,9 +194,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     results = [r for _, r in evaluated]
     feasible = [e for e in evaluated if e[1].feasible]
     if not feasible:
-        mode = "hard mode, " if game.hard_mode else ""
-        raise PipelineError(f"no strategy found ({mode}ApMinTotal breadth {cfg.breadth}, {len(results)} openers) "
-                            f"that finds every secret within game.max_guesses={game.max_guesses} guesses")
+        return no_strategy_found(ctx, cfg, results)
     best_depth, best = min(feasible, key=rank)  # first in opener order on ties
     chosen = {"opener": best.opener, "depth": best_depth, "total": best.total, "method": "ApMinTotal",
               "tree": best.tree(list(game.guesses), game.answering.text)}
@@ -227,8 +227,30 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                                     "distribution", "expected")}
 
 
+def no_strategy_found(ctx: StageContext, cfg: UpperBoundConfig, results) -> dict:
+    """The artifact when no opener tried has an ApMinTotal strategy within game.max_guesses: the openers table and
+    a summary with `feasible` false and no ub (no tree); the prove stage then proves the limit infeasible, or
+    fails naming an opener whose classes the exact search solves in time (a strategy ApMinTotal missed)."""
+    game = ctx.game
+    log.warning(f"{NAME}: no strategy found ({'hard mode, ' if game.hard_mode else ''}ApMinTotal breadth "
+                f"{cfg.breadth}, {len(results)} openers) that finds every secret within game.max_guesses="
+                f"{game.max_guesses} guesses")
+    write_table(ctx.out.file(OPENER_TOTALS.name), pa.table({
+        "opener": [game.guesses[r.opener] for r in results], "total": pa.array([None] * len(results), type=pa.int64()),
+        "rank": np.arange(1, len(results) + 1)}))
+    summary = {"feasible": False, "ub": None, "opener": None, "objective": cfg.objective, "breadth": cfg.breadth,
+               "ranking": cfg.ranking, "openers_tried": len(results), "openers_infeasible": len(results),
+               "game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
+               "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses}
+    write_json(ctx.out.file(UB_SUMMARY.name), summary)
+    return {k: summary[k] for k in ("feasible", "ub", "objective", "breadth", "openers_tried", "game_max_guesses")}
+
+
 def headline(summary: dict, folder) -> str:
     """`upper bound 544 (2.641 per secret, at most 4 guesses) with opener 4*7=28; 10 openers tried (apmintotal)`."""
+    if summary.get("feasible") is False:
+        return (f"no strategy found within {summary['game_max_guesses']} guesses ({summary['openers_tried']} openers "
+                "tried, ApMinTotal): the prove stage proves the limit infeasible or finds one")
     per = f"{summary['expected']:.3f} per secret, " if summary.get("expected") is not None else ""
     objective = "" if summary.get("objective", "total") == "total" else f" ({summary['objective']})"
     return (f"upper bound {summary['ub']}{objective} ({per}at most {summary['max_guesses']} guesses) with opener "

@@ -1,0 +1,169 @@
+"""`verify-certificate` for a certificate of kind infeasible: no strategy finds every secret within L guesses.
+
+What the certificate claims, and how each claim is checked here, from the definitions and with the checker's
+own code only (its answering function, its split, its hard-mode rule):
+- the rules are the game's (mode, the limit L, which must be a limit), `feasible` is false and `proven` true;
+- every allowed guess is an opener with a witness, or is represented by one (symmetry: each generator verified
+  to be an automorphism of the code matrix computed here, symmetry.py; not accepted in hard mode);
+- an opener's witness is a non-win response: its class C of Split(S, opener) is recomputed here and has the
+  stated size, and C cannot be solved within L - 1 guesses (in hard mode, from the rule that response leaves):
+  "counting": |C| > reach(L - 1, m), m the most non-win classes any guess makes on C, where
+  reach(j, m) = 1 + m * reach(j - 1, m), reach(0, m) = 0 bounds what j guesses can find (the first guess finds
+  at most itself, every other secret lies in one of at most m classes, each a set whose m is no larger);
+  "search": an exhaustive search (`Feasibility`) over every legal guess finds no strategy within L - 1.
+A strategy must open with some guess, and its witness class is then not found in time: so no strategy exists.
+`sample` re-derives only that many witnesses, and the result then says the certificate was only partially
+checked.
+"""
+
+import random
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_of
+from pipeline.proofs.bounds import split
+from pipeline.proofs.certificate import CertificateError, _check, check_lists, load_certificate, rules_of
+from pipeline.proofs.hard_mode import Rule, letter_counts
+from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry
+from pipeline.proofs.tree import answer_of
+
+KIND = "infeasible"
+REASONS = ("counting", "search")
+
+
+def reach(guesses: int, parts: int) -> int:
+    """The most secrets `guesses` guesses can find when no guess makes more than `parts` non-win classes."""
+    found = 0
+    for _ in range(guesses):
+        found = 1 + parts * found
+    return found
+
+
+def most_parts(codes: np.ndarray, cands: np.ndarray, win: int) -> np.ndarray:
+    """Per guess (row), the number of non-win classes it makes on the candidates."""
+    block = np.sort(codes[:, cands], axis=1)
+    return 1 + (np.diff(block, axis=1) != 0).sum(axis=1) - (block == win).any(axis=1)
+
+
+class Feasibility:
+    """Whether a candidate set can be solved within a number of guesses, by exhaustive search (memoised)."""
+
+    def __init__(self, codes, words, guess_of_secret, n_codes: int, n_symbols: int, hard_mode: bool):
+        self.codes, self.words, self.n_codes, self.win = codes, words, int(n_codes), int(n_codes) - 1
+        self.guess_of_secret = np.asarray(guess_of_secret)
+        self.counts = letter_counts(words, n_symbols) if hard_mode else None
+        self.memo: dict[tuple, bool] = {}
+
+    def legal(self, rule: Rule | None) -> np.ndarray:
+        everyone = np.arange(self.codes.shape[0])
+        return everyone if rule is None else everyone[rule.allowed(self.words, self.counts)]
+
+    def solvable(self, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
+        """Some strategy finds every candidate within `left` guesses (hard mode: under `rule`)."""
+        if len(cands) == 0:
+            return True
+        if left < 1:
+            return False
+        legal = self.legal(rule)
+        if left == 1:  # one guess left: only guessing the one candidate wins
+            return len(cands) == 1 and self.guess_of_secret[cands[0]] in legal
+        if len(cands) == 1 and self.guess_of_secret[cands[0]] in legal:
+            return True
+        if left == 2 and rule is None and (self.guess_of_secret[cands] >= 0).all():
+            # two left (normal mode, every candidate a guess): some guess answers every candidate differently
+            block = np.sort(self.codes[legal][:, cands], axis=1)
+            return bool((1 + (np.diff(block, axis=1) != 0).sum(axis=1) == len(cands)).any())
+        parts = most_parts(self.codes[legal], cands, self.win)
+        if len(cands) > reach(left, int(parts.max(initial=0))):
+            return False
+        key = (cands.tobytes(), left, rule.key() if rule is not None else b"")
+        if key not in self.memo:
+            order = legal[np.argsort(-parts, kind="stable")]  # the guesses that split the most first
+            self.memo[key] = any(self.after(int(g), cands, left, rule) for g in order)
+        return self.memo[key]
+
+    def after(self, g: int, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
+        """Every non-win class of guess g on the candidates is solvable with one guess fewer."""
+        members, starts, sizes = split(self.codes[g], cands, self.n_codes)
+        if len(sizes) == 1 and sizes[0] == len(cands):
+            return False  # g tells nothing: the same set with fewer guesses (and, in hard mode, no looser rule)
+        for c in np.argsort(-sizes, kind="stable"):  # the largest class first: the likeliest to fail
+            cls = members[starts[c]:starts[c] + sizes[c]]
+            deeper = rule.after(self.words[g], int(self.codes[g, cls[0]])) if rule is not None else None
+            if not self.solvable(cls, left - 1, deeper):
+                return False
+        return True
+
+
+def check_openers(cert: dict, game, codes) -> dict[str, str]:
+    """Every allowed guess is listed once or represented by a listed opener of its orbit; {opener: representative}."""
+    represented = {}
+    if "symmetry" in cert:
+        _check(not game.hard_mode, "it claims symmetries in hard mode, which this checker does not accept")
+        try:
+            represented, _ = check_symmetry(cert["symmetry"], game, codes)
+        except SymmetryRejected as err:
+            raise CertificateError(f"certificate rejected: symmetry: {err}") from None
+    named = [e["opener"] for e in cert["openers"]]
+    _check(len(named) == len(set(named)) and not set(named) & set(represented)
+           and set(named) | set(represented) == set(game.guesses),
+           "openers + represented openers are not exactly the allowed guesses, each once")
+    stand_ins = set(represented.values()) - set(named)
+    _check(not stand_ins, f"representative(s) {sorted(stand_ins)[:5]} have no witness of their own")
+    return represented
+
+
+def check_witness(entry: dict, game, codes, search: Feasibility, limit: int) -> None:
+    """The opener's class for the stated response is as stated and cannot be solved within limit - 1 guesses."""
+    opener, response, reason = entry["opener"], entry["response"], entry["reason"]
+    _check(reason in REASONS, f"opener {opener}: reason {reason!r} is not one of {', '.join(REASONS)}")
+    g = game.guess_index[opener]
+    answer, n_codes = answer_of(game), search.n_codes
+    members, starts, sizes = split(codes[g], np.arange(codes.shape[1]).astype(np.int32), n_codes)
+    found = [(st, t) for st, t in zip(starts, sizes)
+             if text_of(answer, int(codes[g, members[st]]), game.length) == response]
+    _check(len(found) == 1, f"opener {opener}: {response!r} is not a response it gets other than the win")
+    start, size = found[0]
+    _check(int(size) == entry["size"], f"opener {opener}: class {response} has {size} secrets, not {entry['size']}")
+    cls = members[start:start + size]
+    if reason == "counting":
+        m = int(most_parts(codes, cls, search.win).max())
+        _check(len(cls) > reach(limit - 1, m), f"opener {opener}: class {response} has {len(cls)} secrets, no more "
+                                               f"than {reach(limit - 1, m)} that {limit - 1} guesses can find with "
+                                               f"at most {m} classes per guess: counting shows nothing")
+        return
+    rule = Rule(game.length, len(game.alphabet)).after(search.words[g], int(codes[g, cls[0]])) \
+        if game.hard_mode else None
+    _check(not search.solvable(cls, limit - 1, rule),
+           f"opener {opener}: class {response} can be solved within the {limit - 1} guesses left")
+
+
+def verify_infeasible(folder: Path, game, sample: int | None = None, seed: int = 0, say=None,
+                      workers: int = 1) -> dict:
+    """Check every claim of <folder>/certificate.json (kind infeasible); a summary, or CertificateError."""
+    say = say or (lambda message: None)
+    cert = load_certificate(folder)
+    try:
+        _check(cert.get("kind") == KIND, f"it is of kind {cert.get('kind')!r}, not {KIND!r}")
+        limit = rules_of(cert, game)
+        _check(limit is not None, "it claims no guess limit: without one every game has a strategy")
+        _check(cert["feasible"] is False and cert["proven"] is True, "it does not claim feasible false, proven true")
+        check_lists(cert, game)
+        codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
+        represented = check_openers(cert, game, codes)
+        picked = list(cert["openers"])
+        if sample is not None:
+            picked = random.Random(seed).sample(picked, min(sample, len(picked)))
+        search = Feasibility(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret,
+                             n_codes_of(answer_of(game), game.length), len(game.alphabet), game.hard_mode)
+        say(f"re-deriving the witnesses of {len(picked)} opener(s)")
+        for entry in picked:
+            check_witness(entry, game, codes, search, limit)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        raise CertificateError(f"certificate rejected: malformed entry ({type(err).__name__}: {err})") from None
+    reasons = [e["reason"] for e in cert["openers"]]
+    return {"kind": KIND, "max_guesses": limit, "hard_mode": game.hard_mode, "openers": len(cert["openers"]),
+            "represented": len(represented), "by_counting": reasons.count("counting"),
+            "by_search": reasons.count("search"), "openers_rederived": len(picked),
+            "complete": len(picked) == len(cert["openers"])}

@@ -1,0 +1,91 @@
+"""The prove stage when the upper bound found no strategy within game.max_guesses: prove the limit infeasible.
+
+Every opener orbit representative (search/symmetry.py, normal mode; every opener in hard mode) is given a
+witness, a response class that cannot be solved within the guesses left (search/infeasible.py: counting, then
+the exact solver under the limit), in batches over Ray.  The certificate (kind infeasible) names, per opener, the
+witness's response, size and reason, and the symmetry generators with each other opener's representative;
+`verify-certificate` re-derives all of it with the checker's own code (pipeline/proofs/infeasible.py).  An opener
+with no witness has a strategy within the limit that ApMinTotal missed: the stage then fails with one error.
+"""
+
+import json
+
+import numpy as np
+
+from pipeline.artifacts.outputs import CERTIFICATE
+from pipeline.errors import PipelineError
+from pipeline.runtime.policy import batch_count, deal
+from pipeline.search.exact import ExactSolver
+from pipeline.search.hard_mode import initial_state, update_state
+from pipeline.search.infeasible import exact_solvable, opener_witness
+from pipeline.search.partition import split
+from pipeline.search.symmetry import opener_representatives
+from pipeline.stages.base import StageContext
+
+KIND = "infeasible"
+
+
+def opener_classes(codes, opener: int, win: int, words) -> list:
+    """[(response code, members, hard-mode state or None)] of the opener's non-win classes; `words` are the
+    encoded guesses in hard mode, else None."""
+    start = initial_state(words.shape[1]) if words is not None else None
+    class_codes, members = split(codes[opener], np.arange(codes.shape[1], dtype=np.int32))
+    return [(int(c), m, None if start is None else update_state(*start, words[opener], int(c)))
+            for c, m in zip(class_codes, members) if c != win]
+
+
+def witness_batch(openers, codes, secret_of_guess, n_codes, words, max_guesses, memo_bits) -> list:
+    """opener_witness of each opener of a batch (response as its code), one exact solver for the batch."""
+    solver = ExactSolver(codes, secret_of_guess, n_codes, words is not None, words, max_guesses=max_guesses,
+                         memo_bits=memo_bits)
+    solvable, win = exact_solvable(solver, max_guesses - 1), int(n_codes) - 1
+    return [opener_witness(opener_classes(codes, g, win, words), codes, win, max_guesses - 1, solvable)
+            for g in openers]
+
+
+def representatives(game, codes) -> tuple[list[dict], np.ndarray]:
+    """(symmetry generators, representative of every opener): the game's symmetries in normal mode, none in
+    hard mode (as the funnel does)."""
+    if game.hard_mode:
+        return [], np.arange(len(game.guesses))
+    return opener_representatives(game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet))
+
+
+def run(ctx: StageContext, cfg, codes, game_claims) -> dict:
+    """Prove game.max_guesses infeasible and write the certificate; `game_claims` is prove's game description."""
+    game = ctx.game
+    if game.max_guesses is None:
+        raise PipelineError("internal error: without a guess limit every game has a strategy")
+    generators, rep = representatives(game, codes)
+    openers = np.flatnonzero(rep == np.arange(len(game.guesses))).astype(np.int32)
+    batches = deal(openers, batch_count(len(openers), ctx.cluster_cpus()))
+    words = game.encoded_guesses() if game.hard_mode else None
+    shared = (codes, game.secret_of_guess, game.n_codes, words, game.max_guesses, cfg.memo_bits)
+    parts = ctx.fan_out(witness_batch, batches, shared, label="prove-infeasible")
+    witnesses = {int(g): w for batch, part in zip(batches, parts) for g, w in zip(batch, part)}
+    feasible = [game.guesses[g] for g, w in witnesses.items() if w is None]
+    if feasible:
+        raise PipelineError(f"opener {feasible[0]} solves every class within game.max_guesses={game.max_guesses} "
+                            f"guesses (exact search), but ApMinTotal found no strategy: raise "
+                            f"upstream.upper_bound.breadth, or give upstream.upper_bound.openers=[{feasible[0]}]")
+    entries = [{"opener": game.guesses[g], **w, "response": game.code_text(w["response"])}
+               for g, w in ((g, witnesses[int(g)]) for g in openers)]
+    certificate = {"kind": KIND, "objective": cfg.objective, **game_claims(game), "feasible": False, "proven": True,
+                   "openers": entries}
+    if generators:
+        certificate["symmetry"] = {"generators": generators, "openers": [
+            {"opener": game.guesses[g], "representative": game.guesses[r]} for g, r in enumerate(rep) if r != g]}
+    ctx.out.file(CERTIFICATE.name).write_text(json.dumps(certificate, indent=1) + "\n")
+    reasons = [e["reason"] for e in entries]
+    return {"proven": True, "feasible": False, "max_guesses": game.max_guesses, "hard_mode": game.hard_mode,
+            "openers": len(entries), "by_counting": reasons.count("counting"), "by_search": reasons.count("search"),
+            "secrets": len(game.secrets)}
+
+
+def headline(summary: dict, folder) -> str:
+    """`no strategy finds every secret within 4 guesses (proven): 5 opener orbits, 5 by counting, 0 by search`."""
+    mode = " in hard mode" if summary["hard_mode"] else ""
+    return (f"no strategy finds every secret within {summary['max_guesses']} guesses{mode} (proven): every one of "
+            f"{summary['openers']} openers has a class that cannot be solved in time ({summary['by_counting']} by "
+            f"counting, {summary['by_search']} by search); check it with: python -m pipeline verify-certificate "
+            f"{folder}")
