@@ -3,10 +3,10 @@
 off-by-ones; tampered certificates; the command line end to end."""
 
 import json
-import shutil
 import subprocess
 import sys
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +19,7 @@ from pipeline.proofs.answer import response
 from pipeline.proofs.certificate import CertificateError
 from pipeline.search import infeasible
 from pipeline.stages.prove_infeasible import opener_classes, witness_batch
+from tests.test_proofs_checker import tampered
 
 IGHT = "batch catch eight fight hatch latch light match might night patch right sight tight watch wight".split()
 PROBES = "blimp crwth nymph psalm thumb fowls".split()  # guesses that are no secrets: the limit binds at 4 / 5
@@ -227,15 +228,6 @@ def test_hard_mode_certificate_is_verified(ight_lists, tmp_path, ray_session):
         verify(claims_normal, game)
 
 
-def tampered(folder, tmp_path, edit):
-    out = tmp_path / f"t{len(list(tmp_path.glob('t*')))}"
-    shutil.copytree(folder, out)
-    cert = json.loads((out / "certificate.json").read_text())
-    edit(cert)
-    (out / "certificate.json").write_text(json.dumps(cert))
-    return out
-
-
 def _solvable_class(cert):
     """A search witness moved to another class of its opener, one solved within the two guesses left."""
     entry = next(e for e in cert["openers"] if e["reason"] == "search")
@@ -274,7 +266,7 @@ def test_command_line_prove_then_verify(tmp_path):
     check = subprocess.run(run + ["verify-certificate", folder], capture_output=True, text=True)
     assert check.returncode == 0 and check.stdout.startswith("ok: certificate verified — no strategy finds every "
                                                              "secret within 3 guesses for mastermind"), check.stderr
-    bad = tampered(__import__("pathlib").Path(folder), tmp_path, lambda c: c["openers"].pop())
+    bad = tampered(Path(folder), tmp_path, lambda c: c["openers"].pop())
     refused = subprocess.run(run + ["verify-certificate", str(bad)], capture_output=True, text=True)
     assert refused.returncode == 2 and refused.stderr.strip().startswith("error: certificate rejected")
     assert refused.stderr.strip().count("\n") == 0
