@@ -162,7 +162,8 @@ def compute(stage, stage_cfg: StageConfig, cfg: Config, game: Game, store: Artif
     announce_compilation()  # the stage's kernels are imported by now: a cold cache is said before it costs
     started = time.time()
     with store.write(stage.name, key, manifest, replace=stage_cfg.force) as out, log_to_file(out.file("stage.log")):
-        log.info(f"{stage.name}: running for game {game.name} (key {key})")
+        of_game = f" for game {game.name}" if stage.game_identity(game) else ""  # a catalogue gathers every game
+        log.info(f"{stage.name}: running{of_game} (key {key})")
         ctx = StageContext(stage.name, game, store, cfg.ray, out, key, inputs, cfg.progress)
         summary = stage.run(ctx, stage_cfg)
         out.record(summary=summary, run_seconds=round(time.time() - started, 3),
