@@ -263,15 +263,16 @@ def capped_workers(workers: int) -> int:
 
 def print_verdict(result: dict, game) -> None:
     """`ok: certificate verified` only when everything was re-derived; a sample says `partially checked`."""
+    mode = "hard" if result["hard_mode"] else "normal"
     limit = "no guess limit" if result["max_guesses"] is None else f"at most {result['max_guesses']} guesses"
-    rules = f"{'hard' if result['hard_mode'] else 'normal'} mode, {limit}"
+    rules = f"{mode} mode, {limit}"
     verdict = 'ok: certificate verified' if result['complete'] else 'partially checked (sample only)'
     if result.get("kind") == "infeasible":  # pipeline/proofs/infeasible.py
         checked = (f"re-derived {'all ' if result['complete'] else ''}{result['openers_rederived']} of "
                    f"{result['openers']} witnesses ({result['by_counting']} by counting, {result['by_search']} by "
                    f"search), {result['represented']} more openers by symmetry (its generators checked)")
         print(f"{verdict} — no strategy finds every secret within {result['max_guesses']} guesses for {game.name} "
-              f"({'hard' if result['hard_mode'] else 'normal'} mode); {checked}")
+              f"({mode} mode); {checked}")
         return
     checked = (f"re-derived all {result['openers_rederived']} elimination bounds and all "
                f"{result['classes_rederived']} closure class bounds")

@@ -31,6 +31,7 @@ import hashlib
 import random
 import sys
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline.errors import PipelineError
@@ -49,6 +50,18 @@ from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limi
 def _check(condition: bool, why: str) -> None:
     if not condition:
         raise CertificateError(f"certificate rejected: {why}")
+
+
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError)  # what reading a field of the wrong shape raises
+
+
+@contextmanager
+def malformed_rejected(errors: tuple = MALFORMED):
+    """A certificate entry of the wrong shape (one of `errors` while it is read) is a rejection, not a crash."""
+    try:
+        yield
+    except errors as err:
+        raise CertificateError(f"certificate rejected: malformed entry ({type(err).__name__}: {err})") from None
 
 
 def load_certificate(folder: Path) -> dict:
@@ -296,7 +309,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
     """Check every claim of <folder>/certificate.json; a summary, or CertificateError naming the fault."""
     say = say or (lambda message: None)
     cert = load_certificate(folder)
-    try:
+    with malformed_rejected():
         limit = rules_of(cert, game)
         targets = check_tree_claims(cert, game, folder, limit)
         n_codes = n_codes_of(answer_of(game), game.length)
@@ -316,8 +329,6 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
                 if game.hard_mode else None)
         recheck_classes(cert, game, bounds, solver, limit, classes, say, hard, workers)
         recheck_eliminations(cert, game, bounds, eliminated, say, hard, workers)
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        raise CertificateError(f"certificate rejected: malformed entry ({type(err).__name__}: {err})") from None
     n_classes = sum(len(s["classes"]) for s in cert["survivors"])
     return {"ub": cert["ub"], "optimal_openers": cert["optimal_openers"], "hard_mode": game.hard_mode,
             "max_guesses": limit, "openers_rederived": len(eliminated), "openers_eliminated": len(cert["eliminated"]),

@@ -23,7 +23,8 @@ import numpy as np
 
 from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_of
 from pipeline.proofs.bounds import split
-from pipeline.proofs.certificate import CertificateError, _check, check_lists, load_certificate, rules_of
+from pipeline.proofs.certificate import (MALFORMED, CertificateError, _check, check_lists, load_certificate,
+                                         malformed_rejected, rules_of)
 from pipeline.proofs.hard_mode import Rule, letter_counts
 from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry
 from pipeline.proofs.tree import answer_of
@@ -144,7 +145,7 @@ def verify_infeasible(folder: Path, game, sample: int | None = None, seed: int =
     """Check every claim of <folder>/certificate.json (kind infeasible); a summary, or CertificateError."""
     say = say or (lambda message: None)
     cert = load_certificate(folder)
-    try:
+    with malformed_rejected((*MALFORMED, IndexError)):
         _check(cert.get("kind") == KIND, f"it is of kind {cert.get('kind')!r}, not {KIND!r}")
         limit = rules_of(cert, game)
         _check(limit is not None, "it claims no guess limit: without one every game has a strategy")
@@ -160,8 +161,6 @@ def verify_infeasible(folder: Path, game, sample: int | None = None, seed: int =
         say(f"re-deriving the witnesses of {len(picked)} opener(s)")
         for entry in picked:
             check_witness(entry, game, codes, search, limit)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
-        raise CertificateError(f"certificate rejected: malformed entry ({type(err).__name__}: {err})") from None
     reasons = [e["reason"] for e in cert["openers"]]
     return {"kind": KIND, "max_guesses": limit, "hard_mode": game.hard_mode, "openers": len(cert["openers"]),
             "represented": len(represented), "by_counting": reasons.count("counting"),

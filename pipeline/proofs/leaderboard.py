@@ -20,8 +20,8 @@ from pathlib import Path
 
 from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols
 from pipeline.proofs.bounds import LowerBounds
-from pipeline.proofs.certificate import (CertificateError, _check, _class_sizes, check_elimination_claims, check_lists,
-                                         check_restated, load_certificate, pinned_tree, recheck_classes,
+from pipeline.proofs.certificate import (_check, _class_sizes, check_elimination_claims, check_lists, check_restated,
+                                         load_certificate, malformed_rejected, pinned_tree, recheck_classes,
                                          recheck_eliminations, rules_of)
 from pipeline.proofs.exact import ExactSolver
 from pipeline.proofs.hard_bounds import HardLowerBounds
@@ -80,7 +80,7 @@ def verify_leaderboard(folder: Path, game, sample: int | None = None, seed: int 
     """Check every claim of <folder>/certificate.json (kind leaderboard); a summary, or CertificateError."""
     say = say or (lambda message: None)
     cert = load_certificate(folder)
-    try:
+    with malformed_rejected():
         _check(cert.get("kind") == KIND, f"it is of kind {cert.get('kind')!r}, not {KIND!r}")
         limit = rules_of(cert, game)
         check_lists(cert, game)
@@ -101,8 +101,6 @@ def verify_leaderboard(folder: Path, game, sample: int | None = None, seed: int 
         claims = {"ub": threshold, "optimal_openers": [], "ub_opener": None}  # class bounds need only be bounds
         recheck_classes(claims, game, bounds, solver, limit, classes, say, hard, workers)
         recheck_eliminations(claims, game, bounds, eliminated, say, hard, workers)
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        raise CertificateError(f"certificate rejected: malformed entry ({type(err).__name__}: {err})") from None
     n_classes = sum(len(e["classes"]) for part in ("leaders", "settled") for e in cert[part])
     return {"k": cert["k"], "threshold": threshold, "ties": cert["ties"], "hard_mode": game.hard_mode,
             "max_guesses": limit, "leaders": [(e["opener"], int(e["value"])) for e in cert["leaders"]],
