@@ -1,9 +1,11 @@
 """A 50-point sweep run at once against the same sweep one point at a time; print JSON.
 
-    .venv/bin/python benchmarks/sweep.py [--openers 10] [--breadths 5]
+    .venv/bin/python benchmarks/sweep.py [--game primel] [--openers 10] [--breadths 5]
 
-The points are `stage=upper_bound game=mini_nerdle` over the first `openers` allowed guesses × breadth
-1..`breadths` (50 by default).  Each run gets its own outputs folder, whose feedback matrix and heuristic
+The points are `stage=upper_bound game=<game>` over the first `openers` allowed guesses × breadth
+1..`breadths` (50 by default): each point one opener, so one task, about a second of work on Primel.  A sweep of
+Mini Nerdle's 0.15 s points (`--game mini_nerdle`) measures mostly what every sweep pays once, at once or not:
+Ray's start and stop, about 6 s.  Each run gets its own outputs folder, whose feedback matrix and heuristic
 valuations are computed first by one untimed warm-up point, so both timed sweeps do the same 50 upper bounds:
 `sweep.max_parallel=1` (serial) and the default (as many points at once as the cluster has CPUs).
 """
@@ -18,8 +20,6 @@ import time
 
 from pipeline.compose import builtin_game
 
-STAGE = ["stage=upper_bound", "game=mini_nerdle", "progress=false"]
-
 
 def pipeline(*args: str) -> tuple[float, subprocess.CompletedProcess]:
     started = time.perf_counter()
@@ -27,14 +27,15 @@ def pipeline(*args: str) -> tuple[float, subprocess.CompletedProcess]:
     return time.perf_counter() - started, proc
 
 
-def timed_sweep(openers: list[str], breadths: int, *extra: str) -> dict:
+def timed_sweep(game: str, openers: list[str], breadths: int, *extra: str) -> dict:
     """Warm up a fresh outputs folder (untimed), then time the sweep of every opener × breadth there."""
     outputs = tempfile.mkdtemp(prefix="pipeline-sweep-bench-")
-    _, warm = pipeline(*STAGE, f"paths.outputs={outputs}", "stage.breadth=1", f'stage.openers=["{openers[0]}"]',
+    stage = ["stage=upper_bound", f"game={game}", "progress=false"]
+    _, warm = pipeline(*stage, f"paths.outputs={outputs}", "stage.breadth=1", f'stage.openers=["{openers[0]}"]',
                        "stage.force=true")
     assert warm.returncode == 0, warm.stderr
     listed = ",".join(f'["{word}"]' for word in openers)
-    wall, proc = pipeline("-m", *STAGE, f"paths.outputs={outputs}", f"stage.openers={listed}",
+    wall, proc = pipeline("-m", *stage, f"paths.outputs={outputs}", f"stage.openers={listed}",
                           f"stage.breadth={','.join(str(b) for b in range(1, breadths + 1))}", *extra)
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads(open(os.path.join(proc.stdout.strip().splitlines()[-1], "summary.json")).read())
@@ -44,13 +45,14 @@ def timed_sweep(openers: list[str], breadths: int, *extra: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="primel")
     parser.add_argument("--openers", type=int, default=10)
     parser.add_argument("--breadths", type=int, default=5)
     args = parser.parse_args()
-    openers = list(builtin_game("mini_nerdle").guesses[:args.openers])
-    serial = timed_sweep(openers, args.breadths, "sweep.max_parallel=1")
-    concurrent = timed_sweep(openers, args.breadths)
-    print(json.dumps({"benchmark": "sweep", "cores": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2),
+    openers = list(builtin_game(args.game).guesses[:args.openers])
+    serial = timed_sweep(args.game, openers, args.breadths, "sweep.max_parallel=1")
+    concurrent = timed_sweep(args.game, openers, args.breadths)
+    print(json.dumps({"benchmark": "sweep", "game": args.game, "cores": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2),
                       "serial": serial, "concurrent": concurrent,
                       "speedup": round(serial["wall_s"] / concurrent["wall_s"], 2), "target_speedup": 1.7},
                      indent=2))
