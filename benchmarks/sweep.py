@@ -52,7 +52,8 @@ def main() -> None:
     openers = list(builtin_game(args.game).guesses[:args.openers])
     serial = timed_sweep(args.game, openers, args.breadths, "sweep.max_parallel=1")
     concurrent = timed_sweep(args.game, openers, args.breadths)
-    print(json.dumps({"benchmark": "sweep", "game": args.game, "cores": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2),
+    print(json.dumps({"benchmark": "sweep", "game": args.game, "cores": os.cpu_count(),
+                      "load_1min": round(os.getloadavg()[0], 2),
                       "serial": serial, "concurrent": concurrent,
                       "speedup": round(serial["wall_s"] / concurrent["wall_s"], 2), "target_speedup": 1.7},
                      indent=2))
