@@ -148,9 +148,15 @@ def _engine_available():
 
 
 @pytest.mark.skipif(not _engine_available(), reason="no Docker engine on this machine (checked statically above)")
-def test_image_builds_where_an_engine_exists():
+def test_image_builds_and_runs_with_no_ray_state_and_a_warm_cache_where_an_engine_exists():
+    """Built for real, then run: no ~/.ray or /tmp/ray (no token) in the image, numba's cache is filled, and a
+    small stage starts at once from it."""
     image = load("cluster.yaml")["docker"]["image"]
     subprocess.run(["docker", "build", "-f", str(DOCKER / "Dockerfile"), "-t", image, str(ROOT)], check=True)
+    check = ('test ! -e "$HOME/.ray" && test ! -e /tmp/ray && test -n "$(ls -A "$NUMBA_CACHE_DIR")" && '
+             'python -m pipeline stage=feedback game=mini_nerdle ray.executor=local paths.outputs=/tmp/out')
+    run = subprocess.run(["docker", "run", "--rm", image, "sh", "-c", check], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
 
 
 # --- ray up docker/cluster.yaml --------------------------------------------------------------------
