@@ -24,13 +24,14 @@ from pipeline.proofs.hard_mode import Rule, letter_counts
 from pipeline.proofs.stabiliser import ProductSymmetry
 
 INFEASIBLE = 1 << 40
+SMALL_CLASS = 8  # classes up to this size are checked for a splitting candidate before any search
 MAX_HISTORY = 3  # the stabiliser restricts nodes up to three guesses deep (the opener's class, two below it)
 
 
 @njit(cache=True)
 def node_options(codes, guesses, cands, n_codes, costs, beta, searched):
-    """(the listed guesses that split C, the `searched` ones of them with floor < beta, best floor first (ties by
-    list order), their floors, k): k = the most parts any listed guess makes on C; a guess's floor is |C| + sum
+    """(the listed guesses that split C, the `searched` ones of them with floor < beta, best floor first (ties:
+    the least sum of squared class sizes first, then list order), their floors, k): k = the most parts any listed guess makes on C; a guess's floor is |C| + sum
     over its non-win classes of costs[k, size].  Two passes (parts, then floors once k is known), counting into
     one row of n_codes that is cleared by the candidates it counted."""
     count = np.zeros(n_codes, dtype=np.int64)
@@ -45,6 +46,7 @@ def node_options(codes, guesses, cands, n_codes, costs, beta, searched):
             count[row[c]] = 0
     k = parts.max() if guesses.shape[0] > 0 else 1
     floors = np.full(guesses.shape[0], HUGE, dtype=np.int64)
+    squares = np.zeros(guesses.shape[0], dtype=np.int64)
     win = n_codes - 1
     for j in range(guesses.shape[0]):
         if parts[j] < 2 or not searched[j]:
@@ -58,10 +60,12 @@ def node_options(codes, guesses, cands, n_codes, costs, beta, searched):
             if count[code] > 0:
                 if code != win:
                     total += costs[k, count[code]]
+                squares[j] += count[code] * count[code]
                 count[code] = 0
         floors[j] = total
     kept = np.flatnonzero(floors < min(beta, HUGE))
-    order = kept[np.argsort(floors[kept], kind="mergesort")]
+    by_squares = kept[np.argsort(squares[kept], kind="mergesort")]
+    order = by_squares[np.argsort(floors[by_squares], kind="mergesort")]
     return guesses[parts >= 2], guesses[order], floors[order], k
 
 
@@ -191,16 +195,33 @@ class ExactSolver:
         return best
 
     def _after(self, g, cands, left, rule, beta, k, history, useful):
-        """|C| + sum of the classes' MinTotal after guess g, or some value >= beta once it cannot beat beta."""
+        """|C| + sum of the classes' MinTotal after guess g, or some value >= beta once it cannot beat beta.
+        Each class starts at its floor costs[k, size], raised by the memo; in normal mode a class of up to
+        SMALL_CLASS candidates is settled at once when a candidate splits it into singletons (2s - 1, the least
+        a class of s can cost) and otherwise starts at 2s.  The rest are searched smallest first."""
         members, starts, sizes = split(self.codes[g], cands, self.n_codes)
-        floors = self.costs[k, sizes]
+        deeper = None if left is None else left - 1
+        floors = self.costs[k, sizes].copy()
+        settled = np.zeros(len(sizes), dtype=np.bool_)
+        for c in range(len(sizes)):
+            cls = members[starts[c]:starts[c] + sizes[c]]
+            if rule is None and (deeper is None or deeper >= 2):
+                known = self.memo.get((cls.tobytes(), deeper, b""))
+                if known is not None:
+                    floors[c], settled[c] = max(floors[c], known[0]), known[1]
+                elif sizes[c] <= 2 or (sizes[c] <= SMALL_CLASS and perfect_candidate(
+                        self.codes, self.guess_of_secret, self.everyone_legal, cls, self.seen)):
+                    floors[c], settled[c] = 2 * sizes[c] - 1, True
+                elif sizes[c] <= SMALL_CLASS:
+                    floors[c] = max(floors[c], 2 * sizes[c])
         total = len(cands) + int(floors.sum())
-        for c in np.argsort(-sizes, kind="stable"):
+        for c in np.argsort(sizes, kind="stable"):
             if total >= beta:
                 return total
+            if settled[c]:
+                continue
             cls = members[starts[c]:starts[c] + sizes[c]]
             after = rule.after(self.words[g], int(self.codes[g, cls[0]])) if rule is not None else None
-            deeper = None if left is None else left - 1
             total += (self.min_total(cls, deeper, after, beta - total + int(floors[c]), history, useful)
                       - int(floors[c]))
         return total
