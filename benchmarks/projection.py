@@ -44,9 +44,9 @@ from pipeline.compose import builtin_game
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
 from pipeline.search.closure import (class_bound, class_solver, close_opener, guesses_left, opener_classes,
-                                     subtree_totals, symmetry_permutations)
+                                     subtree_totals)
 from pipeline.search.exact import ExactSolver
-from pipeline.search.symmetry import first_of_each_orbit, opener_representatives, root_guesses
+from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
 from pipeline.search.tree import to_json
 from pipeline.stages.schemas import ProveConfig, UpperBoundConfig
 
@@ -216,7 +216,7 @@ def sampled_levels(solver, sample, ub_opener, n_openers, ub, first, last) -> tup
     return rows, alive
 
 
-def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, roots, n_sample) -> dict:
+def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, generators, n_sample) -> dict:
     """The prove stage's tasks for the UB opener: `class_bound` of each response class against its UB subtree
     total, on a size-stratified sample of the classes; the projection is the mean times the class count."""
     classes = opener_classes(codes, game, ub_opener)
@@ -228,7 +228,7 @@ def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, roots, n_s
                                secret_of_guess=game.secret_of_guess, n_codes=game.n_codes, k_s=k_s,
                                max_level=settings["prove_max_level"], memo_bits=settings["prove_memo_bits"],
                                hard_state=state, encoded_guesses=game.encoded_guesses(), left=guesses_left(game),
-                               roots=roots)
+                               history=(ub_opener,) if generators else None, generators=generators)
         seconds.append(s)
         methods[method] += 1
     mean_s = float(np.mean(seconds))
@@ -270,13 +270,14 @@ def others_closure(game, codes, survivors, alive, ub_opener, ub, settings, n_sam
             "cpu_s": round(survivors * float(np.mean(seconds)), 1)}
 
 
-def closure(game, codes, k_s, ub_row, targets, survivors, alive, settings, roots, args) -> dict:
+def closure(game, codes, k_s, ub_row, targets, survivors, alive, settings, generators, args) -> dict:
     """The prove stage priced by its own code: the UB opener's class tasks and the other survivors'
     opener tasks. The legacy keys (per_opener_s, openers, cpu_s, longest_task_s) sum both."""
     ub_opener = game.guess_index[ub_row["opener"]] if "opener" in ub_row else None
     out = {}
     if ub_opener is not None:
-        out["ub_opener"] = ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, roots, args.class_sample)
+        out["ub_opener"] = ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, generators,
+                                               args.class_sample)
     others = max(survivors - (ub_opener is not None), 0.0)
     out["others"] = others_closure(game, codes, others, alive, ub_opener, ub_row["ub"], settings, args.closure_sample)
     cpu = out.get("ub_opener", {}).get("cpu_s", 0.0) + out["others"]["cpu_s"]
@@ -344,11 +345,8 @@ def main():
     out["funnel"], alive, k_s = funnel(game, codes, rep, ub, args)
     last = out["funnel"][-1]
     survivors = last.get("survivors_exact", last["survivors"])
-    roots = None
-    if "opener" in ub and not game.hard_mode:
-        perms = symmetry_permutations(game, codes, generators)
-        roots = root_guesses(perms, game.guess_index[ub["opener"]])
-    out["closure"] = close = closure(game, codes, k_s, ub, targets, survivors, alive, settings, roots, args)
+    below_root = generators if "opener" in ub and not game.hard_mode else []
+    out["closure"] = close = closure(game, codes, k_s, ub, targets, survivors, alive, settings, below_root, args)
     steps = [(matrix_s, matrix_s), (ub["cpu_s"], ub["longest_task_s"])]
     steps += [(row["cpu_s"], row.get("longest_s", row["mean_s"])) for row in out["funnel"]]
     steps += closure_steps(close)

@@ -31,7 +31,7 @@ def shared_of(game, codes, max_level=5):
     """The prove stage's shared values for class_task, read-only as a fan-out hands them over."""
     shared = shared_args(prove.class_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
                          k_s=k_of_game(codes, game.n_codes), max_level=max_level, memo_bits=12,
-                         encoded_guesses=game.encoded_guesses(), left=closure.guesses_left(game))
+                         encoded_guesses=game.encoded_guesses(), left=closure.guesses_left(game), generators=[])
     return [_read_only(v) for v in shared]
 
 
@@ -48,13 +48,13 @@ def class_jobs(game, codes, opener):
 def test_reused_solvers_give_the_bounds_of_new_ones(hard):
     game, codes = mini(hard)
     shared = shared_of(game, codes)
-    codes_, sog, n_codes, k_s, max_level, memo_bits, words, left = shared
+    codes_, sog, n_codes, k_s, max_level, memo_bits, words, left, _ = shared
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"]) + class_jobs(game, codes, game.guess_index["10-9=1"])
     reused = [prove.class_task(job, *shared) for job in jobs]
     assert len(worker_cache._CACHED) == 1  # one set of solvers served every class
     fresh = [closure.class_bound(m, t, codes=codes_, secret_of_guess=sog, n_codes=n_codes, k_s=k_s,
                                  max_level=max_level, memo_bits=memo_bits, hard_state=s, encoded_guesses=words,
-                                 left=left, roots=r)
+                                 left=left, history=r)
              for m, t, s, r in jobs]
     assert reused == fresh
     methods = {method.split()[-1] for _, method in reused}

@@ -211,24 +211,26 @@ def test_forged_position_swap_rejected_where_colours_move(tmp_path_factory, tmp_
         verify_certificate(forged, game)
 
 
-def test_class_solved_from_root_guesses_matches_full_search():
-    """Stabiliser orbits (Schreier generators) against brute force, and a class's MinTotal from one first guess
-    per orbit equals the full search's."""
+def test_class_solved_with_the_opener_stabiliser_matches_full_search():
+    """The opener's stabiliser orbits (search/stabiliser.py) against brute force, and a class's MinTotal
+    searched one guess per orbit of the history's stabiliser equals the full search's."""
     from pipeline.search.exact import ExactSolver
-    from pipeline.search.closure import symmetric_min_total
+    from pipeline.search.exact_symmetric import SymmetricExact
+    from pipeline.search.stabiliser import HistoryStabiliser
 
     game = builtin_game("mastermind", pegs=3, colours=4)
     codes = game_matrix(game)
     words = game.encoded_guesses()
-    perms = symmetry.guess_permutations(words, words, codes, 4, symmetry.find_generators(words, words, codes, 4))
+    group = HistoryStabiliser(words, 4, symmetry.find_generators(words, words, codes, 4))
     _, maps = brute_orbits(game)
     fixing = [m for m in maps if m["112"] == "112"]
     opener = game.guess_index["112"]
-    roots = symmetry.root_guesses(perms, opener)
+    roots = group.representatives([opener])
     assert {game.guesses[h] for h in roots} == {min(m[w] for m in fixing) for w in game.guesses}
     row = codes[opener]
     for code in np.unique(row):
         members = np.flatnonzero(row == code).astype(np.int32)
         full = ExactSolver(codes, game.secret_of_guess, game.n_codes).min_total(members)[0]
-        reduced = symmetric_min_total(ExactSolver(codes, game.secret_of_guess, game.n_codes), codes, members, roots)
+        reduced = SymmetricExact(ExactSolver(codes, game.secret_of_guess, game.n_codes), group).min_total(
+            members, (opener,))[0]
         assert reduced == full

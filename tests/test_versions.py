@@ -19,10 +19,10 @@ from pipeline.stages import STAGES
 PINS = {
     "feedback": (1, "127a9c67d4b88bf4"),
     "heuristics": (2, "b9cd6ca245be9d2a"),
-    "upper_bound": (2, "79a451c913eec835"),
+    "upper_bound": (3, "79a451c913eec835"),
     "lower_bound": (2, "44cecf15a435fefe"),
     "exact": (2, "12cebd1007d4ea3c"),
-    "prove": (3, "ac353deaae46789b"),
+    "prove": (4, "ac353deaae46789b"),
     "openers": (1, "d1137a434cd8035e"),
     "simulate": (2, "5fdb14debc32b19f"),
     "blindfold": (2, "d43b5b124c35a939"),

@@ -43,7 +43,8 @@ from pipeline.proofs.hard_bounds import HardLowerBounds
 from pipeline.proofs.parallel import (PROGRESS_PREFIX, class_value, opener_values, pooled_class_values,
                                       pooled_values)
 from pipeline.proofs.schema import MAX_BYTES, CertificateError, check_shape, check_size
-from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry, group_elements, stabiliser
+from pipeline.proofs.stabiliser import NotAProduct, ProductSymmetry
+from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry
 from pipeline.proofs.tree import TreeRejected, answer_of, check_tree, guess_limit, subtree_totals
 
 
@@ -202,6 +203,25 @@ def represented_openers(cert: dict, game, codes) -> tuple[dict[str, str], list]:
         raise CertificateError(f"certificate rejected: symmetry: {err}") from None
 
 
+def below_root_symmetry(cert: dict, game, say) -> ProductSymmetry | None:
+    """The certificate's generators (verified by represented_openers) as the product group the exact solver
+    restricts by at every node (stabiliser.py); None without symmetry, or (said in one line) when they are not
+    symbol and position transpositions: then no symmetry is used below the root."""
+    if not cert.get("symmetry", {}).get("generators"):
+        return None
+    try:
+        return ProductSymmetry(cert["symmetry"]["generators"], symbols(game.guesses, game.alphabet),
+                               len(game.alphabet))
+    except NotAProduct as err:
+        say(f"symmetry not used below the root: {err}; exact class bounds are searched in full")
+        return None
+
+
+def symmetry_generators(exact: ExactSolver) -> list[dict] | None:
+    """The generators of the exact solver's product group, for the worker processes (None: no symmetry)."""
+    return None if exact.symmetry is None else exact.symmetry.generators
+
+
 def rule_of(elimination: dict) -> str:
     """Which bounds an elimination claims: "normal" (valid in every mode) or "hard" (hard mode only)."""
     return str(elimination.get("rule", "normal"))
@@ -265,8 +285,9 @@ def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, l
     jobs = [class_job(game, hard, limit, opener, c, opener in tied, members_of[opener]) for opener, c in picked]
     costly = [i for i, job in enumerate(jobs) if job[2] == "exact" or job[3] >= 3]
     values = {}
-    if workers > 1 and len(costly) > 1 and exact.group is None:  # a symmetry group stays in this process
-        values = dict(zip(costly, pooled_class_values(game, [jobs[i] for i in costly], workers, say)))
+    if workers > 1 and len(costly) > 1:
+        values = dict(zip(costly, pooled_class_values(game, [jobs[i] for i in costly], workers, say,
+                                                      symmetry_generators(exact))))
     for i, ((opener, c), job) in enumerate(zip(picked, jobs)):
         value = values[i] if i in values else class_value(bounds, hard, exact, job)
         claimed, method = int(c["bound"]), str(c["method"])
@@ -315,7 +336,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
         n_codes = n_codes_of(answer_of(game), game.length)
         codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
         bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
-        represented, maps = represented_openers(cert, game, codes)
+        represented, _ = represented_openers(cert, game, codes)
         check_accounts(cert, game, bounds, represented, targets)
         classes = [(s["opener"], c) for s in cert["survivors"] for c in s["classes"]]
         eliminated = list(cert["eliminated"])
@@ -324,7 +345,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
             eliminated = rng.sample(eliminated, min(sample, len(eliminated)))
             classes = rng.sample(classes, min(sample, len(classes)))
         solver = ExactSolver(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, n_codes,
-                             len(game.alphabet), game.hard_mode, group_elements(maps))
+                             len(game.alphabet), game.hard_mode, below_root_symmetry(cert, game, say))
         hard = (HardLowerBounds(bounds, symbols(game.guesses, game.alphabet), len(game.alphabet))
                 if game.hard_mode else None)
         recheck_classes(cert, game, bounds, solver, limit, classes, say, hard, workers)

@@ -13,19 +13,20 @@ from multiprocessing import get_context
 
 import numpy as np
 
-from pipeline.proofs.symmetry import stabiliser
-
 CHUNKS_PER_WORKER = 4  # smaller chunks even out openers of very different cost
 SAY_EVERY_SECONDS = 30.0  # a progress line this often while checks keep finishing
 PROGRESS_PREFIX = "checked "  # how those lines start (they reach logs, not only terminals)
 _worker: dict = {}
 
 
-def _start(game) -> None:
+def _start(game, generators=None) -> None:
+    """A worker's own bounds and exact solver; `generators`: the certificate's symmetry generators, verified by
+    the process that asks and already found to be transpositions (stabiliser.py), or None."""
     from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols
     from pipeline.proofs.bounds import LowerBounds
     from pipeline.proofs.exact import ExactSolver
     from pipeline.proofs.hard_bounds import HardLowerBounds
+    from pipeline.proofs.stabiliser import ProductSymmetry
     from pipeline.proofs.tree import answer_of
 
     answer, words = answer_of(game), symbols(game.guesses, game.alphabet)
@@ -33,7 +34,8 @@ def _start(game) -> None:
     codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer)
     bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
     hard = HardLowerBounds(bounds, words, len(game.alphabet)) if game.hard_mode else None
-    exact = ExactSolver(codes, words, game.guess_of_secret, n_codes, len(game.alphabet), game.hard_mode)
+    symmetry = ProductSymmetry(generators, words, len(game.alphabet)) if generators else None
+    exact = ExactSolver(codes, words, game.guess_of_secret, n_codes, len(game.alphabet), game.hard_mode, symmetry)
     _worker.update(bounds=bounds, hard=hard, exact=exact)
 
 
@@ -49,7 +51,7 @@ def class_value(bounds, hard, exact, job) -> int:
     rule = exact.start_rule()
     if rule is not None:  # the class is what is left after the opener's response
         rule = rule.after(exact.words[g], int(bounds.codes[g, members[0]]))
-    return exact.min_total(members, left, rule, beta=budget, fixing=stabiliser(exact.group, None, g))
+    return exact.min_total(members, left, rule, beta=budget, history=(g,) if exact.symmetry is not None else None)
 
 
 def _class_job(job) -> int:
@@ -73,13 +75,14 @@ def chunks(openers: list[int], workers: int) -> list[list[int]]:
     return [list(part) for part in np.array_split(np.asarray(openers, dtype=np.int64), n) if len(part)]
 
 
-def _pool(game, workers: int, run):
-    """run(pool) with a spawn pool of `workers` checker processes, one numba thread each."""
+def _pool(game, workers: int, run, generators=None):
+    """run(pool) with a spawn pool of `workers` checker processes, one numba thread each (`generators`: the
+    symmetry their exact solvers use, see _start)."""
     saved = os.environ.get("NUMBA_NUM_THREADS")
     os.environ["NUMBA_NUM_THREADS"] = "1"  # read by each worker's numba at import: one core per worker
     try:
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start,
-                                 initargs=(game,)) as pool:
+                                 initargs=(game, generators)) as pool:
             return run(pool)
     finally:
         if saved is None:
@@ -111,11 +114,12 @@ def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: in
     return [[value for _ in pieces for value in next(results)] for pieces in parts]
 
 
-def pooled_class_values(game, jobs: list[tuple], workers: int, say=None) -> list[int]:
-    """class_value of each job, largest classes first over `workers` processes, in job order."""
+def pooled_class_values(game, jobs: list[tuple], workers: int, say=None, generators=None) -> list[int]:
+    """class_value of each job, largest classes first over `workers` processes, in job order (`generators`: the
+    certificate's verified symmetry generators, for the exact solves)."""
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
     values = _pool(game, workers, lambda pool: list(
-        counted(pool.map(_class_job, [jobs[i] for i in order]), len(jobs), "class bounds", say)))
+        counted(pool.map(_class_job, [jobs[i] for i in order]), len(jobs), "class bounds", say)), generators)
     out = [0] * len(jobs)
     for i, value in zip(order, values):
         out[i] = value

@@ -7,7 +7,7 @@ guesses onto themselves and the secrets onto themselves, and leaves every code o
 checker computed itself unchanged, a(sigma g, sigma s) = a(g, s).  Such a map turns any strategy into
 one of the same total, so V*(sigma g, S) = V*(g, S); an opener inherits the bound of a representative
 in its orbit (the orbits of the group the verified maps generate, found here by union-find).
-The exact solver (exact.py) also uses the group's elements that fix every guess played so far: they
+The exact solver (exact.py) also uses the maps that fix every guess played so far (stabiliser.py): they
 map the candidate set to itself, so of the guesses they relate only one needs searching.
 """
 
@@ -91,37 +91,3 @@ def check_symmetry(claim: dict, game, codes: np.ndarray) -> tuple[dict[str, str]
             raise SymmetryRejected(f"{rep!r} is not in the orbit of opener {opener!r} under the generators")
         pairs[opener] = rep
     return pairs, maps
-
-
-def group_elements(maps: list[np.ndarray], cap: int = 50_000) -> np.ndarray | None:
-    """Every element of the group the verified maps generate, as rows of guess permutations (identity
-    first), by closure; None when there are none or more than `cap` of them (too many to list)."""
-    if not maps:
-        return None
-    dtype = np.int16 if len(maps[0]) < 2**15 else np.int32
-    gens = [m.astype(dtype) for m in maps]
-    elements = [np.arange(len(maps[0]), dtype=dtype)]
-    seen = {elements[0].tobytes()}
-    frontier = list(elements)
-    while frontier:
-        grown = []
-        for element in frontier:
-            for gen in gens:
-                product = gen[element]
-                key = product.tobytes()
-                if key not in seen:
-                    seen.add(key)
-                    grown.append(product)
-                    if len(seen) > cap:
-                        return None
-        elements += grown
-        frontier = grown
-    return np.stack(elements)
-
-
-def stabiliser(group: np.ndarray | None, fixing: np.ndarray | None, guess: int) -> np.ndarray | None:
-    """The rows of `group` among `fixing` (all rows when None) that map `guess` to itself."""
-    if group is None:
-        return None
-    rows = np.arange(len(group)) if fixing is None else fixing
-    return rows[group[rows, guess] == guess]

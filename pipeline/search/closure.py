@@ -7,8 +7,8 @@ needs a lower bound, from the cheapest that suffices:
   reaching the class's target (its subtree total in the UB tree), else the exact MinTotal;
 - `close_opener`: an opener without a UB subtree starts every class at its floor 2|C| - 1 and solves the
   largest classes exactly, each against the budget that would lift the opener past UB on its own;
-- `symmetric_min_total`: a class's exact MinTotal from one first guess per orbit of the symmetries fixing
-  the opener (they map each of its classes onto itself).
+- with the game's symmetries, a class's exact MinTotal searches one guess per orbit of the symmetries fixing
+  the guesses played so far (the opener, then the class's first guess: exact_symmetric.py).
 The game's rules hold throughout: a class has game.max_guesses - 1 guesses left (`guesses_left`; LB_j
 ignore the limit, which only raises values), and in hard mode each class is played from the state its
 opener's response leaves (`opener_classes`).
@@ -20,11 +20,12 @@ decides how long they live (the prove stage keeps one per worker process)."""
 import numpy as np
 
 from pipeline.search.bounds import BoundSolver
-from pipeline.search.exact import INF, ExactSolver
+from pipeline.search.exact import ExactSolver
+from pipeline.search.exact_symmetric import SymmetricExact
 from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
-from pipeline.search.symmetry import guess_permutations
+from pipeline.search.stabiliser import HistoryStabiliser
 from pipeline.search.tree import from_json
 
 
@@ -64,6 +65,15 @@ class ClassSolvers:
                                            self.encoded_guesses, memo_bits, left)
         return self.built[key]
 
+    def symmetric(self, hard: bool, memo_bits, left, generators: list[dict]) -> SymmetricExact:
+        """The exact solver (`exact`) with the history stabiliser of the symmetry `generators` on top."""
+        key = ("symmetric", hard, memo_bits, left, repr(generators))
+        if key not in self.built:
+            n_symbols = len(generators[0]["symbols"])
+            self.built[key] = SymmetricExact(self.exact(hard, memo_bits, left),
+                                             HistoryStabiliser(self.encoded_guesses, n_symbols, generators))
+        return self.built[key]
+
     def reset(self) -> None:
         """Empty every built solver's memo (their per-matrix arrays stay)."""
         for solver in self.built.values():
@@ -71,15 +81,15 @@ class ClassSolvers:
 
 
 def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, hard_state,
-                encoded_guesses, left=None, roots=None):
+                encoded_guesses, left=None, history=None, generators=None):
     """`bound_class` with solvers of its own (what one class costs on its own, set-up included)."""
     solvers = ClassSolvers(codes, secret_of_guess, n_codes, encoded_guesses)
     return bound_class(solvers, members, target, k_s=k_s, max_level=max_level, memo_bits=memo_bits,
-                       hard_state=hard_state, left=left, roots=roots)
+                       hard_state=hard_state, left=left, history=history, generators=generators)
 
 
 def bound_class(solvers: ClassSolvers, members, target, k_s, max_level, memo_bits, hard_state, left=None,
-                roots=None):
+                history=None, generators=None):
     """(bound, method) for one response class: the first LB_j reaching `target`, else the exact MinTotal.
 
     With target None (an opener without a known tree) the exact MinTotal is computed directly.
@@ -87,8 +97,10 @@ def bound_class(solvers: ClassSolvers, members, target, k_s, max_level, memo_bit
     bounds from that state ("hard LB_j"), which are stronger.  Neither uses the guess limit, which only
     raises values.  The exact solve plays hard mode from `hard_state` (None = normal mode) with `left`
     guesses left (None = unlimited); a class it cannot solve in time gets a bound >= exact.IMPOSSIBLE.
-    `roots` (normal mode): first guesses enough for the exact solve, one per orbit of the symmetries
-    fixing the opener.  The solvers' memos must be empty (new solvers, or reset ones).
+    `history` (the opener, as a tuple of guess indices) and the game's symmetry `generators` (both given or
+    neither): the exact solve tries one guess per orbit of the symmetries fixing the guesses played so far, at
+    the class's root and one level below (exact_symmetric.py).  The solvers' memos must be empty (new solvers,
+    or reset ones).
     """
     members = np.asarray(members, dtype=np.int32)
     hard = hard_state is not None
@@ -99,27 +111,11 @@ def bound_class(solvers: ClassSolvers, members, target, k_s, max_level, memo_bit
                         solver.lb(members, level, target))
             if value >= target:
                 return int(value), f"hard LB_{level}" if hard else f"LB_{level}"
-    exact_solver = solvers.exact(hard, memo_bits=memo_bits, left=left)
-    if roots is not None and not hard:
-        return symmetric_min_total(exact_solver, solvers.codes, members, roots), "exact"
-    value, _ = exact_solver.min_total(members, state=hard_state)
+    if history is not None and generators:
+        value, _ = solvers.symmetric(hard, memo_bits, left, generators).min_total(members, history, state=hard_state)
+        return int(value), "exact"
+    value, _ = solvers.exact(hard, memo_bits=memo_bits, left=left).min_total(members, state=hard_state)
     return int(value), "exact"
-
-
-def symmetric_min_total(solver: ExactSolver, codes, members, roots) -> int:
-    """MinTotal(C) as the least V*(h, C) over the guesses h in `roots` (one per orbit of symmetries mapping C
-    onto itself), those splitting C into the most parts first, each solved against the best so far."""
-    if len(members) <= 2:
-        return 2 * len(members) - 1
-    block = np.sort(codes[roots][:, members], axis=1)
-    parts = 1 + (block[:, 1:] != block[:, :-1]).sum(axis=1)
-    order = np.argsort(-parts, kind="stable")
-    best = None
-    for h in roots[order[parts[order] >= 2]]:
-        value, exact = solver.guess_value(int(h), members, beta=INF if best is None else best)
-        if exact:
-            best = int(value)
-    return best
 
 
 def close_opener(classes, n_secrets, ub, exact_solver) -> list[tuple[int, str]]:
@@ -167,10 +163,3 @@ def subtree_totals(tree_json: dict) -> dict[str, int]:
     """Total of each child subtree of the root, by colour string: the targets of the opener's classes."""
     tree = from_json(tree_json)
     return {colours: sum(node.candidates for _, node in child.nodes()) for colours, child in tree.children.items()}
-
-
-def symmetry_permutations(game, codes, generators: list[dict]) -> list[np.ndarray]:
-    """The symmetry generators (as the funnel names them) as permutations of guess indices ([] for none)."""
-    if not generators:
-        return []
-    return guess_permutations(game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet), generators)

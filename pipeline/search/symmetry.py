@@ -113,36 +113,3 @@ def first_of_each_orbit(ordered, rep: np.ndarray) -> list[int]:
             seen.add(int(rep[g]))
             kept.append(g)
     return kept
-
-
-def stabiliser_generators(permutations: list[np.ndarray], g: int) -> list[np.ndarray]:
-    """Generators of the subgroup fixing guess g (Schreier's lemma): with u[x] a group element taking g to x
-    (found along the orbit of g), each u[s x]^-1 s u[x] fixes g, and together they generate the stabiliser."""
-    n = len(permutations[0]) if permutations else 0
-    transversal = {g: np.arange(n)}
-    queue = [g]
-    while queue:
-        x = queue.pop()
-        for perm in permutations:
-            y = int(perm[x])
-            if y not in transversal:
-                transversal[y] = perm[transversal[x]]
-                queue.append(y)
-    found = {}
-    for x, u in transversal.items():
-        for perm in permutations:
-            moved = perm[u]
-            inverse = np.argsort(transversal[int(moved[g])])
-            element = inverse[moved]
-            found.setdefault(element.tobytes(), element)
-    return list(found.values())
-
-
-def root_guesses(permutations: list[np.ndarray], opener: int) -> np.ndarray | None:
-    """One guess per orbit of the stabiliser of `opener` (None without symmetries): every element fixing the
-    opener maps each of its response classes onto itself, so these guesses suffice at a class's root."""
-    if not permutations:
-        return None
-    n = len(permutations[0])
-    rep = orbit_representatives(n, stabiliser_generators(permutations, opener))
-    return np.flatnonzero(rep == np.arange(n)).astype(np.int32)

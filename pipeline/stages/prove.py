@@ -15,7 +15,8 @@ lists the generators and, for every other opener, its representative: the checke
 When the upper bound found no strategy within game.max_guesses, the stage proves that limit infeasible instead
 (stages/prove_infeasible.py): a certificate of kind infeasible, a witness class per opener.
 The symmetries fixing the opener also map each of its classes onto itself, so a class's exact solve
-tries one first guess per orbit of them (search/symmetry.py root_guesses)."""
+tries one guess per orbit of the symmetries fixing the guesses played so far, at the class's root and one level
+below (search/exact_symmetric.py, search/stabiliser.py)."""
 
 import hashlib
 import json
@@ -33,16 +34,17 @@ from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game
 from pipeline.search.closure import (ClassSolvers, bound_class, close_opener, guesses_left, opener_classes,
-                                     subtree_totals, symmetry_permutations)
+                                     subtree_totals)
 from pipeline.search.exact import ExactSolver
-from pipeline.search.symmetry import root_guesses
+from pipeline.search.exact_symmetric import SymmetricExact
+from pipeline.search.stabiliser import HistoryStabiliser
 from pipeline.search.tree import from_json
 from pipeline.stages import prove_infeasible
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ProveConfig
 
 NAME = "prove"
-VERSION = 3
+VERSION = 4
 INPUTS = ("feedback", "upper_bound", "lower_bound")
 OUTPUTS = PROVE  # certificate.json, tree.json/.svg (and .txt for a better tree), game.json.gz: artifacts/outputs.py
 
@@ -81,13 +83,14 @@ def fan_out_tasks(ctx: StageContext, fn, jobs: list, shared: tuple, label: str) 
         worker_cache.forget()
 
 
-def class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, encoded_guesses, left):
-    """(bound, method) of one response class, job = (members, target, hard-mode state, roots): `bound_class`
-    with this worker's solvers."""
-    members, target, hard_state, roots = job
+def class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, encoded_guesses, left,
+               generators=()):
+    """(bound, method) of one response class, job = (members, target, hard-mode state, history: the opener as a
+    tuple of guess indices, or None): `bound_class` with this worker's solvers and the symmetry `generators`."""
+    members, target, hard_state, history = job
     with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
         return bound_class(solvers, members, target, k_s=k_s, max_level=max_level, memo_bits=memo_bits,
-                           hard_state=hard_state, left=left, roots=roots)
+                           hard_state=hard_state, left=left, history=history, generators=list(generators))
 
 
 def class_batch(jobs, *shared) -> list:
@@ -157,13 +160,13 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     targets = subtree_totals(tree_body["tree"])
     k_s = k_of_game(codes, game.n_codes)
     classes = {word: opener_classes(codes, game, game.guess_index[word]) for word in funnel["survivors"]}
-    perms = symmetry_permutations(game, codes, funnel.get("symmetry", {}).get("generators", []))
-    roots = root_guesses(perms, game.guess_index[ub_opener]) if not game.hard_mode else None
+    generators = [] if game.hard_mode else funnel.get("symmetry", {}).get("generators", [])
     shared = shared_args(class_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
                          k_s=k_s, max_level=cfg.max_level, memo_bits=cfg.memo_bits,
-                         encoded_guesses=game.encoded_guesses(), left=guesses_left(game))
+                         encoded_guesses=game.encoded_guesses(), left=guesses_left(game), generators=generators)
     ub_classes = classes.pop(ub_opener, [])
-    jobs = [(m, targets.get(colours), state, roots) for colours, m, state in ub_classes]
+    history = (game.guess_index[ub_opener],) if generators else None
+    jobs = [(m, targets.get(colours), state, history) for colours, m, state in ub_classes]
     others = [[(m, state) for _, m, state in cls] for cls in classes.values()]
     ub_results = closed_classes(ctx, jobs, shared)
     shared = shared_args(opener_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
@@ -184,7 +187,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
         ub, ub_opener = better[0]["value"], better[0]["opener"]
         log.info(f"{NAME}: opener {ub_opener} solves exactly to {ub}, below the upper bound {given['ub']} "
                  f"({given['opener']}): the proof goes on from {ub_opener}'s optimal tree")
-        tree_file = write_better_tree(ctx, cfg, codes, ub_opener, ub)
+        tree_file = write_better_tree(ctx, cfg, codes, ub_opener, ub, generators)
     else:
         shutil.copy(tree_file, ctx.out.file(TREE.name))
         draw_tree(ctx.out.file, from_json(tree_body["tree"]), game, depth=cfg.tree_depth)
@@ -208,13 +211,19 @@ def eliminated_openers(lower_bound_artifact) -> list[dict]:
             for r in rows if r["eliminated"]]
 
 
-def write_better_tree(ctx: StageContext, cfg: ProveConfig, codes, opener: str, value: int):
+def write_better_tree(ctx: StageContext, cfg: ProveConfig, codes, opener: str, value: int, generators=()):
     """An optimal tree of `opener`, whose classes the opener task solved exactly to `value`, written as this
-    artifact's tree.json/.txt/.svg: the proof's upper bound from now on."""
+    artifact's tree.json/.txt/.svg: the proof's upper bound from now on (searched with the history stabiliser of
+    the symmetry `generators`, if any)."""
     game = ctx.game
     solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(),
                          max_guesses=game.max_guesses, memo_bits=cfg.memo_bits)
-    tree = replayed_exact_tree(solver.tree(game.guess_index[opener]), game, codes, value)
+    if generators:
+        search = SymmetricExact(solver, HistoryStabiliser(game.encoded_guesses(), len(game.alphabet), generators))
+        nodes = search.tree(None, (), first=game.guess_index[opener])
+    else:
+        nodes = solver.tree(game.guess_index[opener])
+    tree = replayed_exact_tree(nodes, game, codes, value)
     write_tree(ctx.out.file, tree, game, objective="total", depth=cfg.tree_depth)
     return ctx.out.file(TREE.name)
 

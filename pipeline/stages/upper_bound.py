@@ -32,7 +32,9 @@ from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal import RANKINGS, ApSearch, rank_openers
 from pipeline.search.exact import IMPOSSIBLE, INF, ExactSolver
 from pipeline.search.objective import OBJECTIVES, least_limit
-from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
+from pipeline.search.exact_symmetric import SymmetricExact
+from pipeline.search.stabiliser import HistoryStabiliser
+from pipeline.search.symmetry import find_generators, first_of_each_orbit, opener_representatives
 from pipeline.search.valuations import transposed
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.runtime.log import log
@@ -40,7 +42,7 @@ from pipeline.search.tree import verify
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import UpperBoundConfig
 
-NAME, VERSION, INPUTS = "upper_bound", 2, ("feedback",)  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "upper_bound", 3, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = UPPER_BOUND  # openers.parquet, summary.json, tree.json/.txt/.svg: pipeline/artifacts/outputs.py
 
 
@@ -145,14 +147,18 @@ def evaluated_openers(ctx: StageContext, openers: list[int], cfg: UpperBoundConf
 
 
 def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_guesses, memo_bits, beta,
-                  best_depth=None):
+                  best_depth=None, words=None, generators=()):
     """(depth, V*(opener, S), its tree nodes) when it beats the best ApMinTotal strategy, else (None, None, None).
 
     best_depth None (objective total): beat Total `beta` under the game's limit.  Otherwise (max_then_total)
     beat (best_depth, beta) lexicographically: the least limit d <= best_depth with a strategy, then V* under d
-    (below `beta` when d = best_depth)."""
+    (below `beta` when d = best_depth).  With the game's symmetry `generators` (and `words`, the encoded
+    guesses) each node near the top tries one guess per orbit of the symmetries fixing the guesses played so
+    far (search/exact_symmetric.py)."""
     solver = ExactSolver(codes, secret_of_guess, n_codes, encoded_guesses is not None, encoded_guesses,
                          max_guesses=max_guesses, memo_bits=memo_bits)
+    if generators:
+        solver = SymmetricExact(solver, HistoryStabiliser(words, len(generators[0]["symbols"]), list(generators)))
 
     def within(left, budget):
         total, exact = solver.guess_value(opener, beta=budget, left=left)
@@ -163,7 +169,10 @@ def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_
     else:
         depth, total = least_limit(lambda d: within(d, INF if d < best_depth else beta), codes.shape[1], n_codes,
                                    best_depth)
-    return (None, None, None) if total is None else (depth, total, solver.tree(opener, left=depth))
+    if total is None:
+        return None, None, None
+    return depth, total, (solver.tree(None, (), left=depth, first=opener) if generators else
+                          solver.tree(opener, left=depth))
 
 
 def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible, best) -> list[dict]:
@@ -171,8 +180,10 @@ def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible, best) -> 
     [{opener, depth, total, tree}]."""
     game = ctx.game
     picked = [r.opener for _, r in sorted(feasible, key=rank)[:cfg.refine]]
+    generators = [] if not cfg.symmetry or game.hard_mode else find_generators(
+        game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet))
     shared = (codes, game.secret_of_guess, game.n_codes, game.encoded_guesses() if game.hard_mode else None,
-              game.max_guesses, cfg.refine_memo_bits, best[1].total, best[0])
+              game.max_guesses, cfg.refine_memo_bits, best[1].total, best[0], game.encoded_guesses(), generators)
     solved = ctx.fan_out(_exact_opener, picked, shared, label=f"{NAME}-refine")
     return [{"opener": g, "depth": depth, "total": total, "tree": exact_tree(nodes, game, codes)}
             for g, (depth, total, nodes) in zip(picked, solved) if total is not None]
