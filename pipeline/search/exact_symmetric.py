@@ -16,7 +16,7 @@ optimal tree is read back without searching again.
 
 import numpy as np
 
-from pipeline.search.exact import IMPOSSIBLE, INF, UNLIMITED, ExactSolver
+from pipeline.search.exact import IMPOSSIBLE, INF, ExactSolver
 from pipeline.search.exact_kernels import fill_bound_row
 from pipeline.search.hard_mode import allowed_into, initial_state, symbol_counts, update_state
 from pipeline.search.stabiliser import HistoryStabiliser

@@ -170,7 +170,7 @@ def leader_entries(ctx, cfg, codes, k_s, leaders: list[int], settled: dict) -> l
         owners.append((g, classes, targets, name))
     shared = shared_args(class_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
                          k_s=k_s, max_level=cfg.closure_level, memo_bits=cfg.memo_bits,
-                         encoded_guesses=game.encoded_guesses(), left=guesses_left(game))
+                         encoded_guesses=game.encoded_guesses(), left=guesses_left(game), generators=())
     results = iter(fan_out_tasks(ctx, class_task, jobs, shared, f"{NAME}-closure"))
     for g, classes, targets, name in owners:
         entry = survivor_entry(game.guesses[g], classes, [next(results) for _ in classes], targets)
