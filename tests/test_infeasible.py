@@ -170,13 +170,16 @@ def tight_counting_claim_refused(mm22) -> bool:
 
 
 def test_planted_witness_with_one_guess_fewer_fails(ight_lists, monkeypatch):
-    true_solvable = infeasible.exact_solvable
-    monkeypatch.setattr(infeasible, "exact_solvable", lambda solver, left: true_solvable(solver, left - 1))
+    """One guess fewer than left, in the shallow path (3 left: Mastermind 3x3 within 4) and in the exact solver's
+    (4 left: the -ight words within 5)."""
     import pipeline.stages.prove_infeasible as stage
 
-    monkeypatch.setattr(stage, "exact_solvable", infeasible.exact_solvable)
-    mm33 = tiny_games(ight_lists)[3]
-    assert mismatches(mm33, 4) != []
+    true_shallow, true_exact = infeasible.shallow_solvable, infeasible.exact_solvable
+    monkeypatch.setattr(stage, "shallow_solvable", lambda shallow, left: true_shallow(shallow, left - 1))
+    assert mismatches(tiny_games(ight_lists)[3], 4) != []
+    monkeypatch.undo()
+    monkeypatch.setattr(stage, "exact_solvable", lambda solver, left: true_exact(solver, left - 1))
+    assert mismatches(tiny_games(ight_lists)[0], 5) != []
 
 
 # ---- certificates --------------------------------------------------------------------------------------------
