@@ -84,7 +84,7 @@ def checker_opener_feasible(game, codes, opener: int, limit: int) -> bool:
                                  len(game.alphabet), game.hard_mode)
     for code, members, _ in opener_classes(codes, opener, game.n_codes - 1, None):
         rule = Rule(game.length, len(game.alphabet)).after(search.words[opener], code) if game.hard_mode else None
-        if not search.solvable(members, limit - 1, rule):
+        if not search.within(members, limit - 1, rule):
             return False
     return True
 
