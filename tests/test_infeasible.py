@@ -229,6 +229,26 @@ def test_hard_mode_certificate_is_verified(ight_lists, tmp_path, ray_session):
     claims_normal = tampered(folder, tmp_path, lambda c: c.__setitem__("hard_mode", False))
     with pytest.raises(CertificateError, match="hard_mode"):
         verify(claims_normal, game)
+    opener, response, size = solvable_hard_class(game)
+    moved = tampered(folder, tmp_path, lambda c: next(e for e in c["openers"] if e["opener"] == opener).update(
+        response=response, size=size))
+    with pytest.raises(CertificateError, match="can be solved within the 3 guesses left"):
+        verify(moved, game)
+
+
+def solvable_hard_class(game) -> tuple[str, str, int]:
+    """(opener, response, size) of a class of at least 3 secrets that the prover solves within 3 hard-mode
+    guesses (the deepest shallow case), for a witness moved onto it."""
+    from pipeline.feedback.matrix import game_matrix
+    from pipeline.search.shallow import Shallow
+
+    codes, words = game_matrix(game), game.encoded_guesses()
+    shallow = Shallow(codes, game.n_codes, np.ones(codes.shape[1], dtype=bool), words)
+    for g in range(len(game.guesses)):
+        for code, members, state in opener_classes(codes, g, game.n_codes - 1, words):
+            if len(members) >= 3 and shallow.solvable(members, 3, state):
+                return game.guesses[g], game.code_text(code), len(members)
+    raise AssertionError("no class of 3 or more is solved within 3 guesses")
 
 
 def _solvable_class(cert):
