@@ -498,7 +498,8 @@ def build_parser(command: str) -> ArgumentParser:
                             help="quick mode: re-derive only N elimination bounds and N closure classes at random "
                                  "(reported as partially checked); default: everything (sample=N also accepted)")
         parser.add_argument("--workers", type=worker_count, default=os.cpu_count() or 1,
-                            help="processes re-deriving the deep elimination bounds (default: one per core)")
+                            help="processes re-deriving the deep elimination bounds or the infeasibility witnesses "
+                                 "(default: one per core)")
         return parser
     if command == "bundle":
         parser = ArgumentParser(prog="python -m pipeline bundle", description=(

@@ -84,7 +84,7 @@ def checker_opener_feasible(game, codes, opener: int, limit: int) -> bool:
                                  len(game.alphabet), game.hard_mode)
     for code, members, _ in opener_classes(codes, opener, game.n_codes - 1, None):
         rule = Rule(game.length, len(game.alphabet)).after(search.words[opener], code) if game.hard_mode else None
-        if not search.solvable(members, limit - 1, rule):
+        if not search.within(members, limit - 1, rule):
             return False
     return True
 
@@ -170,13 +170,16 @@ def tight_counting_claim_refused(mm22) -> bool:
 
 
 def test_planted_witness_with_one_guess_fewer_fails(ight_lists, monkeypatch):
-    true_solvable = infeasible.exact_solvable
-    monkeypatch.setattr(infeasible, "exact_solvable", lambda solver, left: true_solvable(solver, left - 1))
+    """One guess fewer than left, in the shallow path (3 left: Mastermind 3x3 within 4) and in the exact solver's
+    (4 left: the -ight words within 5)."""
     import pipeline.stages.prove_infeasible as stage
 
-    monkeypatch.setattr(stage, "exact_solvable", infeasible.exact_solvable)
-    mm33 = tiny_games(ight_lists)[3]
-    assert mismatches(mm33, 4) != []
+    true_shallow, true_exact = infeasible.shallow_solvable, infeasible.exact_solvable
+    monkeypatch.setattr(stage, "shallow_solvable", lambda shallow, left: true_shallow(shallow, left - 1))
+    assert mismatches(tiny_games(ight_lists)[3], 4) != []
+    monkeypatch.undo()
+    monkeypatch.setattr(stage, "exact_solvable", lambda solver, left: true_exact(solver, left - 1))
+    assert mismatches(tiny_games(ight_lists)[0], 5) != []
 
 
 # ---- certificates --------------------------------------------------------------------------------------------
@@ -226,6 +229,26 @@ def test_hard_mode_certificate_is_verified(ight_lists, tmp_path, ray_session):
     claims_normal = tampered(folder, tmp_path, lambda c: c.__setitem__("hard_mode", False))
     with pytest.raises(CertificateError, match="hard_mode"):
         verify(claims_normal, game)
+    opener, response, size = solvable_hard_class(game)
+    moved = tampered(folder, tmp_path, lambda c: next(e for e in c["openers"] if e["opener"] == opener).update(
+        response=response, size=size))
+    with pytest.raises(CertificateError, match="can be solved within the 3 guesses left"):
+        verify(moved, game)
+
+
+def solvable_hard_class(game) -> tuple[str, str, int]:
+    """(opener, response, size) of a class of at least 3 secrets that the prover solves within 3 hard-mode
+    guesses (the deepest shallow case), for a witness moved onto it."""
+    from pipeline.feedback.matrix import game_matrix
+    from pipeline.search.shallow import Shallow
+
+    codes, words = game_matrix(game), game.encoded_guesses()
+    shallow = Shallow(codes, game.n_codes, np.ones(codes.shape[1], dtype=bool), words)
+    for g in range(len(game.guesses)):
+        for code, members, state in opener_classes(codes, g, game.n_codes - 1, words):
+            if len(members) >= 3 and shallow.solvable(members, 3, state):
+                return game.guesses[g], game.code_text(code), len(members)
+    raise AssertionError("no class of 3 or more is solved within 3 guesses")
 
 
 def _solvable_class(cert):

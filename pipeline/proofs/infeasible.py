@@ -10,13 +10,19 @@ own code only (its answering function, its split, its hard-mode rule):
   "counting": |C| > reach(L - 1, m), m the most non-win classes any guess makes on C, where
   reach(j, m) = 1 + m * reach(j - 1, m), reach(0, m) = 0 bounds what j guesses can find (the first guess finds
   at most itself, every other secret lies in one of at most m classes, each a set whose m is no larger);
-  "search": an exhaustive search (`Feasibility`) over every legal guess finds no strategy within L - 1.
+  "search": no strategy within L - 1 guesses: with at most 3 left decided by shallow.py (one secret; a guess
+  giving each secret its own response; a guess leaving only classes one more guess separates), with more by an
+  exhaustive search (`Feasibility`) over every legal guess.
 A strategy must open with some guess, and its witness class is then not found in time: so no strategy exists.
 `sample` re-derives only that many witnesses, and the result then says the certificate was only partially
-checked.
+checked.  With `workers` > 1 the witnesses are re-derived in that many fresh processes, each computing the code
+matrix again from the word lists.
 """
 
+import os
 import random
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -26,11 +32,15 @@ from pipeline.proofs.bounds import split
 from pipeline.proofs.certificate import (MALFORMED, CertificateError, _check, check_lists, load_certificate,
                                          malformed_rejected, rules_of)
 from pipeline.proofs.hard_mode import Rule, letter_counts
+from pipeline.proofs.parallel import counted
+from pipeline.proofs.shallow import solved_within
 from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry
 from pipeline.proofs.tree import answer_of
 
 KIND = "infeasible"
 REASONS = ("counting", "search")
+CHUNKS_PER_WORKER = 16  # witnesses are dealt out in this many chunks per worker process
+_worker: dict = {}
 
 
 def reach(guesses: int, parts: int) -> int:
@@ -59,6 +69,13 @@ class Feasibility:
     def legal(self, rule: Rule | None) -> np.ndarray:
         everyone = np.arange(self.codes.shape[0])
         return everyone if rule is None else everyone[rule.allowed(self.words, self.counts)]
+
+    def within(self, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
+        """`solvable`, by shallow.py's kernels when at most 3 guesses are left."""
+        if left > 3:
+            return self.solvable(cands, left, rule)
+        guessable = self.guess_of_secret >= 0
+        return solved_within(self.codes, cands, left, self.n_codes, guessable, rule, self.words, self.counts)
 
     def solvable(self, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
         """Some strategy finds every candidate within `left` guesses (hard mode: under `rule`)."""
@@ -136,7 +153,7 @@ def check_witness(entry: dict, game, codes, search: Feasibility, limit: int) -> 
         return
     rule = Rule(game.length, len(game.alphabet)).after(search.words[g], int(codes[g, cls[0]])) \
         if game.hard_mode else None
-    _check(not search.solvable(cls, limit - 1, rule),
+    _check(not search.within(cls, limit - 1, rule),
            f"opener {opener}: class {response} can be solved within the {limit - 1} guesses left")
 
 
@@ -156,13 +173,51 @@ def verify_infeasible(folder: Path, game, sample: int | None = None, seed: int =
         picked = list(cert["openers"])
         if sample is not None:
             picked = random.Random(seed).sample(picked, min(sample, len(picked)))
-        search = Feasibility(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret,
-                             n_codes_of(answer_of(game), game.length), len(game.alphabet), game.hard_mode)
         say(f"re-deriving the witnesses of {len(picked)} opener(s)")
-        for entry in picked:
-            check_witness(entry, game, codes, search, limit)
+        rederive(picked, game, codes, limit, workers, say)
     reasons = [e["reason"] for e in cert["openers"]]
     return {"kind": KIND, "max_guesses": limit, "hard_mode": game.hard_mode, "openers": len(cert["openers"]),
             "represented": len(represented), "by_counting": reasons.count("counting"),
             "by_search": reasons.count("search"), "openers_rederived": len(picked),
             "complete": len(picked) == len(cert["openers"])}
+
+
+def searcher(game, codes) -> Feasibility:
+    return Feasibility(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret,
+                       n_codes_of(answer_of(game), game.length), len(game.alphabet), game.hard_mode)
+
+
+def rederive(entries: list, game, codes, limit: int, workers: int, say) -> None:
+    """check_witness of every entry, here or over `workers` fresh processes (CertificateError at the first
+    refused witness)."""
+    if workers <= 1 or len(entries) < 2 * workers:
+        search = searcher(game, codes)
+        for _ in counted((check_witness(e, game, codes, search, limit) for e in entries), len(entries),
+                         "witnesses", say):
+            pass
+        return
+    n = min(len(entries), workers * CHUNKS_PER_WORKER)
+    chunks = [entries[i::n] for i in range(n)]
+    saved = os.environ.get("NUMBA_NUM_THREADS")
+    os.environ["NUMBA_NUM_THREADS"] = "1"  # read by each worker's numba at import: one core per worker
+    try:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start,
+                                 initargs=(game, limit)) as pool:
+            for _ in counted(pool.map(_check_chunk, chunks), len(chunks), "chunks of witnesses", say):
+                pass
+    finally:
+        if saved is None:
+            os.environ.pop("NUMBA_NUM_THREADS", None)
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = saved
+
+
+def _start(game, limit: int) -> None:
+    codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
+    _worker.update(game=game, codes=codes, search=searcher(game, codes), limit=limit)
+
+
+def _check_chunk(entries: list) -> int:
+    for entry in entries:
+        check_witness(entry, _worker["game"], _worker["codes"], _worker["search"], _worker["limit"])
+    return len(entries)

@@ -12,8 +12,9 @@ m(C') <= m(C) (each non-win class of Split(C', x) lies in a distinct non-win cla
 same code), so |C'| <= reach(j - 1, m).  Hence |C| > reach(L - 1, m(C)) means C cannot be solved in time.
 In hard mode fewer guesses are legal, which only lowers what can be found: the bound holds in both modes.
 
-search: the exact solver (search/exact.py) under the limit returns IMPOSSIBLE exactly when no strategy
-solves the class within the guesses left.
+search: with at most 3 guesses left, search/shallow.py decides it directly (one secret; a guess separating the
+class; a guess leaving only parts that one more guess separates); with more, the exact solver (search/exact.py)
+under the limit returns IMPOSSIBLE exactly when no strategy solves the class within the guesses left.
 
 `opener_witness` tries every class by counting first (cheap), then the classes by exact search, largest
 first, and returns the first witness, or None when every class is solvable (the opener is feasible).
@@ -22,6 +23,7 @@ first, and returns the first witness, or None when every class is solvable (the 
 import numpy as np
 
 from pipeline.search.exact import IMPOSSIBLE
+from pipeline.search.shallow_kernels import profile
 
 COUNTING, SEARCH = "counting", "search"
 
@@ -42,24 +44,42 @@ def most_parts(codes: np.ndarray, members: np.ndarray, win: int) -> int:
     return int((distinct - (block == win).any(axis=1)).max())
 
 
-def counted_out(codes: np.ndarray, members: np.ndarray, win: int, left: int) -> bool:
-    """Whether counting shows the class cannot be solved within `left` guesses."""
+def counted_out(codes: np.ndarray, members: np.ndarray, win: int, left: int, probes=None) -> bool:
+    """Whether counting shows the class cannot be solved within `left` guesses.  With `probes` (a few guess
+    indices), m(C) is first bounded from below by theirs: a class no larger than reach(left, that) is let through
+    without computing m over every guess."""
+    if probes is not None and len(members) <= reach(left, most_parts(codes[probes], members, win)):
+        return False
     return len(members) > reach(left, most_parts(codes, members, win))
 
 
-def opener_witness(classes: list, codes: np.ndarray, win: int, left: int, solvable) -> dict | None:
+def probe_guesses(codes: np.ndarray, n_codes: int, count: int = 16) -> np.ndarray:
+    """The `count` guesses that make the most classes on all secrets: counted_out's probes."""
+    classes, _ = profile(codes, n_codes, n_codes - 1)
+    return np.argsort(-classes, kind="stable")[:count]
+
+
+def opener_witness(classes: list, codes: np.ndarray, win: int, left: int, solvable, probes=None) -> dict | None:
     """The first witness among an opener's non-win classes [(response, members, state)], or None.
 
     `solvable(members, state)` says whether the exact search solves a class within `left` guesses.  A witness
-    is {"response", "size", "reason"}: counting tried on every class first, then search, largest first."""
+    is {"response", "size", "reason"}: counting tried on every class first, then search, largest first; `probes`
+    as for counted_out."""
     by_size = sorted(classes, key=lambda c: -len(c[1]))
     for response, members, _ in by_size:
-        if counted_out(codes, members, win, left):
+        if counted_out(codes, members, win, left, probes):
             return {"response": response, "size": len(members), "reason": COUNTING}
     for response, members, state in by_size:
         if not solvable(members, state):
             return {"response": response, "size": len(members), "reason": SEARCH}
     return None
+
+
+def shallow_solvable(shallow, left: int):
+    """`solvable` for opener_witness from a search/shallow.py Shallow, for left <= 3 guesses."""
+    def solvable(members, state) -> bool:
+        return shallow.solvable(members, left, state)
+    return solvable
 
 
 def exact_solvable(solver, left: int):

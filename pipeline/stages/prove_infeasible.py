@@ -2,10 +2,11 @@
 
 Every opener orbit representative (search/symmetry.py, normal mode; every opener in hard mode) is given a
 witness, a response class that cannot be solved within the guesses left (search/infeasible.py: counting, then
-the exact solver under the limit), in batches over Ray.  The certificate (kind infeasible) names, per opener, the
-witness's response, size and reason, and the symmetry generators with each other opener's representative;
-`verify-certificate` re-derives all of it with the checker's own code (pipeline/proofs/infeasible.py).  An opener
-with no witness has a strategy within the limit that ApMinTotal missed: the stage then fails with one error.
+search/shallow.py with at most 3 guesses left, else the exact solver under the limit), in batches over Ray.  The
+certificate (kind infeasible) names, per opener, the witness's response, size and reason, and the symmetry
+generators with each other opener's representative; `verify-certificate` re-derives all of it with the checker's
+own code (pipeline/proofs/infeasible.py).  An opener with no witness has a strategy within the limit that
+ApMinTotal missed: the stage then fails with one error.
 """
 
 import json
@@ -17,8 +18,9 @@ from pipeline.errors import PipelineError
 from pipeline.runtime.policy import batch_count, deal
 from pipeline.search.exact import ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
-from pipeline.search.infeasible import exact_solvable, opener_witness
+from pipeline.search.infeasible import exact_solvable, opener_witness, probe_guesses, shallow_solvable
 from pipeline.search.partition import split
+from pipeline.search.shallow import MAX_LEFT, Shallow
 from pipeline.search.symmetry import opener_representatives
 from pipeline.stages.base import StageContext
 
@@ -35,11 +37,17 @@ def opener_classes(codes, opener: int, win: int, words) -> list:
 
 
 def witness_batch(openers, codes, secret_of_guess, n_codes, words, max_guesses, memo_bits) -> list:
-    """opener_witness of each opener of a batch (response as its code), one exact solver for the batch."""
-    solver = ExactSolver(codes, secret_of_guess, n_codes, words is not None, words, max_guesses=max_guesses,
-                         memo_bits=memo_bits)
-    solvable, win = exact_solvable(solver, max_guesses - 1), int(n_codes) - 1
-    return [opener_witness(opener_classes(codes, g, win, words), codes, win, max_guesses - 1, solvable)
+    """opener_witness of each opener of a batch (response as its code), one solver for the batch: Shallow with at
+    most 3 guesses left, else the exact solver."""
+    left, win = max_guesses - 1, int(n_codes) - 1
+    if left <= MAX_LEFT:
+        guessable = np.isin(np.arange(codes.shape[1]), secret_of_guess[secret_of_guess >= 0])
+        solvable = shallow_solvable(Shallow(codes, n_codes, guessable, words), left)
+    else:
+        solvable = exact_solvable(ExactSolver(codes, secret_of_guess, n_codes, words is not None, words,
+                                              max_guesses=max_guesses, memo_bits=memo_bits), left)
+    probes = probe_guesses(codes, n_codes)
+    return [opener_witness(opener_classes(codes, g, win, words), codes, win, left, solvable, probes)
             for g in openers]
 
 
