@@ -76,18 +76,7 @@ def perfect_candidate(codes, guess_of_secret, legal, cands, seen) -> bool:
     other by the second).  `seen` is a False row of n_codes, left False."""
     for c in cands:
         g = guess_of_secret[c]
-        if not legal[g]:
-            continue
-        row = codes[g]
-        ok = True
-        for d in cands:
-            if seen[row[d]]:
-                ok = False
-                break
-            seen[row[d]] = True
-        for d in cands:
-            seen[row[d]] = False
-        if ok:
+        if legal[g] and separates(codes[g], cands, seen):
             return True
     return False
 
@@ -96,18 +85,23 @@ def perfect_candidate(codes, guess_of_secret, legal, cands, seen) -> bool:
 def perfect_guess(codes, guesses, cands, seen) -> bool:
     """Does some listed guess give every candidate its own answer (stopping at the first)?  `seen` as above."""
     for g in guesses:
-        row = codes[g]
-        ok = True
-        for d in cands:
-            if seen[row[d]]:
-                ok = False
-                break
-            seen[row[d]] = True
-        for d in cands:
-            seen[row[d]] = False
-        if ok:
+        if separates(codes[g], cands, seen):
             return True
     return False
+
+
+@njit(cache=True)
+def separates(row, cands, seen) -> bool:
+    """Does the guess whose answers are `row` give every candidate its own answer?  `seen` as above."""
+    ok = True
+    for d in cands:
+        if seen[row[d]]:
+            ok = False
+            break
+        seen[row[d]] = True
+    for d in cands:
+        seen[row[d]] = False
+    return ok
 
 
 def class_costs(n_secrets: int, n_codes: int) -> np.ndarray:
