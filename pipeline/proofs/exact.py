@@ -31,8 +31,8 @@ MAX_HISTORY = 3  # the stabiliser restricts nodes up to three guesses deep (the 
 @njit(cache=True)
 def node_options(codes, guesses, cands, n_codes, costs, beta, searched):
     """(the listed guesses that split C, the `searched` ones of them with floor < beta, best floor first (ties:
-    the least sum of squared class sizes first, then list order), their floors, k): k = the most parts any listed guess makes on C; a guess's floor is |C| + sum
-    over its non-win classes of costs[k, size].  Two passes (parts, then floors once k is known), counting into
+    the least sum of squared class sizes first, then list order), their floors, k): k = the most parts any listed
+    guess makes on C; a guess's floor is |C| + sum over its non-win classes of costs[k, size].  Two passes (parts, then floors once k is known), counting into
     one row of n_codes that is cleared by the candidates it counted."""
     count = np.zeros(n_codes, dtype=np.int64)
     parts = np.zeros(guesses.shape[0], dtype=np.int64)

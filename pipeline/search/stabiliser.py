@@ -45,6 +45,10 @@ def _blocks(size: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
     return list(classes.values())
 
 
+NOT_A_TRANSPOSITION = ("history stabiliser: a symmetry generator is not a transposition of two symbols or of two "
+                       "positions, so the group is not known to be a product of symmetric groups; not used")
+
+
 def _transposition(perm: list[int]) -> tuple[int, int] | None:
     """(i, j) when perm swaps exactly i and j; None for the identity; ValueError otherwise."""
     moved = [i for i, x in enumerate(perm) if x != i]
@@ -52,8 +56,7 @@ def _transposition(perm: list[int]) -> tuple[int, int] | None:
         return None
     if len(moved) == 2 and perm[moved[0]] == moved[1]:
         return moved[0], moved[1]
-    raise ValueError("history stabiliser: a symmetry generator is not a transposition of two symbols or of two "
-                     "positions, so the group is not known to be a product of symmetric groups; not used")
+    raise ValueError(NOT_A_TRANSPOSITION)
 
 
 class HistoryStabiliser:
@@ -67,13 +70,14 @@ class HistoryStabiliser:
         symbol_pairs, position_pairs = [], []
         for gen in generators:
             s, p = _transposition(list(gen["symbols"])), _transposition(list(gen["positions"]))
-            if (s is None) == (p is None):
-                _transposition([1, 2, 0])  # both moved or neither: not a plain transposition (raises)
+            if (s is None) == (p is None):  # both moved or neither: not one plain transposition
+                raise ValueError(NOT_A_TRANSPOSITION)
             (symbol_pairs if s is not None else position_pairs).append(s or p)
+        symbol_blocks = _blocks(n_symbols, symbol_pairs)
         self.symbol_block = np.empty(n_symbols, dtype=np.int64)
-        for b, block in enumerate(_blocks(n_symbols, symbol_pairs)):
+        for b, block in enumerate(symbol_blocks):
             self.symbol_block[block] = b
-        self.symbol_blocks = [b for b in _blocks(n_symbols, symbol_pairs) if len(b) > 1]
+        self.symbol_blocks = [b for b in symbol_blocks if len(b) > 1]
         blocks = [b for b in _blocks(self.length, position_pairs) if len(b) > 1]
         if np.prod([float(np.prod(np.arange(1, len(b) + 1))) for b in blocks]) > MAX_POSITION_MAPS:
             raise ValueError(f"history stabiliser: the position group has more than {MAX_POSITION_MAPS} elements; "

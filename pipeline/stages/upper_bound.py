@@ -34,7 +34,7 @@ from pipeline.search.exact import IMPOSSIBLE, INF, ExactSolver
 from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.search.exact_symmetric import SymmetricExact
 from pipeline.search.stabiliser import HistoryStabiliser
-from pipeline.search.symmetry import find_generators, first_of_each_orbit, opener_representatives
+from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
 from pipeline.search.valuations import transposed
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.runtime.log import log
@@ -74,13 +74,13 @@ def validate(cfg: UpperBoundConfig, game) -> None:
     word_list(cfg, "openers", game, allow_empty=False)
 
 
-def chosen_openers(cfg: UpperBoundConfig, game, codes) -> list[int]:
+def chosen_openers(cfg: UpperBoundConfig, game, codes, symmetry) -> list[int]:
     """The openers to try: a given list as it is; `all` and `ranked` keep one opener per orbit of the game's
-    symmetries (stage.symmetry), since symmetric openers have the same values."""
+    symmetries (`symmetry`: the run's GameSymmetry), since symmetric openers have the same values."""
     if cfg.openers not in ("all", "ranked"):
         return [game.guess_index[str(w).lower()] for w in cfg.openers]
     n = len(game.guesses)
-    rep = opener_orbits(cfg, game, codes)
+    rep = symmetry.representatives()
     if cfg.openers == "all":
         return first_of_each_orbit(range(n), rep)
     top_k = cfg.top_k or cfg.breadth
@@ -89,11 +89,28 @@ def chosen_openers(cfg: UpperBoundConfig, game, codes) -> list[int]:
     return first_of_each_orbit(ranked, rep)[:top_k]
 
 
-def opener_orbits(cfg: UpperBoundConfig, game, codes) -> np.ndarray:
-    """The representative of every opener's orbit; every opener its own when stage.symmetry is off."""
-    if not cfg.symmetry or game.hard_mode:
-        return np.arange(len(game.guesses))
-    return opener_representatives(game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet))[1]
+class GameSymmetry:
+    """The game's symmetries as this run uses them, found once and only when first asked for (finding them costs
+    about a second on a Wordle-size matrix): none when stage.symmetry is off or in hard mode."""
+
+    def __init__(self, cfg: UpperBoundConfig, game, codes):
+        self.off = not cfg.symmetry or game.hard_mode
+        self.game, self.codes = game, codes
+        self.found = None
+
+    def _find(self) -> tuple[list[dict], np.ndarray]:
+        if self.found is None:
+            game = self.game
+            self.found = ([], np.arange(len(game.guesses))) if self.off else opener_representatives(
+                game.encoded_guesses(), game.encoded_secrets(), self.codes, len(game.alphabet))
+        return self.found
+
+    def generators(self) -> list[dict]:
+        return self._find()[0]
+
+    def representatives(self) -> np.ndarray:
+        """The representative of every opener's orbit (every opener its own without symmetries)."""
+        return self._find()[1]
 
 
 def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, encoded_guesses, max_guesses,
@@ -175,13 +192,12 @@ def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_
                           solver.tree(opener, left=depth))
 
 
-def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible, best) -> list[dict]:
-    """Exact values and trees of the `refine` best openers that beat `best` (depth, total):
-    [{opener, depth, total, tree}]."""
+def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible, best, symmetry) -> list[dict]:
+    """Exact values and trees of the `refine` best openers that beat `best` (depth, total), searched with the
+    game's `symmetry` (GameSymmetry): [{opener, depth, total, tree}]."""
     game = ctx.game
     picked = [r.opener for _, r in sorted(feasible, key=rank)[:cfg.refine]]
-    generators = [] if not cfg.symmetry or game.hard_mode else find_generators(
-        game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet))
+    generators = symmetry.generators()
     shared = (codes, game.secret_of_guess, game.n_codes, game.encoded_guesses() if game.hard_mode else None,
               game.max_guesses, cfg.refine_memo_bits, best[1].total, best[0], game.encoded_guesses(), generators)
     solved = ctx.fan_out(_exact_opener, picked, shared, label=f"{NAME}-refine")
@@ -198,7 +214,8 @@ def rank(entry) -> tuple:
 def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     game = ctx.game
     codes = load_matrix(ctx.inputs["feedback"], game)
-    openers = chosen_openers(cfg, game, codes)
+    symmetry = GameSymmetry(cfg, game, codes)
+    openers = chosen_openers(cfg, game, codes, symmetry)
     shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
               game.encoded_guesses() if game.hard_mode else None, game.max_guesses, cfg.ranking, cfg.objective)
     evaluated = evaluated_openers(ctx, openers, cfg, shared)
@@ -209,7 +226,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     best_depth, best = min(feasible, key=rank)  # first in opener order on ties
     chosen = {"opener": best.opener, "depth": best_depth, "total": best.total, "method": "ApMinTotal",
               "tree": best.tree(list(game.guesses), game.answering.text)}
-    exact = refined(ctx, cfg, codes, feasible, (best_depth, best)) if cfg.refine else []
+    exact = refined(ctx, cfg, codes, feasible, (best_depth, best), symmetry) if cfg.refine else []
     for entry in exact:
         if (entry["depth"] or 0, entry["total"]) < (chosen["depth"] or 0, chosen["total"]):
             chosen = entry | {"method": "exact"}
