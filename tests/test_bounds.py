@@ -218,3 +218,36 @@ def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle():
         for floor in (1, int(parts.max()) - 1, int(parts.max()) + 1):
             assert most_parts_above(*solver.index, cands, 243, floor, n) == max(floor, int(parts.max())), n
     assert solver._lb3_by_parts(np.arange(152, dtype=np.int32)) is None  # larger than K_S + 1: not this way
+
+
+def two_speed_matrix():
+    """20 secrets: guess i < 20 wins on secret i and answers 0 on every other; guess 20 (no secret) answers 0 on
+    secrets 0..11 and 1..8 on secrets 12..19.  K_S = 9, but no guess splits secrets 0..11 into more than 2
+    parts, so LB_2 of that class (Bound(12, 2)) exceeds its LB_3, and its LB_4 its LB_5."""
+    codes = np.zeros((21, 20), dtype=np.uint8)
+    codes[np.arange(20), np.arange(20)] = 9
+    codes[20, 12:] = np.arange(1, 9)
+    secret_of_guess = np.r_[np.arange(20), [-1]].astype(np.int32)
+    return codes, secret_of_guess
+
+
+def test_only_lb3_is_a_floor_for_every_level(monkeypatch):
+    import pipeline.search.bounds as bounds
+
+    codes, sog = two_speed_matrix()
+    k_s = k_of_game(codes, 10)
+    first = np.arange(12, dtype=np.int32)
+    lbs = [BoundSolver(codes, sog, 10, k_s).lb(first, level)[0] for level in range(1, 8)]
+    assert k_s == 9 and lbs == [25, 37, 34, 45, 42, 52, 50]  # LB_3 < LB_2 and LB_5 < LB_4: the levels do not grow
+
+    everyone = np.arange(20, dtype=np.int32)
+
+    def cut_wrongly(level):
+        """Budgets at which V_level(guess 20) stops above the budget although its value is within it."""
+        truth = BoundSolver(codes, sog, 10, k_s).v(20, everyone, level)[0]
+        cuts = [(budget, BoundSolver(codes, sog, 10, k_s).v(20, everyone, level, budget)) for budget in range(20, 90)]
+        return [budget for budget, (value, exact) in cuts if truth <= budget and not exact]
+
+    assert all(not cut_wrongly(level) for level in range(1, 9))
+    monkeypatch.setattr(bounds, "floor_levels", lambda level: (level - 1, level) if level >= 4 else (level,))
+    assert cut_wrongly(5) and cut_wrongly(7)  # LB_{level-1} as a floor: an opener is eliminated below its V_level

@@ -147,6 +147,28 @@ def test_lower_bounds_below_exact_and_v_monotone_on_mini_nerdle():
         assert bounds.lb(c, 3)[0] <= bounds.lb(c, 5)[0] <= exact.min_total(c, None, None)
 
 
+def test_checker_raises_classes_through_lb3_only(monkeypatch):
+    """The checker's V_level early exit is exact within every budget where LB_5 < LB_4 (test_bounds'
+    two_speed_matrix), and a planted LB_{level-1} floor cuts an opener below its V_level."""
+    import pipeline.proofs.bounds as checker_bounds
+    from test_bounds import two_speed_matrix
+
+    codes, _ = two_speed_matrix()
+    first = np.arange(12, dtype=np.int32)
+    assert [LowerBounds(codes, np.arange(20), 10).lb(first, level)[0] for level in range(1, 8)] == [
+        25, 37, 34, 45, 42, 52, 50]
+    everyone = np.arange(20, dtype=np.int32)
+
+    def cut_wrongly(level):
+        truth = LowerBounds(codes, np.arange(20), 10).v(20, everyone, level)[0]
+        cuts = [(budget, LowerBounds(codes, np.arange(20), 10).v(20, everyone, level, budget)) for budget in range(20, 90)]
+        return [budget for budget, (value, exact) in cuts if truth <= budget and not exact]
+
+    assert all(not cut_wrongly(level) for level in range(1, 9))
+    monkeypatch.setattr(checker_bounds, "raise_steps", lambda level: (level - 1, level) if level >= 4 else (level,))
+    assert cut_wrongly(5) and cut_wrongly(7)
+
+
 def test_exact_search_in_hard_mode_and_with_a_guess_limit(ight_words):
     from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game

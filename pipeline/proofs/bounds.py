@@ -231,23 +231,33 @@ def root_v12(codes, codes_t, openers, n_codes, btab, level, budget, parts_on_s):
 
 def raised_sum(row, cands, n_codes, btab, level, budget, smallest, bound_of):
     """(V_level(g, C), exact) for the guess whose codes are `row`: |C| + each class at LB_1, then classes of at
-    least `smallest` members raised to bound_of(class, cap) -> (value, exact), largest first, stopping once
-    the total exceeds `budget`."""
+    least `smallest` members raised to bound_of(class, step, cap) -> (value, exact) = LB_step, largest first,
+    stopping once the total exceeds `budget`.  From level 4 on they are raised twice, to LB_3 (cheap) and then
+    to LB_level, so that each costly class starts with little slack: LB_3 <= LB_i for every i >= 3, since
+    LB_{i+2} >= LB_i (V_i grows with its classes' bounds) from LB_3 >= LB_1 and LB_4 >= LB_2 (a part of C
+    splits into no more parts than C), and LB_4 >= LB_3 from LB_2 >= LB_1."""
     members, starts, sizes = split(row, cands, n_codes)
-    floors = btab[sizes]
-    total = len(cands) + int(floors.sum())
+    raised = btab[sizes]
+    total = len(cands) + int(raised.sum())
     exact = True
     if level == 1:
         return total, exact
-    for c in np.argsort(-sizes, kind="stable"):
-        if total > budget:
-            return total, False
-        if sizes[c] < smallest:
-            break
-        value, done = bound_of(members[starts[c]:starts[c] + sizes[c]], budget - total + int(floors[c]))
-        total = min(total + value - int(floors[c]), HUGE)
-        exact = exact and done
+    order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] >= smallest]
+    for step in raise_steps(level):
+        exact = True
+        for c in order:
+            if total > budget:
+                return total, False
+            value, done = bound_of(members[starts[c]:starts[c] + sizes[c]], step, budget - total + int(raised[c]))
+            total = min(total + value - int(raised[c]), HUGE)
+            raised[c] = value
+            exact = exact and done
     return total, exact
+
+
+def raise_steps(level: int) -> tuple[int, ...]:
+    """The bounds V_level raises its classes to, in turn (see `raised_sum`)."""
+    return (3, level) if level >= 4 else (level,)
 
 
 def least_value(keys, guesses, budget, value_of):
@@ -328,10 +338,10 @@ class LowerBounds:
         return least_value(keys, self.column_guess, budget, lambda g, cap: self.v(int(g), cands, level, cap))
 
     def v(self, g: int, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
-        """(V_level(g, C), exact): classes start at LB_1 and are raised largest first."""
+        """(V_level(g, C), exact): classes start at LB_1 and are raised largest first (see `raised_sum`)."""
         smallest = 4 if level == 2 else 3  # smaller classes have LB_level = LB_1
         return raised_sum(self.codes[g], cands, self.n_codes, self.btab, level, budget, smallest,
-                          lambda cls, cap: self.lb(cls, level, cap))
+                          lambda cls, step, cap: self.lb(cls, step, cap))
 
     def openers(self, openers, level: int, budget: int = HUGE) -> np.ndarray:
         """V_level(g, S) of each opener (early exit above `budget`)."""

@@ -105,10 +105,10 @@ class HardLowerBounds:
         return result
 
     def v(self, g: int, cands: np.ndarray, rule: Rule, level: int, budget: int = HUGE) -> tuple[int, bool]:
-        """(V_level(g, C, R), exact): classes start at LB_1 and are raised largest first."""
+        """(V_level(g, C, R), exact): classes start at LB_1 and are raised largest first (see `raised_sum`)."""
         row = self.codes[g]
         return raised_sum(row, cands, self.n_codes, self.btab, level, budget, 3,
-                          lambda cls, cap: self.lb(cls, rule.after(self.words[g], int(row[cls[0]])), level, cap))
+                          lambda cls, step, cap: self.lb(cls, rule.after(self.words[g], int(row[cls[0]])), step, cap))
 
     def opener(self, g: int, level: int, budget: int = HUGE) -> int:
         """V_level(g, S) in hard mode from the start of the game (early exit above `budget`)."""

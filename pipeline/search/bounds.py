@@ -251,24 +251,40 @@ class BoundSolver:
 
     # ---- V_i(g, C) -----------------------------------------------------
     def v(self, g, candidates, level, budget=UNBOUNDED):
-        """(V_level(g, C), exact); classes are upgraded from the LB_1 floor, largest first."""
+        """(V_level(g, C), exact): each class's bound raised from the LB_1 floor, largest class first.
+
+        From level 4 on, every class is first raised to LB_3 (cheap, and LB_3 <= LB_level: `floor_levels`),
+        so the total starts at V_3 and each costly LB_level gets only the slack V_3 leaves under the budget:
+        an opener whose V_3 is near the budget is then cut off after a class or two."""
         members, starts, sizes = _classes(self.codes[g], candidates, self.n_codes, self.win)
-        floors = self.btab[sizes]
-        total = len(candidates) + int(floors.sum())
+        bounds = self.btab[sizes]
+        total = len(candidates) + int(bounds.sum())
         if level == 1:
             return total, True
-        smallest_upgraded = 4 if level == 2 else 3  # below it LB_level = LB_1 (when K_S >= 2)
+        order = np.argsort(-sizes, kind="stable")
+        order = order[sizes[order] >= (4 if level == 2 else 3)]  # below it LB_level = LB_1 (when K_S >= 2)
         exact = True
-        for c in np.argsort(-sizes, kind="stable"):
-            if total > budget:
-                return total, False
-            if sizes[c] < smallest_upgraded:
-                break
-            floor = int(floors[c])
-            value, class_exact = self.lb(members[starts[c]:starts[c + 1]], level, budget - total + floor)
-            total += value - floor
-            exact = exact and class_exact
+        for lev in floor_levels(level):
+            exact = True
+            for c in order:
+                if total > budget:
+                    return total, False
+                value, class_exact = self.lb(members[starts[c]:starts[c + 1]], lev, budget - total + int(bounds[c]))
+                total += value - int(bounds[c])
+                bounds[c] = value
+                exact = exact and class_exact
         return total, exact
+
+
+def floor_levels(level: int) -> tuple[int, ...]:
+    """The levels V_level raises its classes through: (3, level) from level 4 on, else (level,).
+
+    LB_3 <= LB_i for every i >= 3, so a class's LB_3 is a floor for its LB_i: LB_{i+2}(C) = min_g V_i(g, C)
+    >= min_g V_{i-2}(g, C) = LB_i(C) by induction on i, from LB_3 >= LB_1 (a root with at most K_S
+    children) and LB_4 >= LB_2 (a subset of C splits into no more parts than C), and LB_4 >= LB_3 since
+    LB_2 >= LB_1.  LB_5 >= LB_4 need not hold (LB_3 >= LB_2 need not), so LB_3 is the floor every level
+    shares."""
+    return (3, level) if level >= 4 else (level,)
 
 
 def k_of_game(codes, n_codes):
