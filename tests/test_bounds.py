@@ -6,7 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pipeline.compose import builtin_game
 from pipeline.feedback.kernel import code_matrix, encode_words
+from pipeline.feedback.matrix import game_matrix
 from pipeline.search.bounds import UNBOUNDED, BoundSolver, bound, k_of_game, opener_values
 from pipeline.search.max_parts import NEIGHBOUR_SIZES, max_parts, most_parts_above, parts_index
 from pipeline.search.partition import split_parts
@@ -33,6 +35,28 @@ def test_bound_against_level_fill():
         assert bound(n, n - 1) == 2 * n - 1 == bound(n, n + 5)
     assert bound(221, 150) == 1 + 2 * 150 + 3 * 70
     assert bound(10**6, 150) == level_fill(10**6, 150)
+
+
+def test_lb2_against_a_budget_is_exact_within_it_and_a_bound_above_it():
+    """LB_2 with a budget: exact (Bound of the true most parts) when within the budget, else a lower bound
+    above it; the scan that shows "no guess makes more than k_max parts" must not overshoot by one."""
+    game = builtin_game("mini_nerdle")
+    codes = game_matrix(game)
+    solver = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_of_game(codes, game.n_codes),
+                         game.encoded_guesses(), game.encoded_secrets())
+    rng = np.random.default_rng(3)
+    cut = 0
+    for _ in range(60):
+        cands = np.sort(rng.choice(codes.shape[1], size=int(rng.integers(4, 120)), replace=False)).astype(np.int32)
+        most = max(len(set(codes[g, cands])) for g in range(codes.shape[0]))
+        truth = bound(len(cands), min(most, len(cands) - 1))
+        for budget in range(len(cands), truth + 3):
+            solver.reset()
+            value, exact = solver.lb(cands, 2, budget)
+            assert (value == truth) if exact else (budget < value <= truth), (len(cands), budget, value, truth)
+            assert exact or truth > budget
+            cut += not exact
+    assert cut  # the budget did stop some scans early
 
 
 def subsets(n, rng, count):

@@ -117,7 +117,7 @@ def assert_budgeted(result, truth, budget):
 
 def test_parts_above_is_the_largest_part_count_whose_bound_exceeds_the_budget():
     from pipeline.search.bounds import bound
-    from pipeline.search.hard_bounds import parts_above
+    from pipeline.search.bounds import parts_above
 
     for n in range(3, 60):
         for budget in range(2 * n - 3, n * (n + 1) // 2 + 2):

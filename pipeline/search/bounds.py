@@ -122,6 +122,17 @@ def most_parts_of(codes, guesses, candidates, n_codes):
     return most
 
 
+def parts_above(n, budget) -> int:
+    """The largest k with Bound(n, k) > budget (Bound falls as k rises), or 0 when there is none."""
+    if bound(n, 1) <= budget:
+        return 0
+    lo, hi = 1, max(1, n - 1)  # Bound(n, 1) > budget; Bound(n, k) = Bound(n, n - 1) for every k >= n - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if bound(n, mid) > budget else (lo, mid - 1)
+    return lo if lo < n - 1 else 0  # Bound(n, n - 1) = 2n - 1 > budget: LB_1 is above it already
+
+
 def winning_guess(codes, win):
     """The guess whose code is the win on each secret (-1: none), or None when some secret has several."""
     wins = codes == win
@@ -210,14 +221,28 @@ class BoundSolver:
         if hit is not None and (hit[1] or hit[0] > budget):
             return hit
         if level == 2:
-            k = max_parts(*self.index, candidates, self.n_codes)
-            result = int(bound(n, k)), True
+            result = self._lb2(candidates, budget)
         else:
             result = self._lazy_min(candidates, level, budget)
         if len(self.memo) >= self.memo_limit:
             self.memo.clear()
         self.memo[key] = result
         return result
+
+    def _lb2(self, candidates, budget):
+        """(LB_2(C), exact) = Bound(|C|, most parts of a guess), or only a bound above `budget`.
+
+        Bound falls as the part count k rises, so LB_2 > budget exactly when no guess makes more than k_max
+        parts (the largest k with Bound(|C|, k) > budget): a scan that only has to show that skips every guess
+        whose ceiling is at most k_max, which the exact scan (whose best starts lower) must count."""
+        n = len(candidates)
+        k_max = parts_above(n, budget)
+        floor = 1
+        if k_max > 0:
+            floor = most_parts_above(*self.index, candidates, self.n_codes, k_max, k_max + 1)
+            if floor <= k_max:
+                return int(bound(n, k_max)), False
+        return int(bound(n, most_parts_above(*self.index, candidates, self.n_codes, floor, n - 1))), True
 
     def _lazy_min(self, candidates, level, budget):
         """min over useful g of V_{level-2}(g, C), upgraded lazily from V_1 (see `lazy_minimum`)."""

@@ -18,7 +18,8 @@ below the hard-mode optimum.
 import numpy as np
 from numba import njit
 
-from pipeline.search.bounds import UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum, winning_guess
+from pipeline.search.bounds import (UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum, parts_above,
+                                    winning_guess)
 from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
 from pipeline.search.max_parts import colour_table, letter_ceiling, word_arrays
 from pipeline.search.partition import guess_class_counts
@@ -96,17 +97,6 @@ def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, 
                 break
         best = max(best, parts + won)
     return best
-
-
-def parts_above(n, budget) -> int:
-    """The largest k with Bound(n, k) > budget (Bound falls as k rises), or 0 when there is none."""
-    if bound(n, 1) <= budget:
-        return 0
-    lo, hi = 1, max(1, n - 1)  # Bound(n, 1) > budget; Bound(n, k) = Bound(n, n - 1) for every k >= n - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if bound(n, mid) > budget else (lo, mid - 1)
-    return lo if lo < n - 1 else 0  # Bound(n, n - 1) = 2n - 1 > budget: LB_1 is above it already
 
 
 def unconstrained(state) -> bool:
