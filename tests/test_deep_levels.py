@@ -1,26 +1,15 @@
 """benchmarks/deep_levels.py: with and without the LB_3 pass, prover and checker give the same V_4 and V_5
 wherever they are within the threshold."""
 
-import importlib.util
-from pathlib import Path
-
+from benchmark_module import load_benchmark
 from pipeline.compose import builtin_game
 from pipeline.feedback.matrix import game_matrix
 from pipeline.proofs.answer import game_code_matrix
 from pipeline.proofs.tree import answer_of
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-
-
-def deep_levels():
-    spec = importlib.util.spec_from_file_location("deep_levels", PROJECT_ROOT / "benchmarks" / "deep_levels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_one_and_two_passes_agree_within_the_threshold_on_mini_nerdle():
-    bench = deep_levels()
+    bench = load_benchmark("deep_levels")
     game = builtin_game("mini_nerdle")
     codes = game_matrix(game)
     checker_codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))

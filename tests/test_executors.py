@@ -432,14 +432,9 @@ def test_a_task_declaring_more_memory_than_any_node_is_refused_at_once(ray_tasks
 
 
 def load_scaling():
-    import importlib.util
+    from benchmark_module import load_benchmark
 
-    from pipeline.config import PROJECT_ROOT
-
-    spec = importlib.util.spec_from_file_location("scaling", PROJECT_ROOT / "benchmarks" / "scaling.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("scaling")
 
 
 def test_scaling_replays_a_recorded_round_as_run_and_rebatched():

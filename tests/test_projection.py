@@ -1,23 +1,19 @@
 """benchmarks/projection.py's pure helpers: the survival-rate bound, the class sample, a level's projection,
 and the sampled climb against the full funnel on a tiny game."""
 
-import importlib.util
 from math import comb
 
 import numpy as np
 import pytest
 
-from pipeline.config import PROJECT_ROOT
 from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
+from benchmark_module import load_benchmark
 from test_exact import build
 
 
 @pytest.fixture(scope="module")
 def projection():
-    spec = importlib.util.spec_from_file_location("projection", PROJECT_ROOT / "benchmarks" / "projection.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("projection")
 
 
 def binomial_cdf(k, n, p):
