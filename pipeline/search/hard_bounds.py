@@ -18,8 +18,8 @@ below the hard-mode optimum.
 import numpy as np
 from numba import njit
 
-from pipeline.search.bounds import (UNBOUNDED, BoundSolver, _classes, bound, bound_table, lazy_minimum, parts_above,
-                                    winning_guess)
+from pipeline.search.bounds import (UNBOUNDED, BoundSolver, _classes, bound, bound_table, floor_levels, lazy_minimum,
+                                    parts_above, winning_guess)
 from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
 from pipeline.search.max_parts import colour_table, letter_ceiling, word_arrays
 from pipeline.search.partition import guess_class_counts
@@ -255,7 +255,7 @@ class HardBoundSolver:
         order = np.argsort(-sizes, kind="stable")
         order = order[sizes[order] >= 3]  # LB_i of 1 or 2 candidates is LB_1
         states = {}
-        for lev in (3, level) if level >= 4 else (level,):
+        for lev in floor_levels(level):
             for c in order:
                 if total > budget:
                     return total, False
