@@ -1,15 +1,16 @@
 """Project the cost of a whole proof of a big game from a partial run, and print it as JSON.
 
-    python benchmarks/projection.py --game primel [--sample 30] [--full-levels 1] [--ub N] [--max-level 8]
+    python benchmarks/projection.py --game primel [--sample 30] [--full-levels 1] [--ub N] [--max-level 8] [--hard]
 
-It follows what `experiment=prove_wordle` does, stage by stage, and measures CPU seconds in this process
-(so a loaded machine changes little):
+It follows what `experiment=prove_wordle` does, stage by stage (in hard mode with `--hard`, as
+`game.hard_mode=true` does), and measures CPU seconds in this process (so a loaded machine changes little):
 - the code matrix; the upper bound: ApMinTotal (n = 10, under the game's guess limit) over the 10
-  best-ranked openers, one per orbit of the game's symmetries, then the best opener solved exactly
+  best-ranked openers, one per orbit of the game's symmetries (none in hard mode), then the best opener solved exactly
   (refine = 1); `--ub` replaces both by a given threshold, `--no-exact` keeps ApMinTotal's best;
 - the funnel: V_1 .. V_full-levels over every opener (one per orbit), in full; then a seeded sample of
   that level's survivors (the UB opener apart) climbs every level up to max_level (the experiment's
-  `lower_bound.max_level` unless `--max-level`) while it survives, and the UB opener, which survives
+  `lower_bound.max_level` unless `--max-level`) while it survives, each level by the stage's rule (hard-mode
+  bounds from `lower_bound.hard_from` on in hard mode), and the UB opener, which survives
   every level, climbs beside it.  A level's survival rate is the sample's; when none of the sample
   survive, the one-sided 95 % upper bound of the rate, 1 - 0.05^(1/n), is used instead of zero, and
   the levels after it (no sampled survivor left) price every projected survivor at the UB opener's cost
@@ -43,12 +44,14 @@ from pipeline.feedback.matrix import game_matrix
 from pipeline.compose import builtin_game
 from pipeline.search.apmintotal import ApSearch, rank_openers
 from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
+from pipeline.search.hard_bounds import HardBoundSolver
+from pipeline.search.hard_mode import initial_state
 from pipeline.search.closure import (class_bound, class_solver, close_opener, guesses_left, opener_classes,
                                      subtree_totals)
 from pipeline.search.exact import ExactSolver
 from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
 from pipeline.search.tree import to_json
-from pipeline.stages.schemas import ProveConfig, UpperBoundConfig
+from pipeline.stages.schemas import LowerBoundConfig, ProveConfig, UpperBoundConfig
 
 CORES = (2, 8, 64, 512)
 EXPERIMENT = Path(__file__).resolve().parents[1] / "conf" / "experiment" / "prove_wordle.yaml"
@@ -58,10 +61,11 @@ CONFIDENCE = 0.95  # one-sided bound on a survival rate the sample saw no surviv
 def experiment_settings() -> dict:
     """The settings of `experiment=prove_wordle` the projection mirrors: its yaml over the stage schemas."""
     upstream = OmegaConf.load(EXPERIMENT).upstream
-    ub_cfg, prove_cfg = UpperBoundConfig(), ProveConfig()
+    ub_cfg, lb_cfg, prove_cfg = UpperBoundConfig(), LowerBoundConfig(), ProveConfig()
     return {"breadth": int(upstream.upper_bound.get("breadth", ub_cfg.breadth)),
             "ap_memo_entries": ub_cfg.max_memo_entries, "refine_memo_bits": ub_cfg.refine_memo_bits,
             "max_level": int(upstream.lower_bound.max_level),
+            "hard_from": int(upstream.lower_bound.get("hard_from", lb_cfg.hard_from)),
             "prove_max_level": prove_cfg.max_level, "prove_memo_bits": prove_cfg.memo_bits}
 
 
@@ -97,6 +101,37 @@ def rate_upper(kept: int, sampled: int, confidence: float = CONFIDENCE) -> float
     return high
 
 
+class FunnelBounds:
+    """V_level(g, S) of an opener by the rule the lower_bound stage uses at that level: the hard-mode bounds
+    from `hard_from` on when `hard_from` is given (hard mode), the normal-mode ones otherwise."""
+
+    def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
+                 hard_from=None):
+        self.codes, self.secret_of_guess, self.n_codes, self.k_s = codes, secret_of_guess, n_codes, k_s
+        self.normal = BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
+        self.hard_from = hard_from
+        self.hard = None if hard_from is None else HardBoundSolver(
+            codes, n_codes, k_s, encoded_guesses, secret_of_guess=secret_of_guess, encoded_secrets=encoded_secrets)
+        self.start = None if hard_from is None else initial_state(encoded_guesses.shape[1])
+        self.everyone = np.arange(codes.shape[1], dtype=np.int32)
+
+    def rule(self, level: int) -> str:
+        return "hard" if self.hard is not None and level >= self.hard_from else "normal"
+
+    def v(self, g: int, level: int, budget: int) -> tuple[int, bool]:
+        """(V_level(g, S), exact) of one opener."""
+        if self.rule(level) == "hard":
+            return self.hard.v(g, self.everyone, self.start, level, budget)
+        return self.normal.v(g, self.everyone, level, budget)
+
+    def opener_values(self, openers: np.ndarray, level: int, budget: int) -> tuple[np.ndarray, np.ndarray]:
+        """(values, exact) of every opener in `openers`, as one lower_bound task computes them."""
+        if self.rule(level) == "hard":
+            return self.hard.opener_values(openers, level, budget)
+        return opener_values(self.codes, self.secret_of_guess, self.n_codes, self.k_s, openers, level, budget,
+                             solver=self.normal)
+
+
 def stratified(sizes, n: int) -> np.ndarray:
     """Indices of n items spread evenly over `sizes` sorted largest first (the largest always in)."""
     order = np.argsort(-np.asarray(sizes), kind="stable")
@@ -118,8 +153,9 @@ def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = Tru
     if given is not None:
         return {"ub": given, "source": "--ub", "cpu_s": 0.0, "longest_task_s": 0.0}, {}
     breadth = settings["breadth"]
+    hard = {"hard_mode": game.hard_mode, "encoded_guesses": game.encoded_guesses() if game.hard_mode else None}
     search = ApSearch(codes, game.secret_of_guess, game.n_codes, breadth, max_guesses=game.max_guesses,
-                      max_entries=settings["ap_memo_entries"])
+                      max_entries=settings["ap_memo_entries"], **hard)
     ranked, rank_s = timed(ranked_openers, game, codes, rep, breadth)
     results, ap_s = [], []
     for opener in ranked:
@@ -135,7 +171,7 @@ def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = Tru
     tree, value, exact_s = best.tree(list(game.guesses), game.answering.text), None, 0.0
     if exact:
         solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, max_guesses=game.max_guesses,
-                             memo_bits=settings["refine_memo_bits"])
+                             memo_bits=settings["refine_memo_bits"], **hard)
         (value, solved), exact_s = timed(solver.guess_value, best.opener, None, best.total + 1)
         value = int(value) if solved else None
         if value is not None and value < best.total:  # the stage keeps ApMinTotal's tree on a tie
@@ -146,12 +182,12 @@ def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = Tru
             subtree_totals(to_json(tree)))
 
 
-def full_level(codes, game, k_s, solver, alive, level, ub) -> tuple[np.ndarray, dict]:
+def full_level(bounds: FunnelBounds, alive, level, ub) -> tuple[np.ndarray, dict]:
     """V_level of every opener in `alive`; (survivors, figures)."""
-    (values, _), seconds = timed(opener_values, codes, game.secret_of_guess, game.n_codes, k_s, alive, level, ub,
-                                 solver=solver)
+    (values, _), seconds = timed(bounds.opener_values, alive, level, ub)
     survivors = alive[values <= ub]
-    return survivors, {"level": level, "openers": len(alive), "survivors": len(survivors), "sampled": len(alive),
+    return survivors, {"level": level, "rule": bounds.rule(level), "openers": len(alive),
+                       "survivors": len(survivors), "sampled": len(alive),
                        "cpu_s": round(seconds, 1), "mean_s": round(seconds / max(len(alive), 1), 4)}
 
 
@@ -190,24 +226,23 @@ def stage_stops(row, values, ub, ub_cost) -> bool:
     return row["sample_survivors"] > 0 and all(v >= ub for v in seen)
 
 
-def sampled_levels(solver, sample, ub_opener, n_openers, ub, first, last) -> tuple[list[dict], list[int]]:
+def sampled_levels(bounds: FunnelBounds, sample, ub_opener, n_openers, ub, first, last) -> tuple[list[dict], list[int]]:
     """Levels first..last on a sample (UB opener apart) that climbs while it survives, the UB opener
     beside it; (rows, the sampled openers alive after the last level run)."""
-    everyone = np.arange(solver.codes.shape[1], dtype=np.int32)
     rows, alive, count, has_ub = [], list(sample), float(n_openers), int(ub_opener is not None)
     for level in range(first, last + 1):
         seconds, values = [], []
         for g in alive:
-            (value, _), s = timed(solver.v, int(g), everyone, level, ub)
+            (value, _), s = timed(bounds.v, int(g), level, ub)
             seconds.append(s)
             values.append(int(value))
         ub_cost = None
         if has_ub:
-            (value, _), s = timed(solver.v, int(ub_opener), everyone, level, ub)
+            (value, _), s = timed(bounds.v, int(ub_opener), level, ub)
             ub_cost = (s, int(value))
         if not alive and not has_ub:
             break
-        row = level_row(level, count, has_ub, seconds, values, ub, ub_cost)
+        row = {"rule": bounds.rule(level), **level_row(level, count, has_ub, seconds, values, ub, ub_cost)}
         rows.append(row)
         alive, count = [g for g, v in zip(alive, values) if v <= ub], row["survivors_exact"]
         if stage_stops(row, values, ub, ub_cost):
@@ -310,39 +345,40 @@ def arguments(settings: dict):
     parser.add_argument("--closure-sample", type=int, default=10, help="last-level survivors closed to price them")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-exact", action="store_true", help="skip the UB opener's exact solve")
+    parser.add_argument("--hard", action="store_true", help="hard mode (game.hard_mode=true)")
     return parser.parse_args()
 
 
-def funnel(game, codes, rep, ub_row, args) -> tuple[list[dict], list[int], int]:
+def funnel(game, codes, rep, ub_row, args, settings) -> tuple[list[dict], list[int], int]:
     """V_1..V_full-levels in full, then the sampled climb; (rows, sampled survivors of the last level, K_S)."""
     k_s = k_of_game(codes, game.n_codes)
-    solver = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_s, game.encoded_guesses(),
-                         game.encoded_secrets())
+    bounds = FunnelBounds(codes, game.secret_of_guess, game.n_codes, k_s, game.encoded_guesses(),
+                          game.encoded_secrets(), hard_from=settings["hard_from"] if game.hard_mode else None)
     ub, alive, levels = ub_row["ub"], np.unique(rep).astype(np.int32), []
     for level in range(1, args.full_levels + 1):
-        alive, row = full_level(codes, game, k_s, solver, alive, level, ub)
+        alive, row = full_level(bounds, alive, level, ub)
         levels.append(row)
     ub_opener = game.guess_index[ub_row["opener"]] if "opener" in ub_row else None
     pool = alive[alive != ub_opener] if ub_opener is not None else alive
     sample = np.random.default_rng(args.seed).choice(pool, size=min(args.sample, len(pool)), replace=False)
-    rows, kept = sampled_levels(solver, sample, ub_opener, len(alive), ub, args.full_levels + 1, args.max_level)
+    rows, kept = sampled_levels(bounds, sample, ub_opener, len(alive), ub, args.full_levels + 1, args.max_level)
     return levels + rows, kept, k_s
 
 
 def main():
     settings = experiment_settings()
     args = arguments(settings)
-    game = builtin_game(args.game)
+    game = builtin_game(args.game, hard_mode=args.hard)
     codes, matrix_s = timed(game_matrix, game)
-    out = {"game": args.game, "guesses": len(game.guesses), "secrets": len(game.secrets), "settings": settings,
+    out = {"game": args.game, "hard_mode": game.hard_mode, "guesses": len(game.guesses), "secrets": len(game.secrets), "settings": settings,
            "sample": args.sample, "full_levels": args.full_levels, "max_level": args.max_level,
            "matrix": {"shape": list(codes.shape), "cpu_s": round(matrix_s, 1), "mb": round(codes.nbytes / 2**20)}}
-    generators, rep = opener_representatives(game.encoded_guesses(), game.encoded_secrets(), codes,
-                                             len(game.alphabet))
+    generators, rep = ([], np.arange(len(game.guesses))) if game.hard_mode else opener_representatives(
+        game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet))
     out["symmetry"] = {"generators": len(generators), "orbits": int(len(np.unique(rep)))}
     ub, targets = upper_bound(game, codes, rep, settings, args.ub, exact=not args.no_exact)
     out["upper_bound"] = ub
-    out["funnel"], alive, k_s = funnel(game, codes, rep, ub, args)
+    out["funnel"], alive, k_s = funnel(game, codes, rep, ub, args, settings)
     last = out["funnel"][-1]
     survivors = last.get("survivors_exact", last["survivors"])
     below_root = generators if "opener" in ub and not game.hard_mode else []

@@ -6,9 +6,12 @@ from math import comb
 import numpy as np
 import pytest
 
-from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
+from pipeline.feedback.matrix import game_matrix
+from pipeline.search.bounds import k_of_game, opener_values
+from pipeline.search.hard_bounds import HardBoundSolver
 from benchmark_module import load_benchmark
 from test_exact import build
+from test_hard_mode_chain import HARD_BINDS, tiny_game
 
 
 @pytest.fixture(scope="module")
@@ -71,12 +74,46 @@ def test_a_sample_of_every_opener_climbs_like_the_full_funnel(projection, name):
     v3 = opener_values(codes, sog, n_codes, k_s, everyone, 3)[0]
     ub = int(np.median(v3))
     ub_opener = int(np.argmin(v3))
-    others = everyone[everyone != ub_opener]
-    solver = BoundSolver(codes, sog, n_codes, k_s)
-    rows, _ = projection.sampled_levels(solver, others, ub_opener, len(everyone), ub, 1, 5)
+    bounds = projection.FunnelBounds(codes, sog, n_codes, k_s)
+    rows, _ = projection.sampled_levels(bounds, everyone[everyone != ub_opener], ub_opener, len(everyone), ub, 1, 5)
     alive = everyone
     for row in rows:  # the reference: the funnel's own batch path over every survivor
         values = opener_values(codes, sog, n_codes, k_s, alive, row["level"], ub)[0]
         alive = alive[values <= ub]
-        assert row["survivors_exact"] == len(alive), row
+        assert row["survivors_exact"] == len(alive) and row["rule"] == "normal", row
     assert rows and len(alive) < len(everyone)
+
+
+def test_in_hard_mode_the_climb_takes_the_hard_bounds_from_hard_from_on(projection):
+    """On a game where hard mode binds, each level's survivors are those of the hard-mode bounds (normal-mode
+    ones before hard_from); the normal-mode bounds alone climb differently, so the rule is not ignored."""
+    game = tiny_game(HARD_BINDS, True, None)
+    codes = game_matrix(game)
+    k_s = k_of_game(codes, game.n_codes)
+    everyone = np.arange(len(game.guesses), dtype=np.int32)
+    hard = HardBoundSolver(codes, game.n_codes, k_s, game.encoded_guesses(), secret_of_guess=game.secret_of_guess)
+    v3 = hard.opener_values(everyone, 3)[0]
+    ub = int(np.median(v3))
+    ub_opener = int(np.argmin(v3))
+
+    def climb(hard_from):
+        bounds = projection.FunnelBounds(codes, game.secret_of_guess, game.n_codes, k_s, game.encoded_guesses(),
+                                         hard_from=hard_from)
+        rows, _ = projection.sampled_levels(bounds, everyone[everyone != ub_opener], ub_opener, len(everyone),
+                                            ub, 1, 5)
+        return rows
+
+    rows = climb(2)
+    alive = everyone
+    for row in rows:
+        level = row["level"]
+        if level >= 2:
+            values = HardBoundSolver(codes, game.n_codes, k_s, game.encoded_guesses(),
+                                     secret_of_guess=game.secret_of_guess).opener_values(alive, level, ub)[0]
+        else:
+            values = opener_values(codes, game.secret_of_guess, game.n_codes, k_s, alive, level, ub)[0]
+        alive = alive[values <= ub]
+        assert row["rule"] == ("hard" if level >= 2 else "normal")
+        assert row["survivors_exact"] == len(alive), row
+    normal_only = climb(99)
+    assert [r["survivors_exact"] for r in normal_only] != [r["survivors_exact"] for r in rows]
