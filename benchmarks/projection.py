@@ -4,8 +4,8 @@
 
 It follows what `experiment=prove_wordle` does, stage by stage (in hard mode with `--hard`, as
 `game.hard_mode=true` does), and measures CPU seconds in this process (so a loaded machine changes little):
-- the code matrix; the upper bound: ApMinTotal (n = 10, under the game's guess limit) over the 10
-  best-ranked openers, one per orbit of the game's symmetries (none in hard mode), then the best opener solved exactly
+- the code matrix; the upper bound: ApMinTotal (n = 10 or `--breadth`, under the game's guess limit) over
+  the 10 (or `--top-k`) best-ranked openers, one per orbit of the game's symmetries (none in hard mode), then the best opener solved exactly
   (refine = 1); `--ub` replaces both by a given threshold, `--no-exact` keeps ApMinTotal's best;
 - the funnel: V_1 .. V_full-levels over every opener (one per orbit), in full; then a seeded sample of
   that level's survivors (the UB opener apart) climbs every level up to max_level (the experiment's
@@ -62,7 +62,7 @@ def experiment_settings() -> dict:
     """The settings of `experiment=prove_wordle` the projection mirrors: its yaml over the stage schemas."""
     upstream = OmegaConf.load(EXPERIMENT).upstream
     ub_cfg, lb_cfg, prove_cfg = UpperBoundConfig(), LowerBoundConfig(), ProveConfig()
-    return {"breadth": int(upstream.upper_bound.get("breadth", ub_cfg.breadth)),
+    return {"breadth": int(upstream.upper_bound.get("breadth", ub_cfg.breadth)), "top_k": ub_cfg.top_k,
             "ap_memo_entries": ub_cfg.max_memo_entries, "refine_memo_bits": ub_cfg.refine_memo_bits,
             "max_level": int(upstream.lower_bound.max_level),
             "hard_from": int(upstream.lower_bound.get("hard_from", lb_cfg.hard_from)),
@@ -140,11 +140,11 @@ def stratified(sizes, n: int) -> np.ndarray:
     return order[np.unique(np.linspace(0, len(order) - 1, n).round().astype(int))]
 
 
-def ranked_openers(game, codes, rep: np.ndarray, breadth: int) -> list[int]:
-    """The `breadth` best-ranked openers, one per orbit (the upper_bound stage's `ranked`)."""
+def ranked_openers(game, codes, rep: np.ndarray, top_k: int) -> list[int]:
+    """The `top_k` best-ranked openers, one per orbit (the upper_bound stage's `ranked`)."""
     symmetric = not np.array_equal(rep, np.arange(len(rep)))
-    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, len(rep) if symmetric else breadth)
-    return first_of_each_orbit(ranked, rep)[:breadth]
+    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, len(rep) if symmetric else top_k)
+    return first_of_each_orbit(ranked, rep)[:top_k]
 
 
 def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = True) -> tuple[dict, dict]:
@@ -156,7 +156,7 @@ def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = Tru
     hard = {"hard_mode": game.hard_mode, "encoded_guesses": game.encoded_guesses() if game.hard_mode else None}
     search = ApSearch(codes, game.secret_of_guess, game.n_codes, breadth, max_guesses=game.max_guesses,
                       max_entries=settings["ap_memo_entries"], **hard)
-    ranked, rank_s = timed(ranked_openers, game, codes, rep, breadth)
+    ranked, rank_s = timed(ranked_openers, game, codes, rep, settings["top_k"] or breadth)
     results, ap_s = [], []
     for opener in ranked:
         result, seconds = timed(search.strategy, None, opener)
@@ -346,6 +346,8 @@ def arguments(settings: dict):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-exact", action="store_true", help="skip the UB opener's exact solve")
     parser.add_argument("--hard", action="store_true", help="hard mode (game.hard_mode=true)")
+    parser.add_argument("--breadth", type=int, default=None, help="ApMinTotal's n (upstream.upper_bound.breadth)")
+    parser.add_argument("--top-k", type=int, default=None, help="openers ApMinTotal tries (upstream.upper_bound.top_k)")
     return parser.parse_args()
 
 
@@ -368,6 +370,8 @@ def funnel(game, codes, rep, ub_row, args, settings) -> tuple[list[dict], list[i
 def main():
     settings = experiment_settings()
     args = arguments(settings)
+    settings["breadth"] = args.breadth or settings["breadth"]
+    settings["top_k"] = args.top_k or settings["top_k"]
     game = builtin_game(args.game, hard_mode=args.hard)
     codes, matrix_s = timed(game_matrix, game)
     out = {"game": args.game, "hard_mode": game.hard_mode, "guesses": len(game.guesses), "secrets": len(game.secrets), "settings": settings,
