@@ -5,8 +5,9 @@
 It follows what `experiment=prove_wordle` does, stage by stage (in hard mode with `--hard`, as
 `game.hard_mode=true` does), and measures CPU seconds in this process (so a loaded machine changes little):
 - the code matrix; the upper bound: ApMinTotal (n = 10 or `--breadth`, under the game's guess limit) over
-  the 10 (or `--top-k`) best-ranked openers, one per orbit of the game's symmetries (none in hard mode), then the best opener solved exactly
-  (refine = 1); `--ub` replaces both by a given threshold, `--no-exact` keeps ApMinTotal's best;
+  the 10 (or `--top-k`) best-ranked openers, one per orbit of the game's symmetries (none in hard mode),
+  then the best opener solved exactly (refine = 1); `--ub` replaces both by a given threshold, `--no-exact`
+  keeps ApMinTotal's best;
 - the funnel: V_1 .. V_full-levels over every opener (one per orbit), in full; then a seeded sample of
   that level's survivors (the UB opener apart) climbs every level up to max_level (the experiment's
   `lower_bound.max_level` unless `--max-level`) while it survives, each level by the stage's rule (hard-mode
