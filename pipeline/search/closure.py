@@ -154,8 +154,8 @@ def survivor_classes(codes, game, opener: int):
 def opener_classes(codes, game, opener: int):
     """[(colours, members, hard-mode state or None)] of the opener's non-win response classes."""
     start = initial_state(game.length) if game.hard_mode else None
-    return [(game.code_text(code), members,
-             update_state(*start, game.encoded_guesses()[opener], code) if start is not None else None)
+    word = game.encoded_guesses()[opener] if start is not None else None  # encoded once: it encodes every guess
+    return [(game.code_text(code), members, update_state(*start, word, code) if start is not None else None)
             for code, members in survivor_classes(codes, game, opener)]
 
 
