@@ -262,7 +262,8 @@ def no_strategy_found(ctx: StageContext, cfg: UpperBoundConfig, results) -> dict
     game = ctx.game
     log.warning(f"{NAME}: no strategy found ({'hard mode, ' if game.hard_mode else ''}ApMinTotal breadth "
                 f"{cfg.breadth}, {len(results)} openers) that finds every secret within game.max_guesses="
-                f"{game.max_guesses} guesses")
+                f"{game.max_guesses} guesses; a wider search may find one (e.g. stage.breadth=100 stage.top_k=200, "
+                f"upstream.upper_bound.* under prove); without one, prove sets out to show the limit infeasible")
     write_table(ctx.out.file(OPENER_TOTALS.name), pa.table({
         "opener": [game.guesses[r.opener] for r in results], "total": pa.array([None] * len(results), type=pa.int64()),
         "rank": np.arange(1, len(results) + 1)}))
