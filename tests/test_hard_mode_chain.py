@@ -281,12 +281,14 @@ def test_heuristics_flag_trees_deeper_than_the_limit(run_pipeline, ray_session, 
 def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
     """prove's closure of an opener without a UB subtree: at ub its value is exact (an optimal opener),
     otherwise a lower bound above ub; with a lower ub every opener is shown worse, never better than it is."""
-    from pipeline.search.closure import close_opener, opener_classes
+    from pipeline.search.closure import ClassSolvers, close_opener, opener_classes
 
     game = tiny_game(case, hard, limit)
     codes = game_matrix(game)
-    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(),
-                         max_guesses=None if limit is None else limit - 1)
+    left = None if limit is None else limit - 1
+    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(), max_guesses=left)
+    within = None if limit is None else ClassSolvers(codes, game.secret_of_guess, game.n_codes,
+                                                      game.encoded_guesses()).within(hard)
     optimum, win = case[2][hard, limit], "2" * game.length
     for g, word in enumerate(game.guesses):
         classes = opener_classes(codes, game, g)
@@ -295,5 +297,5 @@ def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
                             ((word, colours),)) for colours, m, _ in classes if colours != win)
         for ub in (optimum, optimum - 1):
             value = len(game.secrets) + sum(b for b, _ in close_opener([(m, s) for _, m, s in classes],
-                                                                        len(game.secrets), ub, solver))
+                                                                        len(game.secrets), ub, solver, within, left))
             assert value == brute if value == ub else ub < value <= brute, (word, ub, value, brute)

@@ -303,3 +303,31 @@ def test_catalogue_row_of_an_infeasible_limit(mm33_proof):
     row = infeasible_result(json.loads((folder / "certificate.json").read_text()))
     assert (row["kind"], row["proven"], row["optimum"], row["average"]) == ("infeasible", True, None, None)
     assert optimum_text(row) == "no strategy within the limit (proven)"
+
+
+def test_a_class_no_strategy_solves_in_time_settles_a_survivor(ight_lists, tmp_path, ray_session):
+    """Hard mode within 5 guesses: PSALM survives the funnel, and its class 00000 cannot be solved in the 4 guesses
+    left.  The prover names that one class (its other classes stay at their floors) and the checker decides the
+    claim by its own feasibility search; the claim moved to a class that can be solved in time is refused."""
+    from pipeline.proofs.certificate import verify_certificate
+
+    folder, game = prove(tmp_path, "game=words", f"game.secrets.path={ight_lists / 'secrets.txt'}",
+                         f"game.guesses.path={ight_lists / 'guesses.txt'}", "game.length=5", "game.hard_mode=true",
+                         "game.max_guesses=5", "experiment=prove_wordle")
+    cert = json.loads((folder / "certificate.json").read_text())
+    psalm = next(s for s in cert["survivors"] if s["opener"] == "psalm")
+    impossible = [c for c in psalm["classes"] if c["bound"] >= infeasible.IMPOSSIBLE]
+    assert [(c["response"], c["size"], c["method"]) for c in impossible] == [("00000", 6, "exact")]
+    assert all(c["bound"] == 2 * c["size"] - 1 for c in psalm["classes"] if c not in impossible)
+    assert cert["proven"] and cert["ub"] == 50 and verify_certificate(folder, game)["complete"]
+
+    def moved(c):
+        classes = next(s for s in c["survivors"] if s["opener"] == "psalm")["classes"]
+        solvable = next(x for x in classes if x["size"] >= 2 and x["bound"] < infeasible.IMPOSSIBLE)
+        solvable["bound"], solvable["method"] = infeasible.IMPOSSIBLE, "exact"
+        entry = next(s for s in c["survivors"] if s["opener"] == "psalm")
+        entry["sum"] = sum(x["bound"] for x in classes)
+        entry["value"] = len(IGHT) + entry["sum"]
+
+    with pytest.raises(CertificateError, match="claims no strategy solves it within the 4 guesses left, but one does"):
+        verify_certificate(tampered(folder, tmp_path, moved), game)

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from pipeline.proofs.bounds import HUGE, bound_column, split
+from pipeline.proofs.feasibility import Feasibility
 from pipeline.proofs.hard_mode import Rule, letter_counts
 from pipeline.proofs.stabiliser import ProductSymmetry
 
@@ -131,6 +132,7 @@ class ExactSolver:
         self.everyone_legal = np.ones(codes.shape[0], dtype=np.bool_)
         self.seen = np.zeros(self.n_codes, dtype=np.bool_)
         self.symmetry = symmetry  # the verified symmetries as a product group, or None
+        self.feasibility = Feasibility(codes, guess_symbols, guess_of_secret, n_codes, n_symbols, hard_mode)
 
     def start_rule(self) -> Rule | None:
         return Rule(self.length, self.n_symbols) if self.hard_mode else None
@@ -150,6 +152,11 @@ class ExactSolver:
                 searched = mask[legal]
         useful, guesses, floors, k = node_options(self.codes, legal, cands, self.n_codes, self.costs, beta, searched)
         return useful, guesses, floors, int(k), history
+
+    def unsolvable(self, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
+        """No strategy finds every candidate within `left` guesses: the claim a bound of INFEASIBLE makes, decided
+        by feasibility.py's search (the first strategy found ends it), far cheaper than a MinTotal."""
+        return not self.feasibility.within(cands, left, rule)
 
     def min_total(self, cands: np.ndarray, left: int | None, rule: Rule | None, beta: int = INFEASIBLE,
                   history: tuple | None = None, guesses: np.ndarray | None = None) -> int:

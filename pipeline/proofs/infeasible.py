@@ -31,9 +31,9 @@ from pipeline.proofs.answer import game_code_matrix, n_codes_of, symbols, text_o
 from pipeline.proofs.bounds import split
 from pipeline.proofs.certificate import (MALFORMED, CertificateError, _check, check_lists, load_certificate,
                                          malformed_rejected, rules_of)
-from pipeline.proofs.hard_mode import Rule, letter_counts
+from pipeline.proofs.feasibility import Feasibility, most_parts, reach
+from pipeline.proofs.hard_mode import Rule
 from pipeline.proofs.parallel import counted
-from pipeline.proofs.shallow import solved_within
 from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry
 from pipeline.proofs.tree import answer_of
 
@@ -41,77 +41,6 @@ KIND = "infeasible"
 REASONS = ("counting", "search")
 CHUNKS_PER_WORKER = 16  # witnesses are dealt out in this many chunks per worker process
 _worker: dict = {}
-
-
-def reach(guesses: int, parts: int) -> int:
-    """The most secrets `guesses` guesses can find when no guess makes more than `parts` non-win classes."""
-    found = 0
-    for _ in range(guesses):
-        found = 1 + parts * found
-    return found
-
-
-def most_parts(codes: np.ndarray, cands: np.ndarray, win: int) -> np.ndarray:
-    """Per guess (row), the number of non-win classes it makes on the candidates."""
-    block = np.sort(codes[:, cands], axis=1)
-    return 1 + (np.diff(block, axis=1) != 0).sum(axis=1) - (block == win).any(axis=1)
-
-
-class Feasibility:
-    """Whether a candidate set can be solved within a number of guesses, by exhaustive search (memoised)."""
-
-    def __init__(self, codes, words, guess_of_secret, n_codes: int, n_symbols: int, hard_mode: bool):
-        self.codes, self.words, self.n_codes, self.win = codes, words, int(n_codes), int(n_codes) - 1
-        self.guess_of_secret = np.asarray(guess_of_secret)
-        self.counts = letter_counts(words, n_symbols) if hard_mode else None
-        self.memo: dict[tuple, bool] = {}
-
-    def legal(self, rule: Rule | None) -> np.ndarray:
-        everyone = np.arange(self.codes.shape[0])
-        return everyone if rule is None else everyone[rule.allowed(self.words, self.counts)]
-
-    def within(self, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
-        """`solvable`, by shallow.py's kernels when at most 3 guesses are left."""
-        if left > 3:
-            return self.solvable(cands, left, rule)
-        guessable = self.guess_of_secret >= 0
-        return solved_within(self.codes, cands, left, self.n_codes, guessable, rule, self.words, self.counts)
-
-    def solvable(self, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
-        """Some strategy finds every candidate within `left` guesses (hard mode: under `rule`)."""
-        if len(cands) == 0:
-            return True
-        if left < 1:
-            return False
-        legal = self.legal(rule)
-        if left == 1:  # one guess left: only guessing the one candidate wins
-            return len(cands) == 1 and self.guess_of_secret[cands[0]] in legal
-        if len(cands) == 1 and self.guess_of_secret[cands[0]] in legal:
-            return True
-        if left == 2 and rule is None and (self.guess_of_secret[cands] >= 0).all():
-            # two left (normal mode, every candidate a guess): some guess answers every candidate differently
-            block = np.sort(self.codes[legal][:, cands], axis=1)
-            return bool((1 + (np.diff(block, axis=1) != 0).sum(axis=1) == len(cands)).any())
-        parts = most_parts(self.codes[legal], cands, self.win)
-        if len(cands) > reach(left, int(parts.max(initial=0))):
-            return False
-        key = (cands.tobytes(), left, rule.key() if rule is not None else b"")
-        if key not in self.memo:
-            order = legal[np.argsort(-parts, kind="stable")]  # the guesses that split the most first
-            self.memo[key] = any(self.after(int(g), cands, left, rule) for g in order)
-        return self.memo[key]
-
-    def after(self, g: int, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
-        """Every non-win class of guess g on the candidates is solvable with one guess fewer."""
-        members, starts, sizes = split(self.codes[g], cands, self.n_codes)
-        if len(sizes) == 1 and sizes[0] == len(cands):
-            return False  # g tells nothing: the same set with fewer guesses (and, in hard mode, no looser rule)
-        for c in np.argsort(-sizes, kind="stable"):  # the largest class first: the likeliest to fail
-            cls = members[starts[c]:starts[c] + sizes[c]]
-            deeper = rule.after(self.words[g], int(self.codes[g, cls[0]])) if rule is not None else None
-            if not self.solvable(cls, left - 1, deeper):
-                return False
-        return True
 
 
 def check_openers(cert: dict, game, codes) -> dict[str, str]:

@@ -13,9 +13,12 @@ from multiprocessing import get_context
 
 import numpy as np
 
+from pipeline.proofs.exact import INFEASIBLE
+
 CHUNKS_PER_WORKER = 4  # smaller chunks even out openers of very different cost
 SAY_EVERY_SECONDS = 30.0  # a progress line this often while checks keep finishing
 PROGRESS_PREFIX = "checked "  # how those lines start (they reach logs, not only terminals)
+SOLVABLE = -1  # class_value of a class claimed INFEASIBLE that some strategy solves in the guesses left
 _worker: dict = {}
 
 
@@ -41,7 +44,9 @@ def _start(game, generators=None) -> None:
 
 def class_value(bounds, hard, exact, job) -> int:
     """A closure class's bound re-derived by the method it claims: job = (opener index, members, method,
-    level, guesses left or None, budget); LB_j stop early above the budget, an exact solve at it."""
+    level, guesses left or None, budget); LB_j stop early above the budget, an exact solve at it.  A claim of
+    INFEASIBLE (no strategy within the guesses left) is decided as such: INFEASIBLE, or SOLVABLE when a strategy
+    exists."""
     g, members, method, level, left, budget = job
     if method == "LB":
         return bounds.lb(members, level, budget=budget - 1)[0]
@@ -51,6 +56,8 @@ def class_value(bounds, hard, exact, job) -> int:
     rule = exact.start_rule()
     if rule is not None:  # the class is what is left after the opener's response
         rule = rule.after(exact.words[g], int(bounds.codes[g, members[0]]))
+    if budget >= INFEASIBLE and left is not None:  # the claim: no strategy solves the class in the guesses left
+        return INFEASIBLE if exact.unsolvable(members, left, rule) else SOLVABLE
     return exact.min_total(members, left, rule, beta=budget, history=(g,) if exact.symmetry is not None else None)
 
 

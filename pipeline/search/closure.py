@@ -6,7 +6,8 @@ needs a lower bound, from the cheapest that suffices:
 - `bound_class`: the first LB_j (search/bounds.py; hard-mode LB_j in hard mode, which are stronger)
   reaching the class's target (its subtree total in the UB tree), else the exact MinTotal;
 - `close_opener`: an opener without a UB subtree starts every class at its floor 2|C| - 1 and solves the
-  largest classes exactly, each against the budget that would lift the opener past UB on its own;
+  largest classes exactly, each against the budget that would lift the opener past UB on its own; under a guess
+  limit it first looks for a class no strategy solves in time (within.py), which settles the opener alone;
 - with the game's symmetries, a class's exact MinTotal searches one guess per orbit of the symmetries fixing
   the guesses played so far (the opener, then the class's first guess: exact_symmetric.py).
 The game's rules hold throughout: a class has game.max_guesses - 1 guesses left (`guesses_left`; LB_j
@@ -20,13 +21,15 @@ decides how long they live (the prove stage keeps one per worker process)."""
 import numpy as np
 
 from pipeline.search.bounds import BoundSolver
-from pipeline.search.exact import ExactSolver
+from pipeline.search.exact import IMPOSSIBLE, ExactSolver
 from pipeline.search.exact_symmetric import SymmetricExact
 from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
+from pipeline.search.shallow import Shallow
 from pipeline.search.stabiliser import HistoryStabiliser
 from pipeline.search.tree import from_json
+from pipeline.search.within import Within
 
 
 def class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bits, left) -> ExactSolver:
@@ -74,6 +77,15 @@ class ClassSolvers:
                                              HistoryStabiliser(self.encoded_guesses, n_symbols, generators))
         return self.built[key]
 
+    def within(self, hard: bool) -> Within:
+        """The decision "is this class solved within j guesses" (search/within.py) in the game's mode."""
+        key = ("within", hard)
+        if key not in self.built:
+            guessable = np.isin(np.arange(self.codes.shape[1]), self.secret_of_guess[self.secret_of_guess >= 0])
+            words = self.encoded_guesses if hard else None
+            self.built[key] = Within(Shallow(self.codes, self.n_codes, guessable, words), words)
+        return self.built[key]
+
     def reset(self) -> None:
         """Empty every built solver's memo (their per-matrix arrays stay)."""
         for solver in self.built.values():
@@ -118,15 +130,22 @@ def bound_class(solvers: ClassSolvers, members, target, k_s, max_level, memo_bit
     return int(value), "exact"
 
 
-def close_opener(classes, n_secrets, ub, exact_solver) -> list[tuple[int, str]]:
+def close_opener(classes, n_secrets, ub, exact_solver, within=None, left=None) -> list[tuple[int, str]]:
     """(bound, method) per class of an opener without a UB subtree, enough to settle it against ub.
 
     `classes` are (members, hard-mode state or None).  Classes start at their floor 2|C| - 1 (exact for
-    |C| <= 2) and are solved exactly, largest first, each with the budget that would lift the opener past
-    ub on its own: a solve that reaches its budget ends the work (the opener is worse than ub; that class's
-    bound is then only a lower bound).  An opener whose sum ends at ub therefore has every class exact: it
-    is optimal too."""
+    |C| <= 2).  Under a guess limit (`within`, a Within, and the `left` guesses a class has), a class no strategy
+    solves in time settles the opener on its own (bound IMPOSSIBLE; the others stay at their floors), so that is
+    asked first, largest class first: far cheaper than solving the classes before it exactly.  Otherwise classes
+    are solved exactly, largest first, each with the budget that would lift the opener past ub on its own: a
+    solve that reaches its budget ends the work (the opener is worse than ub; that class's bound is then only a
+    lower bound).  An opener whose sum ends at ub therefore has every class exact: it is optimal too."""
     bounds = [(2 * len(m) - 1, "exact" if len(m) <= 2 else "LB_1") for m, _ in classes]
+    if within is not None:
+        for c in sorted(range(len(classes)), key=lambda i: -len(classes[i][0])):
+            if not within.solvable(classes[c][0], left, classes[c][1]):
+                bounds[c] = (IMPOSSIBLE, "exact")
+                return bounds
     for c in sorted(range(len(classes)), key=lambda i: -len(classes[i][0])):
         members, state = classes[c]
         if len(members) <= 2:

@@ -44,7 +44,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ProveConfig
 
 NAME = "prove"
-VERSION = 4
+VERSION = 5
 INPUTS = ("feedback", "upper_bound", "lower_bound")
 OUTPUTS = PROVE  # certificate.json, tree.json/.svg (and .txt for a better tree), game.json.gz: artifacts/outputs.py
 
@@ -124,7 +124,8 @@ def opener_task(classes, codes, secret_of_guess, n_codes, memo_bits, encoded_gue
     """(bound, method) per class of an opener without a UB subtree: `close_opener` with this worker's solvers."""
     with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
         return close_opener(classes, n_secrets=n_secrets, ub=ub,
-                            exact_solver=solvers.exact(hard, memo_bits=memo_bits, left=left))
+                            exact_solver=solvers.exact(hard, memo_bits=memo_bits, left=left),
+                            within=None if left is None else solvers.within(hard), left=left)
 
 
 def survivor_entry(word, classes, results, targets) -> dict:
