@@ -44,12 +44,12 @@ from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.feedback.matrix import game_matrix
 from pipeline.compose import builtin_game
 from pipeline.search.apmintotal import ApSearch, rank_openers
-from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
-from pipeline.search.hard_bounds import HardBoundSolver
+from pipeline.search.bounds import k_of_game
 from pipeline.search.hard_mode import initial_state
-from pipeline.search.closure import (class_bound, class_solver, close_opener, guesses_left, opener_classes,
+from pipeline.search.closure import (ClassSolvers, class_bound, guesses_left, opener_classes, settle_opener,
                                      subtree_totals)
 from pipeline.search.exact import ExactSolver
+from pipeline.search.funnel import FunnelSolvers, level_rule
 from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
 from pipeline.search.tree import to_json
 from pipeline.stages.schemas import LowerBoundConfig, ProveConfig, UpperBoundConfig
@@ -102,35 +102,29 @@ def rate_upper(kept: int, sampled: int, confidence: float = CONFIDENCE) -> float
     return high
 
 
-class FunnelBounds:
-    """V_level(g, S) of an opener by the rule the lower_bound stage uses at that level: the hard-mode bounds
-    from `hard_from` on when `hard_from` is given (hard mode), the normal-mode ones otherwise."""
+class FunnelBounds(FunnelSolvers):
+    """V_level(g, S) of an opener by the rule the lower_bound stage uses at that level (search/funnel.py): the
+    hard-mode bounds from `hard_from` on when `hard_from` is given (hard mode), the normal-mode ones otherwise."""
 
     def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
                  hard_from=None):
-        self.codes, self.secret_of_guess, self.n_codes, self.k_s = codes, secret_of_guess, n_codes, k_s
-        self.normal = BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
+        super().__init__(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
         self.hard_from = hard_from
-        self.hard = None if hard_from is None else HardBoundSolver(
-            codes, n_codes, k_s, encoded_guesses, secret_of_guess=secret_of_guess, encoded_secrets=encoded_secrets)
         self.start = None if hard_from is None else initial_state(encoded_guesses.shape[1])
         self.everyone = np.arange(codes.shape[1], dtype=np.int32)
 
     def rule(self, level: int) -> str:
-        return "hard" if self.hard is not None and level >= self.hard_from else "normal"
+        return level_rule(self.hard_from is not None, self.hard_from or 0, level)
 
     def v(self, g: int, level: int, budget: int) -> tuple[int, bool]:
         """(V_level(g, S), exact) of one opener."""
         if self.rule(level) == "hard":
-            return self.hard.v(g, self.everyone, self.start, level, budget)
-        return self.normal.v(g, self.everyone, level, budget)
+            return self.solver("hard").v(g, self.everyone, self.start, level, budget)
+        return self.solver("normal").v(g, self.everyone, level, budget)
 
     def opener_values(self, openers: np.ndarray, level: int, budget: int) -> tuple[np.ndarray, np.ndarray]:
         """(values, exact) of every opener in `openers`, as one lower_bound task computes them."""
-        if self.rule(level) == "hard":
-            return self.hard.opener_values(openers, level, budget)
-        return opener_values(self.codes, self.secret_of_guess, self.n_codes, self.k_s, openers, level, budget,
-                             solver=self.normal)
+        return self.values(openers, level, budget, self.rule(level))
 
 
 def stratified(sizes, n: int) -> np.ndarray:
@@ -276,13 +270,12 @@ def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, generators
 
 def close_survivor(game, codes, opener, ub, settings) -> tuple[float, dict]:
     """(CPU seconds, figures) of the prove stage's task for a survivor other than the UB opener:
-    `close_opener` over its classes."""
+    `settle_opener` over its classes."""
     classes = [(m, state) for _, m, state in opener_classes(codes, game, opener)]
     start = time.process_time()
-    solver = class_solver(codes, game.secret_of_guess, game.n_codes, hard=game.hard_mode,
-                          encoded_guesses=game.encoded_guesses(), memo_bits=settings["prove_memo_bits"],
-                          left=guesses_left(game))
-    bounds = close_opener(classes, n_secrets=len(game.secrets), ub=ub, exact_solver=solver)
+    solvers = ClassSolvers(codes, game.secret_of_guess, game.n_codes, game.encoded_guesses())
+    bounds = settle_opener(solvers, classes, n_secrets=len(game.secrets), ub=ub, hard=game.hard_mode,
+                           memo_bits=settings["prove_memo_bits"], left=guesses_left(game))
     seconds = time.process_time() - start
     print(f"{time.strftime('%H:%M:%S')} close_opener {game.guesses[opener]}: {seconds:.1f} CPU s", file=sys.stderr,
           flush=True)

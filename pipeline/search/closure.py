@@ -158,6 +158,13 @@ def close_opener(classes, n_secrets, ub, exact_solver, within=None, left=None) -
     return bounds
 
 
+def settle_opener(solvers: ClassSolvers, classes, n_secrets, ub, hard: bool, memo_bits, left) -> list[tuple[int, str]]:
+    """`close_opener` with the solvers of `solvers` for the game's mode and its `left` guesses (None = no limit)."""
+    return close_opener(classes, n_secrets=n_secrets, ub=ub,
+                        exact_solver=solvers.exact(hard, memo_bits=memo_bits, left=left),
+                        within=None if left is None else solvers.within(hard), left=left)
+
+
 def guesses_left(game) -> int | None:
     """Guesses a response class of the opener has left (None = unlimited)."""
     return None if game.max_guesses is None else game.max_guesses - 1

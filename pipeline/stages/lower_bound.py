@@ -25,8 +25,8 @@ from pipeline.artifacts.outputs import FUNNEL, LB_SUMMARY, LOWER_BOUND
 from pipeline.errors import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
-from pipeline.search.bounds import k_of_game, opener_values
-from pipeline.search.hard_bounds import HardBoundSolver
+from pipeline.search.bounds import k_of_game
+from pipeline.search.funnel import FunnelSolvers, level_rule
 from pipeline.search.symmetry import opener_representatives
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import LowerBoundConfig
@@ -91,17 +91,13 @@ def symmetry_summary(game, generators: list[dict], rep: np.ndarray) -> dict:
 
 
 def _batch(openers, codes, secret_of_guess, n_codes, k_s, level, budget, enc_guesses, enc_secrets, rule):
-    if rule == "hard":
-        solver = HardBoundSolver(codes, n_codes, k_s, enc_guesses, secret_of_guess=secret_of_guess,
-                                 encoded_secrets=enc_secrets)
-        return solver.opener_values(openers, level, budget)
-    return opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget,
-                         encoded_guesses=enc_guesses, encoded_secrets=enc_secrets)
+    return FunnelSolvers(codes, secret_of_guess, n_codes, k_s, enc_guesses, enc_secrets).values(openers, level, budget,
+                                                                                                  rule)
 
 
 def rule_of_level(cfg: LowerBoundConfig, game, level: int) -> str:
     """Which bounds compute a level: "hard" (hard mode, from stage.hard_from on) or "normal"."""
-    return "hard" if game.hard_mode and level >= cfg.hard_from else "normal"
+    return level_rule(game.hard_mode, cfg.hard_from, level)
 
 
 def batches(openers: np.ndarray, cfg: LowerBoundConfig, cluster_cpus: int) -> list[np.ndarray]:

@@ -33,7 +33,7 @@ from pipeline.runtime import worker_cache
 from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
 from pipeline.search.bounds import k_of_game
-from pipeline.search.closure import (ClassSolvers, bound_class, close_opener, guesses_left, opener_classes,
+from pipeline.search.closure import (ClassSolvers, bound_class, guesses_left, opener_classes, settle_opener,
                                      subtree_totals)
 from pipeline.search.exact import ExactSolver
 from pipeline.search.exact_symmetric import SymmetricExact
@@ -121,11 +121,9 @@ def closed_classes(ctx: StageContext, jobs: list, shared: tuple) -> list:
 
 
 def opener_task(classes, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, left, hard, n_secrets, ub):
-    """(bound, method) per class of an opener without a UB subtree: `close_opener` with this worker's solvers."""
+    """(bound, method) per class of an opener without a UB subtree: `settle_opener` with this worker's solvers."""
     with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
-        return close_opener(classes, n_secrets=n_secrets, ub=ub,
-                            exact_solver=solvers.exact(hard, memo_bits=memo_bits, left=left),
-                            within=None if left is None else solvers.within(hard), left=left)
+        return settle_opener(solvers, classes, n_secrets=n_secrets, ub=ub, hard=hard, memo_bits=memo_bits, left=left)
 
 
 def survivor_entry(word, classes, results, targets) -> dict:
