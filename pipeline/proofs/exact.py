@@ -222,7 +222,8 @@ class ExactSolver:
             if settled[c]:
                 continue
             cls = members[starts[c]:starts[c] + sizes[c]]
-            after = rule.after(self.words[g], int(self.codes[g, cls[0]])) if rule is not None else None
+            # a class of at most two is valued before any rule is read (min_total): its rule is not computed
+            after = rule.after(self.words[g], int(self.codes[g, cls[0]])) if rule is not None and len(cls) > 2 else None
             total += (self.min_total(cls, deeper, after, beta - total + int(floors[c]), history, useful)
                       - int(floors[c]))
         return total
