@@ -26,8 +26,9 @@ from pipeline.feedback.matrix import game_matrix
 from pipeline.proofs.answer import game_code_matrix
 from pipeline.proofs.infeasible import check_witness, searcher
 from pipeline.proofs.tree import answer_of
-from pipeline.search.infeasible import opener_witness, probe_guesses, shallow_solvable
+from pipeline.search.infeasible import opener_witness, probe_guesses, within_solvable
 from pipeline.search.shallow import Shallow
+from pipeline.search.within import Within
 from pipeline.stages.prove_infeasible import opener_classes, representatives
 
 CORES = (2, 8, 64)
@@ -60,8 +61,12 @@ def measure(game_name: str, max_guesses: int, hard: bool, sample: int, seed: int
     words = game.encoded_guesses() if hard else None
     left, win = max_guesses - 1, game.n_codes - 1
     guessable = np.isin(np.arange(codes.shape[1]), game.secret_of_guess[game.secret_of_guess >= 0])
-    (solvable, probes), prover_setup = cpu(lambda: (shallow_solvable(Shallow(codes, game.n_codes, guessable, words),
-                                                                     left), probe_guesses(codes, game.n_codes)))
+
+    def setup():
+        within = Within(Shallow(codes, game.n_codes, guessable, words), words)
+        return within_solvable(within, left), probe_guesses(codes, game.n_codes)
+
+    (solvable, probes), prover_setup = cpu(setup)
     opener_witness(opener_classes(codes, int(picked[0]), win, words), codes, win, left, solvable, probes)  # JIT
     prover_s, entries, ranks = [], [], []
     for g in picked:

@@ -18,6 +18,7 @@ from pipeline.proofs import infeasible as checker
 from pipeline.proofs.answer import response
 from pipeline.proofs.certificate import CertificateError
 from pipeline.search import infeasible
+from pipeline.search.exact import IMPOSSIBLE
 from pipeline.stages.prove_infeasible import opener_classes, witness_batch
 from tests.test_proofs_checker import tampered
 
@@ -71,8 +72,7 @@ def prover_witnesses(game, limit):
 
     codes = game_matrix(game)
     words = game.encoded_guesses() if game.hard_mode else None
-    return codes, witness_batch(np.arange(len(game.guesses)), codes, game.secret_of_guess, game.n_codes, words, limit,
-                                16)
+    return codes, witness_batch(np.arange(len(game.guesses)), codes, game.secret_of_guess, game.n_codes, words, limit)
 
 
 def checker_opener_feasible(game, codes, opener: int, limit: int) -> bool:
@@ -170,15 +170,13 @@ def tight_counting_claim_refused(mm22) -> bool:
 
 
 def test_planted_witness_with_one_guess_fewer_fails(ight_lists, monkeypatch):
-    """One guess fewer than left, in the shallow path (3 left: Mastermind 3x3 within 4) and in the exact solver's
-    (4 left: the -ight words within 5)."""
+    """One guess fewer than left, with 3 left (Mastermind 3x3 within 4: the shallow kernels) and with 4 (the -ight
+    words within 5: every first guess over them)."""
     import pipeline.stages.prove_infeasible as stage
 
-    true_shallow, true_exact = infeasible.shallow_solvable, infeasible.exact_solvable
-    monkeypatch.setattr(stage, "shallow_solvable", lambda shallow, left: true_shallow(shallow, left - 1))
+    true_within = infeasible.within_solvable
+    monkeypatch.setattr(stage, "within_solvable", lambda within, left: true_within(within, left - 1))
     assert mismatches(tiny_games(ight_lists)[3], 4) != []
-    monkeypatch.undo()
-    monkeypatch.setattr(stage, "exact_solvable", lambda solver, left: true_exact(solver, left - 1))
     assert mismatches(tiny_games(ight_lists)[0], 5) != []
 
 
@@ -316,15 +314,15 @@ def test_a_class_no_strategy_solves_in_time_settles_a_survivor(ight_lists, tmp_p
                          "game.max_guesses=5", "experiment=prove_wordle")
     cert = json.loads((folder / "certificate.json").read_text())
     psalm = next(s for s in cert["survivors"] if s["opener"] == "psalm")
-    impossible = [c for c in psalm["classes"] if c["bound"] >= infeasible.IMPOSSIBLE]
+    impossible = [c for c in psalm["classes"] if c["bound"] >= IMPOSSIBLE]
     assert [(c["response"], c["size"], c["method"]) for c in impossible] == [("00000", 6, "exact")]
     assert all(c["bound"] == 2 * c["size"] - 1 for c in psalm["classes"] if c not in impossible)
     assert cert["proven"] and cert["ub"] == 50 and verify_certificate(folder, game)["complete"]
 
     def moved(c):
         classes = next(s for s in c["survivors"] if s["opener"] == "psalm")["classes"]
-        solvable = next(x for x in classes if x["size"] >= 2 and x["bound"] < infeasible.IMPOSSIBLE)
-        solvable["bound"], solvable["method"] = infeasible.IMPOSSIBLE, "exact"
+        solvable = next(x for x in classes if x["size"] >= 2 and x["bound"] < IMPOSSIBLE)
+        solvable["bound"], solvable["method"] = IMPOSSIBLE, "exact"
         entry = next(s for s in c["survivors"] if s["opener"] == "psalm")
         entry["sum"] = sum(x["bound"] for x in classes)
         entry["value"] = len(IGHT) + entry["sum"]

@@ -13,8 +13,8 @@ same code), so |C'| <= reach(j - 1, m).  Hence |C| > reach(L - 1, m(C)) means C 
 In hard mode fewer guesses are legal, which only lowers what can be found: the bound holds in both modes.
 
 search: with at most 3 guesses left, search/shallow.py decides it directly (one secret; a guess separating the
-class; a guess leaving only parts that one more guess separates); with more, the exact solver (search/exact.py)
-under the limit returns IMPOSSIBLE exactly when no strategy solves the class within the guesses left.
+class; a guess leaving only parts that one more guess separates); with more, search/within.py tries every legal
+first guess over those kernels (a decision: the first guess that works ends it, no total is computed).
 
 `opener_witness` tries every class by counting first (cheap), then the classes by exact search, largest
 first, and returns the first witness, or None when every class is solvable (the opener is feasible).
@@ -22,7 +22,6 @@ first, and returns the first witness, or None when every class is solvable (the 
 
 import numpy as np
 
-from pipeline.search.exact import IMPOSSIBLE
 from pipeline.search.shallow_kernels import profile
 
 COUNTING, SEARCH = "counting", "search"
@@ -75,16 +74,8 @@ def opener_witness(classes: list, codes: np.ndarray, win: int, left: int, solvab
     return None
 
 
-def shallow_solvable(shallow, left: int):
-    """`solvable` for opener_witness from a search/shallow.py Shallow, for left <= 3 guesses."""
+def within_solvable(within, left: int):
+    """`solvable` for opener_witness from a search/within.py Within: solved within `left` guesses."""
     def solvable(members, state) -> bool:
-        return shallow.solvable(members, left, state)
-    return solvable
-
-
-def exact_solvable(solver, left: int):
-    """`solvable` for opener_witness from an ExactSolver built with the game's guess limit."""
-    def solvable(members, state) -> bool:
-        value, _ = solver.min_total(np.asarray(members, dtype=np.int32), state=state, left=left)
-        return value < IMPOSSIBLE
+        return within.solvable(members, left, state)
     return solvable

@@ -8,7 +8,8 @@ game, more than most classes' bounds).
 
 The game's rules hold throughout: in hard mode a class is closed by the hard-mode bounds or a
 hard-mode exact solve from the state its opener's response leaves, and a class has
-game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises values).
+game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises values); under a limit, a survivor
+with a class no strategy solves in the guesses left is settled by that class alone (search/within.py).
 The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused.
 When the funnel ran on orbit representatives (a game with symmetries), the certificate's "symmetry"
 lists the generators and, for every other opener, its representative: the checker verifies both.

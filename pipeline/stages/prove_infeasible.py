@@ -2,7 +2,7 @@
 
 Every opener orbit representative (search/symmetry.py, normal mode; every opener in hard mode) is given a
 witness, a response class that cannot be solved within the guesses left (search/infeasible.py: counting, then
-search/shallow.py with at most 3 guesses left, else the exact solver under the limit), in batches over Ray.  The
+the decision of search/within.py, over search/shallow.py's kernels), in batches over Ray.  The
 certificate (kind infeasible) names, per opener, the witness's response, size and reason, and the symmetry
 generators with each other opener's representative; `verify-certificate` re-derives all of it with the checker's
 own code (pipeline/proofs/infeasible.py).  An opener with no witness has a strategy within the limit that
@@ -16,12 +16,12 @@ import numpy as np
 from pipeline.artifacts.outputs import CERTIFICATE
 from pipeline.errors import PipelineError
 from pipeline.runtime.policy import batch_count, deal
-from pipeline.search.exact import ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
-from pipeline.search.infeasible import exact_solvable, opener_witness, probe_guesses, shallow_solvable
+from pipeline.search.infeasible import opener_witness, probe_guesses, within_solvable
 from pipeline.search.partition import split
-from pipeline.search.shallow import MAX_LEFT, Shallow
+from pipeline.search.shallow import Shallow
 from pipeline.search.symmetry import opener_representatives
+from pipeline.search.within import Within
 from pipeline.stages.base import StageContext
 
 KIND = "infeasible"
@@ -36,16 +36,12 @@ def opener_classes(codes, opener: int, win: int, words) -> list:
             for c, m in zip(class_codes, members) if c != win]
 
 
-def witness_batch(openers, codes, secret_of_guess, n_codes, words, max_guesses, memo_bits) -> list:
-    """opener_witness of each opener of a batch (response as its code), one solver for the batch: Shallow with at
-    most 3 guesses left, else the exact solver."""
+def witness_batch(openers, codes, secret_of_guess, n_codes, words, max_guesses) -> list:
+    """opener_witness of each opener of a batch (response as its code), one Within (search/within.py) for the
+    batch: the shallow kernels with at most 3 guesses left, every legal first guess over them with more."""
     left, win = max_guesses - 1, int(n_codes) - 1
-    if left <= MAX_LEFT:
-        guessable = np.isin(np.arange(codes.shape[1]), secret_of_guess[secret_of_guess >= 0])
-        solvable = shallow_solvable(Shallow(codes, n_codes, guessable, words), left)
-    else:
-        solvable = exact_solvable(ExactSolver(codes, secret_of_guess, n_codes, words is not None, words,
-                                              max_guesses=max_guesses, memo_bits=memo_bits), left)
+    guessable = np.isin(np.arange(codes.shape[1]), secret_of_guess[secret_of_guess >= 0])
+    solvable = within_solvable(Within(Shallow(codes, n_codes, guessable, words), words), left)
     probes = probe_guesses(codes, n_codes)
     return [opener_witness(opener_classes(codes, g, win, words), codes, win, left, solvable, probes)
             for g in openers]
@@ -68,13 +64,13 @@ def run(ctx: StageContext, cfg, codes, game_claims) -> dict:
     openers = np.flatnonzero(rep == np.arange(len(game.guesses))).astype(np.int32)
     batches = deal(openers, batch_count(len(openers), ctx.cluster_cpus()))
     words = game.encoded_guesses() if game.hard_mode else None
-    shared = (codes, game.secret_of_guess, game.n_codes, words, game.max_guesses, cfg.memo_bits)
+    shared = (codes, game.secret_of_guess, game.n_codes, words, game.max_guesses)
     parts = ctx.fan_out(witness_batch, batches, shared, label="prove-infeasible")
     witnesses = {int(g): w for batch, part in zip(batches, parts) for g, w in zip(batch, part)}
     feasible = [game.guesses[g] for g, w in witnesses.items() if w is None]
     if feasible:
         raise PipelineError(f"opener {feasible[0]} solves every class within game.max_guesses={game.max_guesses} "
-                            f"guesses (exact search), but ApMinTotal found no strategy: raise "
+                            f"guesses (search/within.py), but ApMinTotal found no strategy: raise "
                             f"upstream.upper_bound.breadth, or give upstream.upper_bound.openers=[{feasible[0]}]")
     entries = [{"opener": game.guesses[g], **w, "response": game.code_text(w["response"])}
                for g, w in ((g, witnesses[int(g)]) for g in openers)]
