@@ -22,7 +22,7 @@ PINS = {
     "upper_bound": (3, "79a451c913eec835"),
     "lower_bound": (2, "44cecf15a435fefe"),
     "exact": (2, "12cebd1007d4ea3c"),
-    "prove": (4, "ac353deaae46789b"),
+    "prove": (5, "ac353deaae46789b"),
     "openers": (1, "d1137a434cd8035e"),
     "simulate": (2, "5fdb14debc32b19f"),
     "blindfold": (2, "d43b5b124c35a939"),
