@@ -27,7 +27,6 @@ from pipeline.proofs.answer import game_code_matrix
 from pipeline.proofs.infeasible import check_witness, searcher
 from pipeline.proofs.tree import answer_of
 from pipeline.search.infeasible import opener_witness, probe_guesses, within_solvable
-from pipeline.search.shallow import Shallow
 from pipeline.search.within import Within
 from pipeline.stages.prove_infeasible import opener_classes, representatives
 
@@ -60,10 +59,9 @@ def measure(game_name: str, max_guesses: int, hard: bool, sample: int, seed: int
     picked = sorted(random.Random(seed).sample(list(openers), min(sample, len(openers))))
     words = game.encoded_guesses() if hard else None
     left, win = max_guesses - 1, game.n_codes - 1
-    guessable = np.isin(np.arange(codes.shape[1]), game.secret_of_guess[game.secret_of_guess >= 0])
 
     def setup():
-        within = Within(Shallow(codes, game.n_codes, guessable, words), words)
+        within = Within.of_matrix(codes, game.n_codes, game.secret_of_guess, words)
         return within_solvable(within, left), probe_guesses(codes, game.n_codes)
 
     (solvable, probes), prover_setup = cpu(setup)

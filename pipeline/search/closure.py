@@ -26,7 +26,6 @@ from pipeline.search.exact_symmetric import SymmetricExact
 from pipeline.search.hard_bounds import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.partition import split
-from pipeline.search.shallow import Shallow
 from pipeline.search.stabiliser import HistoryStabiliser
 from pipeline.search.tree import from_json
 from pipeline.search.within import Within
@@ -81,9 +80,8 @@ class ClassSolvers:
         """The decision "is this class solved within j guesses" (search/within.py) in the game's mode."""
         key = ("within", hard)
         if key not in self.built:
-            guessable = np.isin(np.arange(self.codes.shape[1]), self.secret_of_guess[self.secret_of_guess >= 0])
-            words = self.encoded_guesses if hard else None
-            self.built[key] = Within(Shallow(self.codes, self.n_codes, guessable, words), words)
+            self.built[key] = Within.of_matrix(self.codes, self.n_codes, self.secret_of_guess,
+                                               self.encoded_guesses if hard else None)
         return self.built[key]
 
     def reset(self) -> None:

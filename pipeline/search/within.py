@@ -44,6 +44,13 @@ class Within:
                 return True
         return False
 
+    @classmethod
+    def of_matrix(cls, codes: np.ndarray, n_codes: int, secret_of_guess: np.ndarray, words: np.ndarray | None = None):
+        """The decision on a code matrix: a secret counts as guessable when some guess is it (`secret_of_guess`);
+        `words` (the encoded guesses) in hard mode, None in normal mode."""
+        guessable = np.isin(np.arange(codes.shape[1]), secret_of_guess[secret_of_guess >= 0])
+        return cls(Shallow(codes, n_codes, guessable, words), words)
+
     def reset(self) -> None:
         """Nothing to empty: Within keeps no memo (ClassSolvers resets every solver it built)."""
 

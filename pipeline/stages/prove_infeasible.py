@@ -19,7 +19,6 @@ from pipeline.runtime.policy import batch_count, deal
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.infeasible import opener_witness, probe_guesses, within_solvable
 from pipeline.search.partition import split
-from pipeline.search.shallow import Shallow
 from pipeline.search.symmetry import opener_representatives
 from pipeline.search.within import Within
 from pipeline.stages.base import StageContext
@@ -40,8 +39,7 @@ def witness_batch(openers, codes, secret_of_guess, n_codes, words, max_guesses) 
     """opener_witness of each opener of a batch (response as its code), one Within (search/within.py) for the
     batch: the shallow kernels with at most 3 guesses left, every legal first guess over them with more."""
     left, win = max_guesses - 1, int(n_codes) - 1
-    guessable = np.isin(np.arange(codes.shape[1]), secret_of_guess[secret_of_guess >= 0])
-    solvable = within_solvable(Within(Shallow(codes, n_codes, guessable, words), words), left)
+    solvable = within_solvable(Within.of_matrix(codes, n_codes, secret_of_guess, words), left)
     probes = probe_guesses(codes, n_codes)
     return [opener_witness(opener_classes(codes, g, win, words), codes, win, left, solvable, probes)
             for g in openers]
