@@ -1,5 +1,5 @@
 """Can a class be solved within 4 or 5 guesses: the prover's Within (search/within.py) and the checker's Feasibility
-(proofs/infeasible.py) against the scalar brute force of test_shallow.py, on tiny games where the limit binds, normal
+(proofs/feasibility.py) against the scalar brute force of test_shallow.py, on tiny games where the limit binds, normal
 and hard mode; planted off-by-ones must make each disagree."""
 
 import numpy as np
@@ -8,7 +8,8 @@ import pytest
 from pipeline.feedback.matrix import game_matrix
 from pipeline.proofs.answer import symbols
 from pipeline.proofs.hard_mode import Rule
-from pipeline.proofs.infeasible import Feasibility
+from pipeline.proofs import feasibility
+from pipeline.proofs.feasibility import Feasibility
 from pipeline.search import within
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.shallow import Shallow
@@ -64,3 +65,25 @@ def test_planted_hard_mode_rule_left_out_is_caught(games, monkeypatch):  # noqa:
     """Every guess taken to be legal at four or more guesses left (the hard-mode rule forgotten above the kernels)."""
     monkeypatch.setattr(within.Within, "legal", lambda self, state: np.arange(self.shallow.codes.shape[0]))
     assert wrong(games["ight hard"], 2) > 0
+
+
+def test_checker_planted_parts_with_one_guess_too_many_are_caught(games, monkeypatch):  # noqa: F811
+    """The checker's search at four or more left, its parts solved within `left` instead of `left - 1`."""
+    true_after = Feasibility.after
+    monkeypatch.setattr(Feasibility, "after", lambda self, g, cands, left, rule: true_after(self, g, cands, left + 1,
+                                                                                           rule))
+    assert wrong(games["ight hard"], 3) > 0
+    assert wrong(games["ight"], 3) > 0
+
+
+def test_checker_planted_hard_mode_rule_left_out_is_caught(games, monkeypatch):  # noqa: F811
+    """The checker taking every guess to be legal at four or more left (its kernels below still apply the rule)."""
+    monkeypatch.setattr(Feasibility, "legal", lambda self, rule: np.arange(self.codes.shape[0]))
+    assert wrong(games["ight hard"], 3) > 0
+
+
+def test_checker_planted_counting_bound_one_guess_short_is_caught(games, monkeypatch):  # noqa: F811
+    """The checker's counting refutation with one guess fewer than it has (reach(j - 1, m) secrets for j guesses)."""
+    true_reach = feasibility.reach
+    monkeypatch.setattr(feasibility, "reach", lambda guesses, parts: true_reach(guesses - 1, parts))
+    assert wrong(games["ight hard"], 3) > 0  # hard mode's few legal guesses make few parts: there the count binds
