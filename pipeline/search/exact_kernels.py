@@ -107,7 +107,7 @@ def memo_grown(memo):
     return big
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_hash(tables, pool, lo, n):
     """The two hashes of the set pool[lo:lo+n]: sums of its secrets' random words."""
     h1 = np.uint64(0)
@@ -118,7 +118,7 @@ def set_hash(tables, pool, lo, n):
     return h1, h2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def state_hash(tables, greens, at_least):
     """Hash of a hard-mode state (0 in normal mode)."""
     h = np.uint64(0)
@@ -132,7 +132,7 @@ def state_hash(tables, greens, at_least):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def child_state_hash(tables, greens, at_least, h, g, code, revealed):
     """state_hash of the state after playing guess g and seeing `code`, from the parent's hash h.
 
@@ -161,7 +161,7 @@ def child_state_hash(tables, greens, at_least, h, g, code, revealed):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def node_key(tables, set_h1, set_h2, st_hash, left):
     """Memo key of a node: its candidate set, the hard-mode state and (under a limit) the guesses left."""
     h2 = set_h2
@@ -170,7 +170,7 @@ def node_key(tables, set_h1, set_h2, st_hash, left):
     return set_h1 + st_hash, h2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def memo_find(memo, h1, h2):
     """The slot of key (h1, h2) in its 4-slot bucket, or -1."""
     base = np.int64(h1 & np.uint64(memo.flags.shape[0] - 1)) & ~np.int64(3)
@@ -241,15 +241,15 @@ def load_rule(at_least, req):
 
 @njit(cache=True, inline="always")
 def allowed(words, word_counts, g, greens, req, m):
-    """Does the hard-mode rule (greens, req[:, :m]) allow guess g?  Scalar indexing only: a row view
-    (words[g]) would cost an atomic reference count increment and decrement per guess."""
+    """Does the hard-mode rule (greens, req[:, :m]) allow guess g?  Scalar indexing only and one exit: a row
+    view (words[g]) or an early return would leave numba an atomic reference count increment and decrement
+    per array argument and guess (measured: most of hard mode's exact-search time)."""
+    ok = True
     for i in range(words.shape[1]):
-        if greens[i] >= 0 and words[g, i] != greens[i]:
-            return False
+        ok &= greens[i] < 0 or words[g, i] == greens[i]
     for r in range(m):
-        if word_counts[g, req[0, r]] < req[1, r]:
-            return False
-    return True
+        ok &= word_counts[g, req[0, r]] >= req[1, r]
+    return ok
 
 
 @njit(cache=True)
@@ -408,7 +408,7 @@ def scan(tables, w, d, length, lo, n, beta):
 def _gather_pairs(tables, w, b0, b1, lo, n, lst):
     """For the small scan of list positions b0..b1-1, per position t - b0: equal-code pairs (scratch[0]),
     candidates equal to an earlier one (scratch[1]) and whether the guess is a candidate (scratch[2]).
-    The codes of each candidate are first gathered into a dense row (a slice while the list is still
+    The codes of each candidate are first gathered into a dense row (a contiguous read while the list is still
     every guess)."""
     dense, pairs, repeats, inside, seen = w.dense, w.scratch[0], w.scratch[1], w.scratch[2], w.scratch[3]
     width = b1 - b0
@@ -417,30 +417,31 @@ def _gather_pairs(tables, w, b0, b1, lo, n, lst):
     inside[:width] = 0
     everyone = lst[b1 - 1] - lst[b0] == width - 1  # lists are in increasing index order
     win = tables.win
+    codes_t, first = tables.codes_t, lst[b0]
     for j in range(n):
-        src = tables.codes_t[w.pool[lo + j]]
-        dj = dense[j]
+        secret = w.pool[lo + j]
         if everyone:
-            dj[:width] = src[lst[b0]: lst[b0] + width]
+            for t in range(width):
+                dense[j, t] = codes_t[secret, first + t]
         else:
             for t in range(width):
-                dj[t] = src[lst[b0 + t]]
+                dense[j, t] = codes_t[secret, lst[b0 + t]]
         for t in range(width):
-            inside[t] += dj[t] == win
+            inside[t] += dense[j, t] == win
     for j in range(1, n):
-        dj = dense[j]
         seen[:width] = 0
         for i in range(j):
-            _pair_pass(dense[i], dj, pairs, seen, width)
+            _pair_pass(dense, i, j, pairs, seen, width)
         for t in range(width):
             repeats[t] += seen[t]
 
 
-@njit(cache=True)
-def _pair_pass(di, dj, pairs, seen, length):
-    """Add the equal codes of two gathered candidates to the pair counts and the repeat marks."""
+@njit(cache=True, inline="always")
+def _pair_pass(dense, i, j, pairs, seen, length):
+    """Add the equal codes of gathered candidates i and j to the pair counts and the repeat marks (rows indexed,
+    not taken as views: a view costs two atomic reference counts, and this runs once per pair per block)."""
     for t in range(length):
-        e = np.int32(di[t] == dj[t])
+        e = np.int32(dense[i, t] == dense[j, t])
         pairs[t] += e
         seen[t] |= e
 

@@ -159,7 +159,7 @@ def _order_more(tables, memo, w, d):
     f[d, N_KEPT], f[d, SORTED], f[d, NODE_LB] = j, j, node_lb
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _class_bound(tables, memo, w, d, i, g, left):
     """(lower bound, exact) for class i of guess g at node d: the memo, the counting bound, 2s - 1,
     and for small classes a perfectly splitting candidate (2s - 1, else >= 2s; 3 candidates: 5 or 6)."""
