@@ -382,12 +382,14 @@ def _scan_reference(codes, cand, guesses, win):
     return out
 
 
+@pytest.mark.parametrize("size", [30, "largest"])
 @pytest.mark.parametrize("layout", ["everyone", "subset", "runs"])
-def test_small_set_scan_over_several_blocks_matches_direct_counts(layout):
+def test_small_set_scan_over_several_blocks_matches_direct_counts(layout, size):
     """The small-set scan goes through the list block by block (contiguous slices or gathered positions):
     its useful guesses, bounds, ordering keys and most classes match counting every guess directly, and a
-    perfect splitter in a later block ends the scan there."""
-    from pipeline.search.exact_kernels import BLOCK, INF, KEY_MASK, KEY_SHIFT, scan
+    perfect splitter in a later block ends the scan there.  At the largest small set one guess leaves all
+    but one candidate together: the most equal pairs its 16-bit counts must hold."""
+    from pipeline.search.exact_kernels import BLOCK, INF, KEY_MASK, KEY_SHIFT, SMALL_SET, scan
 
     rng = np.random.default_rng(7)
     n_guesses, n_secrets, win = 3 * BLOCK + 100, 300, 242
@@ -395,11 +397,14 @@ def test_small_set_scan_over_several_blocks_matches_direct_counts(layout):
     codes[rng.random(codes.shape) < 0.05] = win
     codes[:40, :] = 5  # guesses that split nothing stay out of the useful list
     secret_of_guess = np.where(np.arange(n_guesses) < n_secrets, np.arange(n_guesses), -1)
+    cand = rng.choice(n_secrets, size=SMALL_SET if size == "largest" else size, replace=False).astype(np.int32)
+    codes[40, cand] = 3
+    codes[40, cand[0]] = 4
     solver = ExactSolver(codes, secret_of_guess, win + 1)
-    cand = rng.choice(n_secrets, size=30, replace=False).astype(np.int32)
     everything = np.arange(n_guesses, dtype=np.int32)
-    lists = {"everyone": everything, "subset": np.sort(rng.choice(everything, 1400, replace=False)),
-             "runs": np.concatenate([everything[:700], everything[900:1500:3], everything[1500:]])}
+    a, b, c = (n_guesses * share // 100 for share in (43, 55, 92))  # runs, gaps and a strided stretch
+    lists = {"everyone": everything, "subset": np.sort(rng.choice(everything, n_guesses * 86 // 100, replace=False)),
+             "runs": np.concatenate([everything[:a], everything[b:c:3], everything[c:]])}
     lst = lists[layout].astype(np.int32)
     w = solver.work
     w.pool[:len(cand)] = cand

@@ -27,8 +27,9 @@ IMPOSSIBLE = INF  # the value of a set that cannot be solved within the guesses 
 UNLIMITED = 1 << 30
 EMPTY, EXACT, LOWER = 0, 1, 2
 STAT_NODES, STAT_HITS, STAT_EVALS, STAT_SCANS = 0, 1, 2, 3
-SMALL_SET = 48  # up to this size the pairwise scan over gathered codes is faster
-BLOCK = 512  # guesses per block of the small scan (SMALL_SET x BLOCK gathered codes stay in cache)
+SMALL_SET = 96  # up to this size the pairwise scan over gathered codes is faster (measured against 32-128:
+#                docs/benchmarks.md; its 16-bit counts go 16 guesses per AVX2 instruction)
+BLOCK = 256  # guesses per block of the small scan (SMALL_SET x BLOCK gathered codes stay in cache)
 CAND_CHECK = 8  # classes up to this size are checked for a perfectly splitting candidate when bounded
 KEY_SHIFT = 24  # ordering key = sum of squared class sizes << KEY_SHIFT | position in the node's rows
 KEY_MASK = (1 << KEY_SHIFT) - 1
@@ -76,7 +77,7 @@ def make_work(n_guesses, n_secrets, n_codes, length, max_depth, code_dtype):
         at_least=np.empty((max_depth, MAX_SYMBOLS), dtype=np.int8),
         counts=np.zeros(n_codes, dtype=np.int64), stamp=np.zeros(n_codes + 1, dtype=np.int64),
         dense=np.zeros((SMALL_SET, BLOCK), dtype=code_dtype),
-        scratch=np.zeros((4, BLOCK), dtype=np.int32), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
+        scratch=np.zeros((4, BLOCK), dtype=np.int16), req=np.zeros((2, MAX_SYMBOLS), dtype=np.int64),
         revealed=np.zeros(MAX_SYMBOLS, dtype=np.int64), stats=np.zeros(4, dtype=np.int64))
 
 
@@ -441,7 +442,7 @@ def _pair_pass(dense, i, j, pairs, seen, length):
     """Add the equal codes of gathered candidates i and j to the pair counts and the repeat marks (rows indexed,
     not taken as views: a view costs two atomic reference counts, and this runs once per pair per block)."""
     for t in range(length):
-        e = np.int32(dense[i, t] == dense[j, t])
+        e = np.int16(dense[i, t] == dense[j, t])
         pairs[t] += e
         seen[t] |= e
 
