@@ -329,3 +329,30 @@ def test_a_class_no_strategy_solves_in_time_settles_a_survivor(ight_lists, tmp_p
 
     with pytest.raises(CertificateError, match="claims no strategy solves it within the 4 guesses left, but one does"):
         verify_certificate(tampered(folder, tmp_path, moved), game)
+
+
+def upper_bound(outputs, ight_lists, *overrides):
+    """The upper_bound stage's summary on the -ight words in hard mode within 5 guesses (one opener has a strategy)."""
+    from pipeline.compose import compose_config
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.runner import run_stage
+
+    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=upper_bound", "game=words",
+                          f"game.secrets.path={ight_lists / 'secrets.txt'}",
+                          f"game.guesses.path={ight_lists / 'guesses.txt'}", "game.length=5", "game.hard_mode=true",
+                          "game.max_guesses=5", "stage.breadth=1", "stage.top_k=1", *overrides], check=False)
+    folder = run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs)).path
+    return json.loads((folder / "summary.json").read_text())
+
+
+def test_a_guess_limit_no_ranked_opener_meets_widens_the_search_once(ight_lists, tmp_path, ray_session):
+    """At breadth 1 over the first ranked opener no strategy meets the limit; the stage then searches once more
+    at stage.widen_breadth over stage.widen_top_k openers, finds the one opener that has a strategy (PSALM's
+    class 00000 cannot be solved in time, so it is not PSALM) and says so; with widen_breadth null it does not."""
+    narrow = upper_bound(tmp_path / "narrow", ight_lists, "stage.widen_breadth=null")
+    assert (narrow["feasible"], narrow["openers_tried"], narrow["breadth"]) == (False, 1, 1)
+    assert "widened" not in narrow
+    wide = upper_bound(tmp_path / "wide", ight_lists, "stage.widen_breadth=10", "stage.widen_top_k=22")
+    assert (wide["widened"], wide["breadth"], wide["openers_tried"]) == (True, 10, len(IGHT + PROBES))
+    assert wide["ub"] == 50 and wide["opener"] != "psalm" and wide["max_guesses"] <= 5

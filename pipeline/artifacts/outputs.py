@@ -105,7 +105,9 @@ UB_SUMMARY = Output("summary.json", "ub, objective, opener, method, breadth, ran
                                     "exact (opener, total), expected, max_guesses, distribution, memo, "
                                     "openers_infeasible, game, guesses_sha256, secrets_sha256, hard_mode, "
                                     "game_max_guesses (checked by pipeline/artifacts/summaries.py); `feasible` "
-                                    "false and ub null when no opener has a strategy within the guess limit")
+                                    "false and ub null when no opener has a strategy within the guess limit; "
+                                    "`widened` true when the search ran once more, wider (breadth and "
+                                    "openers_tried are then the wider search's)")
 TREE = Output("tree.json", "the tree with the game's name, lists' digests and rules, its total, max_guesses and "
                            "distribution (pipeline/artifacts/trees.py)")
 TREE_TEXT = Output("tree.txt", "the tree as text, one line per secret")

@@ -60,6 +60,9 @@ class UpperBoundConfig(StageConfig):
     batch_size: int = setting(64, "at most this many openers per Ray task (tasks: 4 per cluster CPU, or more)",
                               sizing=True)
     max_memo_entries: int = setting(2_000_000, "memoised candidate sets per task (memory bound)")
+    widen_breadth: int | None = setting(100, "ranked, under a guess limit: when no opener tried has a strategy "
+                                             "within it, try once more at this breadth (null: never)")
+    widen_top_k: int = setting(200, "... over this many ranked openers")
     refine: int = setting(0, "the best `refine` openers are then solved exactly (game's rules); the best tree of "
                              "all is UB")
     refine_memo_bits: int = setting(22, "exact-search memo of 2**bits entries (~41 bytes each) per refine task")

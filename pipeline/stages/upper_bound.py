@@ -2,8 +2,11 @@
 
 The search plays the game's rules (hard mode, game.max_guesses): an opener
 whose ApMinTotal strategy cannot find every secret within the limit is
-listed with total null; if no opener can, the summary says `feasible: false` (no ub, no tree) and the prove
-stage proves the limit infeasible (search/infeasible.py), or fails naming an opener that has a strategy.
+listed with total null; if no ranked opener can, the search runs once more, wider (stage.widen_breadth over
+stage.widen_top_k openers: ApMinTotal at breadth 10 finds none in hard mode within 5 guesses, at 100 over 200 it
+finds PALET's), and the summary records it (`widened`); if still none can, the summary says `feasible: false`
+(no ub, no tree) and the prove stage proves the limit infeasible (search/infeasible.py), or fails naming an
+opener that has a strategy.
 With stage.refine=k the k best openers are then solved exactly (same rules,
 alpha-beta under the best ApMinTotal total) and the best tree of all is the
 UB: a proof closes only when UB is the optimum, and ApMinTotal misses it in
@@ -21,6 +24,8 @@ proof experiments keep objective=total.
 In a game with symmetries (Mastermind's colour and position permutations, search/symmetry.py) symmetric
 openers have the same values, so `ranked` and `all` try one opener per orbit (stage.symmetry=false tries
 them all); Wordle's lists have none."""
+
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -152,10 +157,11 @@ def opener_batches(n_openers: int, cfg: UpperBoundConfig, cluster_cpus: int) -> 
     return deal(list(range(n_openers)), batch_count(n_openers, cluster_cpus, max_batch=cfg.batch_size))
 
 
-def evaluated_openers(ctx: StageContext, openers: list[int], cfg: UpperBoundConfig, shared: tuple) -> list:
+def evaluated_openers(ctx: StageContext, openers: list[int], cfg: UpperBoundConfig, shared: tuple,
+                      label: str = NAME) -> list:
     """[(depth, ApMinTotal result)] of every opener, in the order of `openers`, from `opener_batches` tasks."""
     batches = opener_batches(len(openers), cfg, ctx.cluster_cpus()) if openers else []
-    parts = ctx.fan_out(_evaluate, [[openers[i] for i in b] for b in batches], shared, label=NAME)
+    parts = ctx.fan_out(_evaluate, [[openers[i] for i in b] for b in batches], shared, label=label)
     results = [None] * len(openers)
     for batch, part in zip(batches, parts):
         for i, result in zip(batch, part):
@@ -211,18 +217,40 @@ def rank(entry) -> tuple:
     return (depth or 0, result.total)
 
 
+def searched(ctx: StageContext, cfg: UpperBoundConfig, codes, symmetry, label: str = NAME) -> list:
+    """`evaluated_openers` of the openers `cfg` chooses, at its breadth."""
+    game = ctx.game
+    shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
+              game.encoded_guesses() if game.hard_mode else None, game.max_guesses, cfg.ranking, cfg.objective)
+    return evaluated_openers(ctx, chosen_openers(cfg, game, codes, symmetry), cfg, shared, label=label)
+
+
+def widened(cfg: UpperBoundConfig, game, evaluated: list) -> UpperBoundConfig | None:
+    """The config of the one wider search stage.widen_* asks for when a guess limit left every ranked opener
+    tried without a strategy (ApMinTotal's narrow search misses some: hard mode within 5 guesses), else None."""
+    if (any(r.feasible for _, r in evaluated) or game.max_guesses is None or cfg.openers != "ranked"
+            or cfg.widen_breadth is None):
+        return None
+    wider = replace(cfg, breadth=max(cfg.breadth, cfg.widen_breadth),
+                    top_k=max(cfg.top_k or cfg.breadth, cfg.widen_top_k))
+    return wider if (wider.breadth, wider.top_k) != (cfg.breadth, cfg.top_k or cfg.breadth) else None
+
+
 def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     game = ctx.game
     codes = load_matrix(ctx.inputs["feedback"], game)
     symmetry = GameSymmetry(cfg, game, codes)
-    openers = chosen_openers(cfg, game, codes, symmetry)
-    shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
-              game.encoded_guesses() if game.hard_mode else None, game.max_guesses, cfg.ranking, cfg.objective)
-    evaluated = evaluated_openers(ctx, openers, cfg, shared)
+    evaluated = searched(ctx, cfg, codes, symmetry)
+    wider = widened(cfg, game, evaluated)
+    if wider is not None:
+        log.warning(f"{NAME}: no strategy within game.max_guesses={game.max_guesses} at breadth {cfg.breadth} over "
+                    f"{len(evaluated)} openers; trying once more at breadth {wider.breadth} over {wider.top_k} "
+                    f"(stage.widen_breadth, stage.widen_top_k)")
+        cfg, evaluated = wider, searched(ctx, wider, codes, symmetry, label=f"{NAME}-widened")
     results = [r for _, r in evaluated]
     feasible = [e for e in evaluated if e[1].feasible]
     if not feasible:
-        return no_strategy_found(ctx, cfg, results)
+        return no_strategy_found(ctx, cfg, results, wider)
     best_depth, best = min(feasible, key=rank)  # first in opener order on ties
     chosen = {"opener": best.opener, "depth": best_depth, "total": best.total, "method": "ApMinTotal",
               "tree": best.tree(list(game.guesses), game.answering.text)}
@@ -242,7 +270,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     stats = write_tree(ctx.out.file, tree, game, objective=cfg.objective, depth=cfg.tree_depth)
     summary = {"ub": chosen["total"], "objective": cfg.objective, "opener": game.guesses[chosen["opener"]],
                "method": chosen["method"],
-               "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results),
+               "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results), **widening(wider),
                "apmintotal_best": best.total,
                "exact": [{"opener": game.guesses[e["opener"]], "total": e["total"]} for e in exact],
                "expected": stats["expected"], "max_guesses": stats["max_guesses"],
@@ -255,20 +283,26 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                                     "distribution", "expected")}
 
 
-def no_strategy_found(ctx: StageContext, cfg: UpperBoundConfig, results) -> dict:
+def widening(wider) -> dict:
+    """The summary's record of a widened search (breadth and openers_tried are then the wider search's)."""
+    return {} if wider is None else {"widened": True}
+
+
+def no_strategy_found(ctx: StageContext, cfg: UpperBoundConfig, results, wider=None) -> dict:
     """The artifact when no opener tried has an ApMinTotal strategy within game.max_guesses: the openers table and
     a summary with `feasible` false and no ub (no tree); the prove stage then proves the limit infeasible, or
     fails naming an opener whose classes the exact search solves in time (a strategy ApMinTotal missed)."""
     game = ctx.game
     log.warning(f"{NAME}: no strategy found ({'hard mode, ' if game.hard_mode else ''}ApMinTotal breadth "
                 f"{cfg.breadth}, {len(results)} openers) that finds every secret within game.max_guesses="
-                f"{game.max_guesses} guesses; a wider search may find one (e.g. stage.breadth=100 stage.top_k=200, "
+                f"{game.max_guesses} guesses; a wider search may find one (stage.breadth and stage.top_k, "
                 f"upstream.upper_bound.* under prove); without one, prove sets out to show the limit infeasible")
     write_table(ctx.out.file(OPENER_TOTALS.name), pa.table({
         "opener": [game.guesses[r.opener] for r in results], "total": pa.array([None] * len(results), type=pa.int64()),
         "rank": np.arange(1, len(results) + 1)}))
     summary = {"feasible": False, "ub": None, "opener": None, "objective": cfg.objective, "breadth": cfg.breadth,
-               "ranking": cfg.ranking, "openers_tried": len(results), "openers_infeasible": len(results),
+               "ranking": cfg.ranking, "openers_tried": len(results), **widening(wider),
+               "openers_infeasible": len(results),
                "game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
                "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses}
     write_json(ctx.out.file(UB_SUMMARY.name), summary)
