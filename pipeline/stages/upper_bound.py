@@ -3,8 +3,8 @@
 The search plays the game's rules (hard mode, game.max_guesses): an opener
 whose ApMinTotal strategy cannot find every secret within the limit is
 listed with total null; if no ranked opener can, the search runs once more, wider (stage.widen_breadth over
-stage.widen_top_k openers: ApMinTotal at breadth 10 finds none in hard mode within 5 guesses, at 100 over 200 it
-finds PALET's), and the summary records it (`widened`); if still none can, the summary says `feasible: false`
+stage.widen_top_k openers: on original Wordle in hard mode within 5 guesses ApMinTotal at breadth 10 finds none,
+at 100 over 200 openers PLAST's 8238), and the summary records it (`widened`); if still none can, the summary says `feasible: false`
 (no ub, no tree) and the prove stage proves the limit infeasible (search/infeasible.py), or fails naming an
 opener that has a strategy.
 With stage.refine=k the k best openers are then solved exactly (same rules,
