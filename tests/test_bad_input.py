@@ -92,6 +92,8 @@ STAGE_CASES = [
     (["stage=upper_bound", *MINI, "stage.openers=[[a]]"], "stage.openers: ['a'] is not an allowed guess"),
     (["stage=upper_bound", *MINI, "stage.breadth=0"], "stage.breadth must be at least 1, got 0"),
     (["stage=upper_bound", *MINI, "stage.top_k=0"], "stage.top_k must be at least 1 (or null)"),
+    (["stage=upper_bound", *MINI, "stage.widen_breadth=0"], "stage.widen_breadth must be at least 1 (or null)"),
+    (["stage=upper_bound", *MINI, "stage.widen_top_k=-3"], "stage.widen_top_k must be at least 1"),
     (["stage=upper_bound", *MINI, "stage.batch_size=-3"], "stage.batch_size must be at least 1"),
     (["stage=upper_bound", *MINI, "stage.max_memo_entries=0"], "stage.max_memo_entries must be"),
     (["stage=upper_bound", *MINI, "stage.max_memo_entries=1000000000000"], "GiB per task, more than"),

@@ -62,6 +62,8 @@ def validate(cfg: UpperBoundConfig, game) -> None:
     if cfg.ranking not in RANKINGS:
         raise PipelineError(f"stage.ranking must be one of {', '.join(RANKINGS)}, not {cfg.ranking!r}")
     at_least(cfg, "top_k", 1, allow_none=True)
+    at_least(cfg, "widen_breadth", 1, allow_none=True)
+    at_least(cfg, "widen_top_k", 1)
     at_least(cfg, "batch_size", 1)
     at_least(cfg, "max_memo_entries", 1)
     at_least(cfg, "refine", 0)
