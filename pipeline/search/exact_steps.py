@@ -27,7 +27,7 @@ RANK_SHIFT = KEY_SHIFT + 4  # first-batch key: class-bound total << RANK_SHIFT |
 RANK_CAP = (1 << (63 - RANK_SHIFT)) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _exact(memo, w, d, value, guess):
     """Record an exact value of node d (memo and best guess) and return it."""
     memo_store(memo, w.fh[d, 0], w.fh[d, 1], w.f[d, N], value, EXACT, guess)
@@ -70,7 +70,7 @@ def enter(tables, memo, w, d):
     return _scan_node(tables, memo, w, d, floor)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _perfect_forms(tables, memo, w, d):
     """Values known without a scan: a candidate splitting C into singletons (2n - 1), three candidates
     (5 or 6), a guess splitting C into singletons (2n), two guesses left and no such guess (impossible).
@@ -99,7 +99,7 @@ def _perfect_forms(tables, memo, w, d):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _scan_node(tables, memo, w, d, floor):
     """Scan node d's guess list; returns the node's value when the scan settles it, else -1 (search)."""
     f = w.f
@@ -184,7 +184,7 @@ def _class_bound(tables, memo, w, d, i, g, left):
     return bound, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bound_guess(tables, memo, w, d, g, best):
     """|C| + lower bounds of the classes of guess g at node d, stopping once it reaches `best`."""
     f = w.f
