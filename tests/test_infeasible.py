@@ -183,15 +183,20 @@ def test_planted_witness_with_one_guess_fewer_fails(ight_lists, monkeypatch):
 # ---- certificates --------------------------------------------------------------------------------------------
 
 
-def prove(outputs, *overrides):
+def run(outputs, *overrides):
+    """(artifact folder, game) of the stage the overrides compose, run in `outputs`."""
     from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
-    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "experiment=prove", *overrides], check=False)
+    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", *overrides], check=False)
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)).path, game
+
+
+def prove(outputs, *overrides):
+    return run(outputs, "experiment=prove", *overrides)
 
 
 @pytest.fixture(scope="module")
@@ -333,16 +338,9 @@ def test_a_class_no_strategy_solves_in_time_settles_a_survivor(ight_lists, tmp_p
 
 def upper_bound(outputs, ight_lists, *overrides):
     """The upper_bound stage's summary on the -ight words in hard mode within 5 guesses (one opener has a strategy)."""
-    from pipeline.compose import compose_config
-    from pipeline.games.catalog import load_game
-    from pipeline.runtime.store import ArtifactStore
-    from pipeline.stages.runner import run_stage
-
-    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=upper_bound", "game=words",
-                          f"game.secrets.path={ight_lists / 'secrets.txt'}",
-                          f"game.guesses.path={ight_lists / 'guesses.txt'}", "game.length=5", "game.hard_mode=true",
-                          "game.max_guesses=5", "stage.breadth=1", "stage.top_k=1", *overrides], check=False)
-    folder = run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs)).path
+    folder, _ = run(outputs, "stage=upper_bound", "game=words", f"game.secrets.path={ight_lists / 'secrets.txt'}",
+                    f"game.guesses.path={ight_lists / 'guesses.txt'}", "game.length=5", "game.hard_mode=true",
+                    "game.max_guesses=5", "stage.breadth=1", "stage.top_k=1", *overrides)
     return json.loads((folder / "summary.json").read_text())
 
 

@@ -16,7 +16,7 @@ search: with at most 3 guesses left, search/shallow.py decides it directly (one 
 class; a guess leaving only parts that one more guess separates); with more, search/within.py tries every legal
 first guess over those kernels (a decision: the first guess that works ends it, no total is computed).
 
-`opener_witness` tries every class by counting first (cheap), then the classes by exact search, largest
+`opener_witness` tries every class by counting first (cheap), then the classes by search (within.py), largest
 first, and returns the first witness, or None when every class is solvable (the opener is feasible).
 """
 
@@ -61,7 +61,7 @@ def probe_guesses(codes: np.ndarray, n_codes: int, count: int = 16) -> np.ndarra
 def opener_witness(classes: list, codes: np.ndarray, win: int, left: int, solvable, probes=None) -> dict | None:
     """The first witness among an opener's non-win classes [(response, members, state)], or None.
 
-    `solvable(members, state)` says whether the exact search solves a class within `left` guesses.  A witness
+    `solvable(members, state)` says whether some strategy solves a class within `left` guesses.  A witness
     is {"response", "size", "reason"}: counting tried on every class first, then search, largest first; `probes`
     as for counted_out."""
     by_size = sorted(classes, key=lambda c: -len(c[1]))

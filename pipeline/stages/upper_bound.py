@@ -4,9 +4,9 @@ The search plays the game's rules (hard mode, game.max_guesses): an opener
 whose ApMinTotal strategy cannot find every secret within the limit is
 listed with total null; if no ranked opener can, the search runs once more, wider (stage.widen_breadth over
 stage.widen_top_k openers: on original Wordle in hard mode within 5 guesses ApMinTotal at breadth 10 finds none,
-at 100 over 200 openers PLAST's 8238), and the summary records it (`widened`); if still none can, the summary says `feasible: false`
-(no ub, no tree) and the prove stage proves the limit infeasible (search/infeasible.py), or fails naming an
-opener that has a strategy.
+at 100 over 200 openers PLAST's 8238), and the summary records it (`widened`); if still none can, the summary
+says `feasible: false` (no ub, no tree) and the prove stage proves the limit infeasible (search/infeasible.py),
+or fails naming an opener that has a strategy.
 With stage.refine=k the k best openers are then solved exactly (same rules,
 alpha-beta under the best ApMinTotal total) and the best tree of all is the
 UB: a proof closes only when UB is the optimum, and ApMinTotal misses it in
@@ -293,7 +293,7 @@ def widening(wider) -> dict:
 def no_strategy_found(ctx: StageContext, cfg: UpperBoundConfig, results, wider=None) -> dict:
     """The artifact when no opener tried has an ApMinTotal strategy within game.max_guesses: the openers table and
     a summary with `feasible` false and no ub (no tree); the prove stage then proves the limit infeasible, or
-    fails naming an opener whose classes the exact search solves in time (a strategy ApMinTotal missed)."""
+    fails naming an opener whose classes search/within.py solves in time (a strategy ApMinTotal missed)."""
     game = ctx.game
     log.warning(f"{NAME}: no strategy found ({'hard mode, ' if game.hard_mode else ''}ApMinTotal breadth "
                 f"{cfg.breadth}, {len(results)} openers) that finds every secret within game.max_guesses="
