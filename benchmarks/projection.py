@@ -24,7 +24,9 @@ It follows what `experiment=prove_wordle` does, stage by stage (in hard mode wit
   last level, else on the UB opener as a stand-in, whose every class must be solved exactly).
 
 The projection: the opener count of each level is 1 (the UB opener) + the others times the survival
-rate; core-seconds are counts times mean seconds. Wall on N cores is the sum over the steps of
+rate; core-seconds are counts times mean seconds.  That is an upper estimate where a sample kept none; "central"
+repeats it from the same measurements with the median-unbiased rate there (`central_estimate`; `--central-of
+<json>` adds it to a stored projection). Wall on N cores is the sum over the steps of
 max(core-seconds / N, the longest single task), since levels run one after another; the matrix and
 the upper bound count as they ran. Sample sizes are printed beside every estimate.
 """
@@ -125,6 +127,40 @@ class FunnelBounds(FunnelSolvers):
     def opener_values(self, openers: np.ndarray, level: int, budget: int) -> tuple[np.ndarray, np.ndarray]:
         """(values, exact) of every opener in `openers`, as one lower_bound task computes them."""
         return self.values(openers, level, budget, self.rule(level))
+
+
+def rate_median(kept: int, sampled: int) -> float:
+    """A central survival rate: the sample's, or when the sample kept none, the median-unbiased 1 - 0.5^(1/n)
+    (the rate at which seeing none of n survive is as likely as not)."""
+    return kept / sampled if kept else 1.0 - 0.5 ** (1.0 / sampled)
+
+
+def central_estimate(out: dict) -> dict:
+    """The projection again from the same measurements with central rates: where a sampled level kept none of
+    its sample, rate_median instead of the one-sided bound; levels run in full, every cost and the stop as
+    measured, and the levels after the sample died out still let every opener survive at the UB opener's cost
+    (nothing was measured there).  Counts carry over from level to level as in `level_row`."""
+    steps = [(out["matrix"]["cpu_s"], out["matrix"]["cpu_s"]),
+             (out["upper_bound"]["cpu_s"], out["upper_bound"]["longest_task_s"])]
+    survivors, count = {}, 0.0
+    for row in out["funnel"]:
+        if row.get("sample_survivors") is None:  # a level run over every opener
+            count = float(row["survivors"])
+            steps.append((row["cpu_s"], row.get("longest_s", row["mean_s"])))
+        else:
+            has_ub = int("ub_opener_s" in row)
+            others = count - has_ub
+            rate = rate_median(row["sample_survivors"], row["sampled"]) if row["sampled"] else 1.0
+            steps.append((others * row["mean_s"] + row.get("ub_opener_s", 0.0), row["longest_s"]))
+            count = has_ub + others * rate
+        survivors[str(row["level"])] = round(count, 2)
+    close = out["closure"]
+    others = max(count - int("ub_opener" in close), 0.0)
+    if "ub_opener" in close:
+        steps.append((close["ub_opener"]["cpu_s"], close["ub_opener"]["longest_s"]))
+    steps.append((others * close["others"].get("mean_s", 0.0), close["others"]["longest_s"]))
+    return {"rate_rule": "the sample's rate; none kept: median-unbiased 1 - 0.5^(1/n)", "survivors": survivors,
+            "core_hours": round(sum(cpu for cpu, _ in steps) / 3600, 2), "projected_wall_s": projected_wall(steps)}
 
 
 def stratified(sizes, n: int) -> np.ndarray:
@@ -342,6 +378,8 @@ def arguments(settings: dict):
     parser.add_argument("--hard", action="store_true", help="hard mode (game.hard_mode=true)")
     parser.add_argument("--breadth", type=int, default=None, help="ApMinTotal's n (upstream.upper_bound.breadth)")
     parser.add_argument("--top-k", type=int, default=None, help="openers ApMinTotal tries (upstream.upper_bound.top_k)")
+    parser.add_argument("--central-of", type=Path, default=None,
+                        help="print this stored projection's JSON with its central estimate added; nothing is run")
     return parser.parse_args()
 
 
@@ -364,6 +402,10 @@ def funnel(game, codes, rep, ub_row, args, settings) -> tuple[list[dict], list[i
 def main():
     settings = experiment_settings()
     args = arguments(settings)
+    if args.central_of is not None:
+        stored = json.loads(args.central_of.read_text())
+        print(json.dumps({**stored, "central": central_estimate(stored)}, indent=2))
+        return
     settings["breadth"] = args.breadth or settings["breadth"]
     settings["top_k"] = args.top_k or settings["top_k"]
     game = builtin_game(args.game, hard_mode=args.hard)
@@ -387,6 +429,7 @@ def main():
     out["core_hours"] = round(sum(cpu for cpu, _ in steps) / 3600, 2)
     out["projected_wall_s"] = projected_wall(steps)
     out["fits_60_min_on_2_cores"] = out["projected_wall_s"]["2"] <= 3600
+    out["central"] = central_estimate(out)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     out["measured_cpu_s"] = round(usage.ru_utime + usage.ru_stime, 1)
     out["peak_rss_mb"] = round(usage.ru_maxrss / 1024)

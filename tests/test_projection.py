@@ -117,3 +117,28 @@ def test_in_hard_mode_the_climb_takes_the_hard_bounds_from_hard_from_on(projecti
         assert row["survivors_exact"] == len(alive), row
     normal_only = climb(99)
     assert [r["survivors_exact"] for r in normal_only] != [r["survivors_exact"] for r in rows]
+
+
+def test_rate_median_is_the_sample_rate_or_the_median_unbiased_one(projection):
+    assert projection.rate_median(3, 12) == 0.25
+    p = projection.rate_median(0, 30)
+    assert binomial_cdf(0, 30, p) == pytest.approx(0.5) and p < projection.rate_upper(0, 30)
+
+
+@pytest.mark.parametrize("stored", ["midi_nerdle", "wordle_original-hard"])
+def test_central_estimate_redoes_the_stored_projection(projection, monkeypatch, stored):
+    """With the one-sided bound where a sample kept none, the central estimate gives back the stored (upper)
+    projection's own figures; with the median-unbiased rate it keeps fewer openers where a sample kept none, and costs less."""
+    import json
+    from pathlib import Path
+
+    out = json.loads((Path(__file__).parents[1] / "benchmarks" / "results" / f"projection-{stored}.json").read_text())
+    central = projection.central_estimate(out)
+    last = str(out["funnel"][-1]["level"])
+    assert central["survivors"][last] < out["funnel"][-1]["survivors_exact"]
+    assert central["projected_wall_s"]["2"] < out["projected_wall_s"]["2"] and central["core_hours"] <= out["core_hours"]
+    monkeypatch.setattr(projection, "rate_median", lambda kept, n: kept / n if kept else projection.rate_upper(0, n))
+    redone = projection.central_estimate(out)
+    assert redone["survivors"][last] == pytest.approx(out["funnel"][-1]["survivors_exact"], abs=0.01)
+    assert redone["core_hours"] == out["core_hours"]
+    assert redone["projected_wall_s"] == pytest.approx(out["projected_wall_s"], abs=0.2)
