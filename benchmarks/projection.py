@@ -163,6 +163,19 @@ def central_estimate(out: dict) -> dict:
             "core_hours": round(sum(cpu for cpu, _ in steps) / 3600, 2), "projected_wall_s": projected_wall(steps)}
 
 
+def with_central(path: Path) -> dict:
+    """A stored projection's JSON with its central estimate added; one `error:` line and exit 2 when the file is
+    not one."""
+    try:
+        if not path.is_file():  # a directory or a FIFO would fail or block on reading
+            raise ValueError("not a regular file")
+        stored = json.loads(path.read_text())
+        return {**stored, "central": central_estimate(stored)}
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as err:
+        print(f"error: {path} is not a stored projection ({type(err).__name__}: {err})", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def stratified(sizes, n: int) -> np.ndarray:
     """Indices of n items spread evenly over `sizes` sorted largest first (the largest always in)."""
     order = np.argsort(-np.asarray(sizes), kind="stable")
@@ -403,8 +416,7 @@ def main():
     settings = experiment_settings()
     args = arguments(settings)
     if args.central_of is not None:
-        stored = json.loads(args.central_of.read_text())
-        print(json.dumps({**stored, "central": central_estimate(stored)}, indent=2))
+        print(json.dumps(with_central(args.central_of), indent=2))
         return
     settings["breadth"] = args.breadth or settings["breadth"]
     settings["top_k"] = args.top_k or settings["top_k"]

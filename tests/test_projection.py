@@ -1,6 +1,7 @@
 """benchmarks/projection.py's pure helpers: the survival-rate bound, the class sample, a level's projection,
 and the sampled climb against the full funnel on a tiny game."""
 
+import os
 from math import comb
 
 import numpy as np
@@ -142,3 +143,14 @@ def test_central_estimate_redoes_the_stored_projection(projection, monkeypatch, 
     assert redone["survivors"][last] == pytest.approx(out["funnel"][-1]["survivors_exact"], abs=0.01)
     assert redone["core_hours"] == out["core_hours"]
     assert redone["projected_wall_s"] == pytest.approx(out["projected_wall_s"], abs=0.2)
+
+
+def test_central_of_refuses_what_is_not_a_stored_projection(projection, tmp_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "other.json").write_text('{"game": "x"}')
+    for path in (tmp_path, fifo, tmp_path / "other.json", tmp_path / "missing.json"):
+        with pytest.raises(SystemExit) as stop:
+            projection.with_central(path)
+        assert stop.value.code == 2
+        assert capsys.readouterr().err.startswith(f"error: {path} is not a stored projection")
