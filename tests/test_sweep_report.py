@@ -35,3 +35,19 @@ def test_breadth_sweep_and_report(outputs):
     assert "- lower_bound: `python -m pipeline stage=lower_bound game=mini_nerdle`" in text  # missing, not faked
     assert (folder / "tree_distribution.png").stat().st_size > 1000 and (folder / "opener_totals.png").is_file()
     assert not (folder / "funnel.png").exists()
+
+
+def test_the_upper_bound_table_is_by_n_whatever_order_the_runs_finished_in(tmp_path):
+    """A sweep's points finish in any order (they run side by side): the table lists them by n."""
+    from pipeline.stages.report import SUMMARY_FILES, upper_bound_section
+
+    found = []
+    for breadth in (3, 1, 2):
+        folder = tmp_path / f"n{breadth}"
+        folder.mkdir()
+        (folder / SUMMARY_FILES["upper_bound"].name).write_text(json.dumps(
+            {"breadth": breadth, "openers_tried": 4, "ub": 550 - breadth, "opener": "4*7=28", "max_guesses": 6}))
+        found.append({"path": folder, "run_seconds": 1.0, "fan_out": {"task_seconds": 2.0}})
+    text = upper_bound_section(found, builtin_game("mini_nerdle"))
+    assert [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ") and "n |" not in line
+            and "---" not in line] == ["| 1", "| 2", "| 3"]

@@ -155,9 +155,10 @@ def summary_of(m: dict, stage: str) -> dict:
 
 
 def upper_bound_section(found, game) -> str:
+    """One row per ApMinTotal run, by n (a sweep's points finish in any order), oldest first within an n."""
     paper = published.TABLE2_UPPER_BOUNDS.get(game.name, {})
     rows = []
-    for m in found:
+    for m in sorted(found, key=lambda m: summary_of(m, "upper_bound")["breadth"]):
         s = summary_of(m, "upper_bound")
         p = paper.get(s["breadth"], (None, None))
         rows.append([s["breadth"], s["openers_tried"], p[0], p[1], s["ub"], s["opener"], s["max_guesses"],
