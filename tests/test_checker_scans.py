@@ -129,3 +129,41 @@ def test_hard_mode_listed_scans_give_the_defined_maxima():
             if most_parts_listed(codes, cands, listed, on_all - 1, N_CODES, enough) != most:
                 planted_seen.add("parts")
     assert planted_seen == {"count", "parts"}
+
+
+def parent_scan_values(seed: int, inside_parent: bool) -> list[int]:
+    """LB_4 and LB_5 of random sets, with or without the LB_3 scans of subsets inside their parent's columns."""
+    codes, guess_of_secret = random_game(seed, n_guesses=300, n_secrets=14)
+    bounds = LowerBounds(codes, guess_of_secret, N_CODES)
+    if not inside_parent:
+        bounds._within = lambda cands, parts: None
+    return [bounds.lb(cands, level)[0] for cands in random_sets(codes.shape[1], seed) for level in (4, 5)]
+
+
+def test_subsets_scanned_inside_their_parent_give_the_same_bounds():
+    """LB_3 of a subset D of C counted only over the guesses that split C, by their part count on C (which caps
+    theirs on D): LB_4 and LB_5 of random sets as without it."""
+    for seed in range(3):
+        assert parent_scan_values(seed, True) == parent_scan_values(seed, False)
+
+
+def test_a_parent_cap_one_too_low_is_caught():
+    """D = secrets 0..7 inside P = D + secrets 8, 9: WIDE decoys make 7 parts on P but 5 on D; the target, first
+    of P's second block of columns, makes 6 on both.  LB_3(D) = 3 * 8 - 6; with P's counts one too low the scan
+    stops before the target and says 3 * 8 - 5."""
+    n_secrets = 12
+    codes = np.zeros((n_secrets + WIDE + 1, n_secrets), dtype=np.uint8)
+    codes[np.arange(n_secrets), np.arange(n_secrets)] = N_CODES - 1
+    d, decoys, target = np.arange(8), np.arange(n_secrets, n_secrets + WIDE), n_secrets + WIDE
+    codes[np.ix_(decoys, d)] = d % 5
+    codes[decoys, 8:10] = [5, 6]
+    codes[target, d] = d % 6
+    parent = np.arange(10, dtype=np.int32)
+    values = []
+    for planted in (0, 1):
+        bounds = LowerBounds(codes, np.arange(n_secrets), N_CODES)
+        parts = np.array([len(np.unique(column[parent])) for column in bounds.codes_t.T])
+        cands, sub_t, caps, place = bounds._within(parent, parts)
+        assert caps[WIDE] == 6 and caps[WIDE - 1] == 7
+        values.append(bounds.lb(d.astype(np.int32), 3, within=(cands, sub_t, caps - planted, place))[0])
+    assert values == [3 * 8 - 6, 3 * 8 - 5] and values[0] == defined_lb3(codes, d, 7)

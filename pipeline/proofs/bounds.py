@@ -353,8 +353,9 @@ class LowerBounds:
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
         self.memo_limit = 2_000_000
 
-    def lb(self, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
-        """(LB_level(C), exact); when not exact the value is a lower bound above `budget`."""
+    def lb(self, cands: np.ndarray, level: int, budget: int = HUGE, within=None) -> tuple[int, bool]:
+        """(LB_level(C), exact); when not exact the value is a lower bound above `budget`.  `within`: the scan
+        context of a set containing C (see _within), which LB_3 then counts over."""
         n = len(cands)
         if n <= 2 or level == 1 or (level == 2 and n <= 3):
             return int(self.btab[n]), True
@@ -365,6 +366,11 @@ class LowerBounds:
         if level == 2:
             k = max_parts(self.codes_t, cands, self.parts_sorted, n - 1, self.bits)
             result = int(bound(n, k)), True
+        elif level == 3 and within is not None:  # C inside a set P of at most K_S + 1: P's columns (see _within)
+            parent, sub_t, caps, place = within
+            local = np.searchsorted(parent, cands).astype(np.int32)
+            result = 3 * n - int(most_parts_inside(sub_t, local, place[self.inside_columns(cands)], caps,
+                                                   self.bits)), True
         elif level == 3 and n <= self.k_s + 1:  # every class of C has Bound(t, K_S) = 2t - 1: V_1 = 3|C| - count
             result = 3 * n - int(most_parts_inside(self.codes_t, cands, self.inside_columns(cands), self.parts_sorted,
                                                    self.bits)), True
@@ -377,30 +383,44 @@ class LowerBounds:
         self.memo[key] = result
         return result
 
-    def v1_columns(self, cands) -> np.ndarray:
-        """V_1(g, C) for every column of codes_t (HUGE where g is not useful)."""
+    def v1_columns(self, cands) -> tuple[np.ndarray, tuple | None]:
+        """(V_1(g, C) for every column of codes_t, HUGE where g is not useful; for C of at most K_S + 1 members,
+        the scan context `_within` makes of C's part counts, else None)."""
         n = len(cands)
         if n > self.k_s + 1:
-            return v1_every_column(self.codes_t, cands, self.n_codes, self.btab)
+            return v1_every_column(self.codes_t, cands, self.n_codes, self.btab), None
         inside = np.zeros(len(self.column_guess), dtype=np.int64)
         inside[self.inside_columns(cands)] = 1
         count = parts_every_column(self.codes_t, cands, self.n_codes, inside)
-        return np.where(count - inside >= 2, 3 * n - count, HUGE)
+        return np.where(count - inside >= 2, 3 * n - count, HUGE), self._within(cands, count - inside)
 
     def inside_columns(self, cands) -> np.ndarray:
         """The columns of codes_t that are the guesses of C's own secrets."""
         return self.column_of_guess[self.guess_of_secret[cands]]
 
     def _least_v(self, cands, level, budget):
-        """min over useful g of V_level(g, C) (see `least_value`)."""
-        keys = self.v1_columns(cands)
-        return least_value(keys, self.column_guess, budget, lambda g, cap: self.v(int(g), cands, level, cap))
+        """min over useful g of V_level(g, C) (see `least_value`); the LB_3 scans of C's subsets go through C's own
+        columns (`_within`)."""
+        keys, within = self.v1_columns(cands)
+        return least_value(keys, self.column_guess, budget,
+                           lambda g, cap: self.v(int(g), cands, level, cap, within))
 
-    def v(self, g: int, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
+    def _within(self, cands, parts):
+        """(C, its rows of codes_t with the columns that split C, by their part count on C (`parts`), descending;
+        those counts; each column's place among them, -1 for the others).  A subset D of C splits into no more
+        parts than C does, so D's LB_3 scan (lb) reads only these columns and stops once their count on C cannot
+        beat D's best; a column that does not split C does not split D, and D's own guesses split C."""
+        order = np.argsort(-parts, kind="stable")
+        order = order[parts[order] >= 2]
+        place = np.full(len(parts), -1, dtype=np.int64)
+        place[order] = np.arange(len(order))
+        return cands, np.ascontiguousarray(self.codes_t[cands][:, order]), parts[order], place
+
+    def v(self, g: int, cands: np.ndarray, level: int, budget: int = HUGE, within=None) -> tuple[int, bool]:
         """(V_level(g, C), exact): classes start at LB_1 and are raised largest first (see `raised_sum`)."""
         smallest = 4 if level == 2 else 3  # smaller classes have LB_level = LB_1
         return raised_sum(self.codes[g], cands, self.n_codes, self.btab, level, budget, smallest,
-                          lambda cls, step, cap: self.lb(cls, step, cap))
+                          lambda cls, step, cap: self.lb(cls, step, cap, within))
 
     def openers(self, openers, level: int, budget: int = HUGE) -> np.ndarray:
         """V_level(g, S) of each opener (early exit above `budget`)."""
