@@ -128,11 +128,12 @@ def _codes_marked(bits, j):
 
 
 @njit(cache=True)
-def max_parts(codes_t, cands, parts_on_s, enough, bits):
-    """max over every guess g of |Split(C, g)|.  Columns are sorted by part count on all secrets,
+def max_parts(codes_t, cands, parts_on_s, enough, bits, floor=0):
+    """max(floor, max over every guess g of |Split(C, g)|).  Columns are sorted by part count on all secrets,
     descending: that count caps a guess's count on C, so the scan ends once no later column can beat
-    the best found, or once a guess reaches `enough`.  `bits` (WIDE x ceil(n_codes / 64) uint64) is scratch."""
-    best = 0
+    the best found (or `floor`), or once a guess reaches `enough`.  `bits` (WIDE x ceil(n_codes / 64) uint64)
+    is scratch."""
+    best = floor
     for first in range(0, codes_t.shape[1], WIDE):
         if parts_on_s[first] <= best:
             break
@@ -142,6 +143,37 @@ def max_parts(codes_t, cands, parts_on_s, enough, bits):
             best = max(best, _codes_marked(bits, j))
         if best >= enough:
             break
+    return best
+
+
+@njit(cache=True)
+def most_parts_inside(codes_t, cands, inside_columns, parts_on_s, bits):
+    """max over every column g of |Split(C, g)| + [g in C] (`inside_columns`: the columns of C's own guesses).
+    The guesses in C are counted first (at most |C| + 1); a guess outside C counts at most |C|, so the scan of
+    the rest (max_parts) is skipped when C's own guesses reach that, and otherwise stops there or once no later
+    column can beat the best so far."""
+    n = cands.shape[0]
+    best = most_parts_among(codes_t, cands, inside_columns, bits) + 1
+    if best >= n:  # no guess outside C makes more than |C| parts
+        return best
+    return max_parts(codes_t, cands, parts_on_s, n, bits, best)
+
+
+@njit(cache=True)
+def most_parts_among(codes_t, cands, columns, bits):
+    """max over the listed columns g of |Split(C, g)| (0 when none are listed); `bits` sizes the codes."""
+    size = np.zeros(bits.shape[1] * 64, dtype=np.int32)
+    best = 0
+    for col in columns:
+        parts = 0
+        for c in cands:
+            code = codes_t[c, col]
+            if size[code] == 0:
+                parts += 1
+            size[code] += 1
+        for c in cands:
+            size[codes_t[c, col]] = 0
+        best = max(best, parts)
     return best
 
 
@@ -182,6 +214,26 @@ def v1_every_column(codes_t, cands, n_codes, btab):
             for j in range(width):
                 out[b * BLOCK + j] = totals[j] if parts[j] >= 2 else HUGE
     return out
+
+
+@njit(cache=True)
+def least_v1(codes_t, cands, n_codes, btab, parts_on_s):
+    """min over useful columns g of V_1(g, C), for any C.  Bound(t, k) >= 2t - 1, so V_1(g, C) >= 3|C| - 1 -
+    |Split(C, g)| >= 3|C| - 1 - (g's part count on all secrets): with columns in that count's descending order, the
+    scan stops at the first block whose first column cannot go below the least value found."""
+    n = cands.shape[0]
+    counts = np.zeros((BLOCK, n_codes), dtype=np.int32)
+    parts = np.empty(BLOCK, dtype=np.int64)
+    totals = np.empty(BLOCK, dtype=np.int64)
+    least = HUGE
+    for first in range(0, codes_t.shape[1], BLOCK):
+        if 3 * n - 1 - parts_on_s[first] >= least:
+            break
+        width = _count_block(codes_t, cands, first, counts, n_codes - 1, btab, parts, totals)
+        for j in range(width):
+            if parts[j] >= 2:
+                least = min(least, totals[j])
+    return least
 
 
 @njit(cache=True)
@@ -301,8 +353,9 @@ class LowerBounds:
         self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
         self.memo_limit = 2_000_000
 
-    def lb(self, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
-        """(LB_level(C), exact); when not exact the value is a lower bound above `budget`."""
+    def lb(self, cands: np.ndarray, level: int, budget: int = HUGE, within=None) -> tuple[int, bool]:
+        """(LB_level(C), exact); when not exact the value is a lower bound above `budget`.  `within`: the scan
+        context of a set containing C (see _within), which LB_3 then counts over."""
         n = len(cands)
         if n <= 2 or level == 1 or (level == 2 and n <= 3):
             return int(self.btab[n]), True
@@ -313,8 +366,16 @@ class LowerBounds:
         if level == 2:
             k = max_parts(self.codes_t, cands, self.parts_sorted, n - 1, self.bits)
             result = int(bound(n, k)), True
+        elif level == 3 and within is not None:  # C inside a set P of at most K_S + 1: P's columns (see _within)
+            parent, sub_t, caps, place = within
+            local = np.searchsorted(parent, cands).astype(np.int32)
+            result = 3 * n - int(most_parts_inside(sub_t, local, place[self.inside_columns(cands)], caps,
+                                                   self.bits)), True
+        elif level == 3 and n <= self.k_s + 1:  # every class of C has Bound(t, K_S) = 2t - 1: V_1 = 3|C| - count
+            result = 3 * n - int(most_parts_inside(self.codes_t, cands, self.inside_columns(cands), self.parts_sorted,
+                                                   self.bits)), True
         elif level == 3:
-            result = int(self.v1_columns(cands).min()), True
+            result = int(least_v1(self.codes_t, cands, self.n_codes, self.btab, self.parts_sorted)), True
         else:
             result = self._least_v(cands, level - 2, budget)
         if len(self.memo) >= self.memo_limit:
@@ -322,26 +383,44 @@ class LowerBounds:
         self.memo[key] = result
         return result
 
-    def v1_columns(self, cands) -> np.ndarray:
-        """V_1(g, C) for every column of codes_t (HUGE where g is not useful)."""
+    def v1_columns(self, cands) -> tuple[np.ndarray, tuple | None]:
+        """(V_1(g, C) for every column of codes_t, HUGE where g is not useful; for C of at most K_S + 1 members,
+        the scan context `_within` makes of C's part counts, else None)."""
         n = len(cands)
         if n > self.k_s + 1:
-            return v1_every_column(self.codes_t, cands, self.n_codes, self.btab)
+            return v1_every_column(self.codes_t, cands, self.n_codes, self.btab), None
         inside = np.zeros(len(self.column_guess), dtype=np.int64)
-        inside[self.column_of_guess[self.guess_of_secret[cands]]] = 1
+        inside[self.inside_columns(cands)] = 1
         count = parts_every_column(self.codes_t, cands, self.n_codes, inside)
-        return np.where(count - inside >= 2, 3 * n - count, HUGE)
+        return np.where(count - inside >= 2, 3 * n - count, HUGE), self._within(cands, count - inside)
+
+    def inside_columns(self, cands) -> np.ndarray:
+        """The columns of codes_t that are the guesses of C's own secrets."""
+        return self.column_of_guess[self.guess_of_secret[cands]]
 
     def _least_v(self, cands, level, budget):
-        """min over useful g of V_level(g, C) (see `least_value`)."""
-        keys = self.v1_columns(cands)
-        return least_value(keys, self.column_guess, budget, lambda g, cap: self.v(int(g), cands, level, cap))
+        """min over useful g of V_level(g, C) (see `least_value`); the LB_3 scans of C's subsets go through C's own
+        columns (`_within`)."""
+        keys, within = self.v1_columns(cands)
+        return least_value(keys, self.column_guess, budget,
+                           lambda g, cap: self.v(int(g), cands, level, cap, within))
 
-    def v(self, g: int, cands: np.ndarray, level: int, budget: int = HUGE) -> tuple[int, bool]:
+    def _within(self, cands, parts):
+        """(C, its rows of codes_t with the columns that split C, by their part count on C (`parts`), descending;
+        those counts; each column's place among them, -1 for the others).  A subset D of C splits into no more
+        parts than C does, so D's LB_3 scan (lb) reads only these columns and stops once their count on C cannot
+        beat D's best; a column that does not split C does not split D, and D's own guesses split C."""
+        order = np.argsort(-parts, kind="stable")
+        order = order[parts[order] >= 2]
+        place = np.full(len(parts), -1, dtype=np.int64)
+        place[order] = np.arange(len(order))
+        return cands, np.ascontiguousarray(self.codes_t[cands][:, order]), parts[order], place
+
+    def v(self, g: int, cands: np.ndarray, level: int, budget: int = HUGE, within=None) -> tuple[int, bool]:
         """(V_level(g, C), exact): classes start at LB_1 and are raised largest first (see `raised_sum`)."""
         smallest = 4 if level == 2 else 3  # smaller classes have LB_level = LB_1
         return raised_sum(self.codes[g], cands, self.n_codes, self.btab, level, budget, smallest,
-                          lambda cls, step, cap: self.lb(cls, step, cap))
+                          lambda cls, step, cap: self.lb(cls, step, cap, within))
 
     def openers(self, openers, level: int, budget: int = HUGE) -> np.ndarray:
         """V_level(g, S) of each opener (early exit above `budget`)."""

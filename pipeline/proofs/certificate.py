@@ -242,7 +242,7 @@ def _classes(bounds: LowerBounds, game, opener: str):
 def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dict], say, hard=None,
                          workers: int = 1) -> None:
     """V_level(g, S) > ub for each picked opener, computed here, level by level (hard-mode levels by `hard`).
-    Levels from 3 on are spread over `workers` processes (levels 1 and 2 are batch kernels on every core)."""
+    Levels from 2 on are spread over `workers` processes (level 1 is a batch kernel, done here)."""
     ub = int(cert["ub"])
     by_level, entries = defaultdict(list), defaultdict(list)
     for e in picked:
@@ -252,7 +252,7 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
     jobs = [(level, rule, [game.guess_index[w] for w in by_level[(level, rule)]], ub) for level, rule in keys]
     say("re-deriving " + ", ".join(f"{rule} V_{level} of {len(by_level[(level, rule)])}" for level, rule in keys)
         + " eliminated opener(s)")
-    deep = [i for i, (level, rule, _, _) in enumerate(jobs) if (level >= 3 or rule == "hard") and workers > 1]
+    deep = [i for i, (level, rule, _, _) in enumerate(jobs) if (level >= 2 or rule == "hard") and workers > 1]
     values = dict(zip(deep, pooled_values(game, [jobs[i] for i in deep], workers, say))) if deep else {}
     for i, (level, rule, openers, budget) in enumerate(jobs):
         if i not in values:

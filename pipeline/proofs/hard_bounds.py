@@ -26,37 +26,71 @@ def v1_listed(codes, cands, guesses, n_codes, btab):
     parts = np.zeros(guesses.shape[0], dtype=np.int64)
     size = np.zeros(n_codes, dtype=np.int64)
     for j in range(guesses.shape[0]):
-        row = codes[guesses[j]]
+        g = guesses[j]
         for c in cands:
-            size[row[c]] += 1
+            size[codes[g, c]] += 1
         total = cands.shape[0]
         for c in cands:
-            t = size[row[c]]
+            code = codes[g, c]
+            t = size[code]
             if t > 0:
                 parts[j] += 1
-                if row[c] != n_codes - 1:
+                if code != n_codes - 1:
                     total += btab[t]
-                size[row[c]] = 0
+                size[code] = 0
         values[j] = total if parts[j] >= 2 else HUGE
     return values, parts
 
 
 @njit(cache=True)
-def most_parts_listed(codes, cands, guesses, n_codes, enough):
-    """max over the listed guesses of |Split(C, g)|; the scan ends once a guess makes `enough` parts."""
+def _parts_of(codes, g, cands, last_seen, mark):
+    """|Split(C, g)|; `last_seen` holds the last mark per code (pass a mark not used before)."""
+    parts = 0
+    for c in cands:
+        code = codes[g, c]
+        if last_seen[code] != mark:
+            last_seen[code] = mark
+            parts += 1
+    return parts
+
+
+@njit(cache=True)
+def most_parts_listed(codes, cands, guesses, parts_on_s, n_codes, enough):
+    """max over the listed guesses of |Split(C, g)|, guesses listed by descending part count on all secrets
+    (`parts_on_s`, by guess), which caps their count on C: the scan ends once that count cannot beat the best,
+    or once a guess makes `enough` parts."""
     last_seen = np.full(n_codes, -1, dtype=np.int64)
     most = 1
     for j in range(guesses.shape[0]):
-        row = codes[guesses[j]]
-        parts = 0
-        for c in cands:
-            if last_seen[row[c]] != j:
-                last_seen[row[c]] = j
-                parts += 1
-        most = max(most, parts)
-        if most >= enough:
+        if most >= enough or parts_on_s[guesses[j]] <= most:
             break
+        most = max(most, _parts_of(codes, guesses[j], cands, last_seen, j))
     return most
+
+
+@njit(cache=True)
+def most_count_listed(codes, cands, guesses, secret_of_guess, parts_on_s, n_codes):
+    """max over the listed guesses g of |Split(C, g)| + [g in C].  The listed guesses in C come first (at most
+    |C| + 1); any other counts at most |C| and at most its part count on all secrets (`parts_on_s`, by guess;
+    guesses listed by it, descending), so the scan of the rest ends once the best reaches either."""
+    n = cands.shape[0]
+    inside = np.zeros(codes.shape[1], dtype=np.bool_)  # by secret
+    for c in cands:
+        inside[c] = True
+    last_seen = np.full(n_codes, -1, dtype=np.int64)
+    best = 0
+    for j in range(guesses.shape[0]):
+        s = secret_of_guess[guesses[j]]
+        if s >= 0 and inside[s]:
+            best = max(best, _parts_of(codes, guesses[j], cands, last_seen, j) + 1)
+    for j in range(guesses.shape[0]):
+        g = guesses[j]
+        if best >= n or parts_on_s[g] <= best:
+            break
+        s = secret_of_guess[g]
+        if s < 0 or not inside[s]:
+            best = max(best, _parts_of(codes, g, cands, last_seen, guesses.shape[0] + j))
+    return best
 
 
 class HardLowerBounds:
@@ -71,14 +105,20 @@ class HardLowerBounds:
         self.everyone = normal.everyone
         self.memo: dict[tuple, tuple[int, bool]] = {}
         self.allowed_memo: dict[bytes, np.ndarray] = {}
+        self.secret_of_guess = np.full(len(self.words), -1, dtype=np.int64)
+        self.secret_of_guess[normal.guess_of_secret] = np.arange(len(normal.guess_of_secret))
+        self.parts_on_s = np.empty(len(self.words), dtype=np.int64)  # |Split(S, g)| by guess
+        self.parts_on_s[normal.column_guess] = normal.parts_sorted
 
     def start(self) -> Rule:
         return Rule(self.words.shape[1], self.n_symbols)
 
     def allowed(self, rule: Rule) -> np.ndarray:
+        """The guesses `rule` allows, by descending part count on all secrets (what the part-count scans need)."""
         key = rule.key()
         if key not in self.allowed_memo:
-            self.allowed_memo[key] = np.flatnonzero(rule.allowed(self.words, self.counts)).astype(np.int64)
+            legal = np.flatnonzero(rule.allowed(self.words, self.counts)).astype(np.int64)
+            self.allowed_memo[key] = legal[np.argsort(-self.parts_on_s[legal], kind="stable")]
         return self.allowed_memo[key]
 
     def lb(self, cands: np.ndarray, rule: Rule, level: int, budget: int = HUGE) -> tuple[int, bool]:
@@ -94,7 +134,12 @@ class HardLowerBounds:
         if level <= 3 and len(guesses) == len(self.words):  # nothing revealed: the minimum over every guess
             return self.normal.lb(cands, level, budget)
         if level == 2:  # Bound(n, k) = 2n - 1 for every k >= n - 1
-            self.memo[key] = int(bound(n, most_parts_listed(self.codes, cands, guesses, self.n_codes, n - 1))), True
+            most = most_parts_listed(self.codes, cands, guesses, self.parts_on_s, self.n_codes, n - 1)
+            self.memo[key] = int(bound(n, most)), True
+            return self.memo[key]
+        if level == 3 and n <= self.normal.k_s + 1:  # V_1(g, C) = 3|C| - |Split(C, g)| - [g in C] (bounds.py)
+            most = most_count_listed(self.codes, cands, guesses, self.secret_of_guess, self.parts_on_s, self.n_codes)
+            self.memo[key] = (3 * n - int(most) if most >= 2 else int(HUGE)), True
             return self.memo[key]
         values, _ = v1_listed(self.codes, cands, guesses, self.n_codes, self.btab)
         if level == 3:

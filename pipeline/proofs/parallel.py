@@ -113,11 +113,15 @@ def counted(results, total: int, what: str, say, every: float = SAY_EVERY_SECOND
 
 
 def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int, say=None) -> list[list[int]]:
-    """opener_values of each job (level, rule, openers, budget), spread over `workers` processes."""
+    """opener_values of each job (level, rule, openers, budget), spread over `workers` processes: chunks of the
+    deepest level first, so that the cheap, even chunks of low levels fill the workers' last gaps."""
     parts = [chunks(openers, workers) for _, _, openers, _ in jobs]
     split = [(level, rule, part, budget) for (level, rule, _, budget), pieces in zip(jobs, parts) for part in pieces]
-    results = iter(_pool(game, workers, lambda pool: list(
-        counted(pool.map(_chunk, split), len(split), "chunks of eliminated openers", say))))
+    order = sorted(range(len(split)), key=lambda i: -split[i][0])
+    values = _pool(game, workers, lambda pool: list(
+        counted(pool.map(_chunk, [split[i] for i in order]), len(split), "chunks of eliminated openers", say)))
+    by_piece = dict(zip(order, values))
+    results = iter(by_piece[i] for i in range(len(split)))
     return [[value for _ in pieces for value in next(results)] for pieces in parts]
 
 
