@@ -105,8 +105,9 @@ def test_planted_off_by_ones_are_caught():
 
 def test_hard_mode_listed_scans_give_the_defined_maxima():
     """most_count_listed = max over the listed guesses of parts + [guess in C], most_parts_listed = max of parts
-    (up to its `enough`), for guesses listed by descending part count on all secrets; planted caps one too low
-    change some maximum."""
+    (up to its `enough`), for guesses listed by descending part count on all secrets, with or without tighter caps
+    (part counts on a set containing C); planted caps one too low (on all secrets, or on the containing set) change
+    some maximum."""
     planted_seen = set()
     for seed in range(4):
         codes, guess_of_secret = random_game(seed)
@@ -115,20 +116,24 @@ def test_hard_mode_listed_scans_give_the_defined_maxima():
         on_all = np.array([len(np.unique(row)) for row in codes])
         rng = np.random.default_rng(seed)
         for cands in random_sets(codes.shape[1], seed):
+            parent = np.union1d(cands, rng.choice(codes.shape[1], 4, replace=False)).astype(np.int32)
+            on_parent = np.array([len(np.unique(row[parent])) for row in codes])
             listed = rng.choice(codes.shape[0], 25, replace=False)
             listed = listed[np.argsort(-on_all[listed], kind="stable")]
             parts = np.array([len(np.unique(codes[g, cands])) for g in listed])
             inside = np.isin(secret_of_guess[listed], cands)
-            count = most_count_listed(codes, cands, listed, secret_of_guess, on_all, N_CODES)
-            assert count == (parts + inside).max()
             enough, truth = len(cands) - 1, max(1, parts.max())
-            most = most_parts_listed(codes, cands, listed, on_all, N_CODES, enough)
-            assert enough <= most <= truth if truth >= enough else most == truth  # it may stop at `enough`
-            if most_count_listed(codes, cands, listed, secret_of_guess, on_all - 1, N_CODES) != count:
-                planted_seen.add("count")
-            if most_parts_listed(codes, cands, listed, on_all - 1, N_CODES, enough) != most:
-                planted_seen.add("parts")
-    assert planted_seen == {"count", "parts"}
+            for caps in (on_all, on_parent):
+                count = most_count_listed(codes, cands, listed, secret_of_guess, on_all, caps, N_CODES)
+                assert count == (parts + inside).max()
+                most = most_parts_listed(codes, cands, listed, on_all, caps, N_CODES, enough)
+                assert enough <= most <= truth if truth >= enough else most == truth  # it may stop at `enough`
+            for name, low_all, low_caps in (("all", on_all - 1, on_all - 1), ("parent", on_all, on_parent - 1)):
+                if most_count_listed(codes, cands, listed, secret_of_guess, low_all, low_caps, N_CODES) != count:
+                    planted_seen.add(("count", name))
+                if most_parts_listed(codes, cands, listed, low_all, low_caps, N_CODES, enough) != most:
+                    planted_seen.add(("parts", name))
+    assert planted_seen == {(scan, caps) for scan in ("count", "parts") for caps in ("all", "parent")}
 
 
 def parent_scan_values(seed: int, inside_parent: bool) -> list[int]:

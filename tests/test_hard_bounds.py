@@ -90,6 +90,19 @@ def test_hard_class_bounds_after_one_guess_match_and_bound(name):
                     assert normal.lb(cands, level)[0] <= value <= truth
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_checker_class_scans_inside_their_parent_give_the_same_bounds(name):
+    """The checker's LB_2 / LB_3 of a class D of C, skipping guesses whose part count on C cannot beat the best
+    (proofs/hard_bounds.py `_caps_on`), against the same scans capped by all secrets only: V_4..V_6 of every
+    opener are equal."""
+    game, _, _, _, checker = solvers(GAMES[name])
+    plain = solvers(GAMES[name])[4]
+    plain._caps_on = lambda guesses, parts: plain.parts_on_s
+    for g in range(len(game.guesses)):
+        for level in (4, 5, 6):
+            assert checker.opener(g, level) == plain.opener(g, level), (game.guesses[g], level)
+
+
 def test_budget_early_exit_stays_a_lower_bound():
     game, codes, prover, _, checker = solvers(HARD_BINDS)
     everyone = np.arange(len(game.secrets), dtype=np.int32)

@@ -45,13 +45,15 @@ def bound_column(n_max, k):
 
 
 @njit(cache=True)
-def _parts(row, cands, seen, mark):
-    """Number of distinct codes of `row` over `cands`; `seen` holds the last mark per code."""
+def count_parts(matrix, index, cands, last_seen, mark):
+    """|Split(C, g)| for the guess g whose codes over the secrets are row `index` of `matrix` (codes, or codes_t.T
+    for a column of codes_t); `last_seen` holds the last mark per code: pass a mark not used with it before.
+    Indexing the matrix rather than taking a row view keeps numba from counting references per call."""
     parts = 0
     for c in cands:
-        code = row[c]
-        if seen[code] != mark:
-            seen[code] = mark
+        code = matrix[index, c]
+        if last_seen[code] != mark:
+            last_seen[code] = mark
             parts += 1
     return parts
 
@@ -62,8 +64,8 @@ def parts_on_all(codes, n_codes):
     out = np.empty(codes.shape[0], dtype=np.int64)
     everyone = np.arange(codes.shape[1]).astype(np.int32)
     for g in prange(codes.shape[0]):
-        seen = np.full(n_codes, -1, dtype=np.int64)
-        out[g] = _parts(codes[g], everyone, seen, 0)
+        last_seen = np.full(n_codes, -1, dtype=np.int64)
+        out[g] = count_parts(codes, g, everyone, last_seen, 0)
     return out
 
 
@@ -162,18 +164,11 @@ def most_parts_inside(codes_t, cands, inside_columns, parts_on_s, bits):
 @njit(cache=True)
 def most_parts_among(codes_t, cands, columns, bits):
     """max over the listed columns g of |Split(C, g)| (0 when none are listed); `bits` sizes the codes."""
-    size = np.zeros(bits.shape[1] * 64, dtype=np.int32)
+    last_seen = np.full(bits.shape[1] * 64, -1, dtype=np.int64)
+    by_column = codes_t.T
     best = 0
-    for col in columns:
-        parts = 0
-        for c in cands:
-            code = codes_t[c, col]
-            if size[code] == 0:
-                parts += 1
-            size[code] += 1
-        for c in cands:
-            size[codes_t[c, col]] = 0
-        best = max(best, parts)
+    for j in range(columns.shape[0]):
+        best = max(best, count_parts(by_column, columns[j], cands, last_seen, j))
     return best
 
 
@@ -383,25 +378,26 @@ class LowerBounds:
         self.memo[key] = result
         return result
 
-    def v1_columns(self, cands) -> tuple[np.ndarray, tuple | None]:
-        """(V_1(g, C) for every column of codes_t, HUGE where g is not useful; for C of at most K_S + 1 members,
-        the scan context `_within` makes of C's part counts, else None)."""
+    def v1_columns(self, cands) -> tuple[np.ndarray, np.ndarray | None]:
+        """(V_1(g, C) for every column of codes_t, HUGE where g is not useful; for C of at most K_S + 1 members
+        the part count of every column on C, else None)."""
         n = len(cands)
         if n > self.k_s + 1:
             return v1_every_column(self.codes_t, cands, self.n_codes, self.btab), None
         inside = np.zeros(len(self.column_guess), dtype=np.int64)
         inside[self.inside_columns(cands)] = 1
         count = parts_every_column(self.codes_t, cands, self.n_codes, inside)
-        return np.where(count - inside >= 2, 3 * n - count, HUGE), self._within(cands, count - inside)
+        return np.where(count - inside >= 2, 3 * n - count, HUGE), count - inside
 
     def inside_columns(self, cands) -> np.ndarray:
         """The columns of codes_t that are the guesses of C's own secrets."""
         return self.column_of_guess[self.guess_of_secret[cands]]
 
     def _least_v(self, cands, level, budget):
-        """min over useful g of V_level(g, C) (see `least_value`); the LB_3 scans of C's subsets go through C's own
-        columns (`_within`)."""
-        keys, within = self.v1_columns(cands)
+        """min over useful g of V_level(g, C) (see `least_value`); from V_3 on, the LB_3 scans of C's subsets go
+        through C's own columns (`_within`; V_2 raises its classes to LB_2 only)."""
+        keys, parts = self.v1_columns(cands)
+        within = self._within(cands, parts) if parts is not None and level >= 3 else None
         return least_value(keys, self.column_guess, budget,
                            lambda g, cap: self.v(int(g), cands, level, cap, within))
 
