@@ -252,8 +252,8 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
     jobs = [(level, rule, [game.guess_index[w] for w in by_level[(level, rule)]], ub) for level, rule in keys]
     say("re-deriving " + ", ".join(f"{rule} V_{level} of {len(by_level[(level, rule)])}" for level, rule in keys)
         + " eliminated opener(s)")
-    deep = [i for i, (level, rule, _, _) in enumerate(jobs) if (level >= 2 or rule == "hard") and workers > 1]
-    values = dict(zip(deep, pooled_values(game, [jobs[i] for i in deep], workers, say))) if deep else {}
+    pooled = [i for i, (level, rule, _, _) in enumerate(jobs) if (level >= 2 or rule == "hard") and workers > 1]
+    values = dict(zip(pooled, pooled_values(game, [jobs[i] for i in pooled], workers, say))) if pooled else {}
     for i, (level, rule, openers, budget) in enumerate(jobs):
         if i not in values:
             values[i] = opener_values(bounds, hard, level, rule, openers, budget)
