@@ -52,9 +52,8 @@ def count_parts(matrix, index, cands, last_seen, mark):
     parts = 0
     for c in cands:
         code = matrix[index, c]
-        if last_seen[code] != mark:
-            last_seen[code] = mark
-            parts += 1
+        parts += last_seen[code] != mark
+        last_seen[code] = mark
     return parts
 
 
