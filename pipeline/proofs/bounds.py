@@ -288,7 +288,8 @@ def raised_sum(row, cands, n_codes, btab, level, budget, smallest, bound_of):
     exact = True
     if level == 1:
         return total, exact
-    order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] >= smallest]
+    order = np.argsort(-sizes, kind="stable")
+    order = order[sizes[order] >= smallest].tolist()
     for step in raise_steps(level):
         exact = True
         for c in order:
