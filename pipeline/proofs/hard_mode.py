@@ -36,20 +36,28 @@ class Rule:
     def __init__(self, length: int, n_symbols: int, fixed=None, least=None):
         self.fixed = np.full(length, -1, dtype=np.int16) if fixed is None else fixed
         self.least = np.zeros(n_symbols, dtype=np.int16) if least is None else least
+        self._key = None
 
     def after(self, word: np.ndarray, code: int) -> "Rule":
         """The rule once `word` (symbol row) has been answered with `code`."""
-        fixed, shown = self.fixed.copy(), np.zeros_like(self.least)
-        for i, symbol in enumerate(word):
-            colour = (code // 3**i) % 3
+        fixed, least = self.fixed.copy(), self.least.copy()
+        shown: dict[int, int] = {}
+        for i, symbol in enumerate(word.tolist()):
+            colour = code % 3
+            code //= 3
             if colour == 2:
                 fixed[i] = symbol
             if colour:
-                shown[symbol] += 1
-        return Rule(len(fixed), len(self.least), fixed, np.maximum(self.least, shown))
+                shown[symbol] = shown.get(symbol, 0) + 1
+        for symbol, count in shown.items():
+            least[symbol] = max(least[symbol], count)
+        return Rule(len(fixed), len(least), fixed, least)
 
     def key(self) -> bytes:
-        return self.fixed.tobytes() + self.least.tobytes()
+        """The rule as bytes (a dictionary key); rules are never changed once made."""
+        if self._key is None:
+            self._key = self.fixed.tobytes() + self.least.tobytes()
+        return self._key
 
     def allowed(self, words: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Boolean mask of the legal rows of `words` (n, L), given their symbol counts (n, n_symbols)."""
