@@ -40,6 +40,8 @@ def main():
     parser.add_argument("overrides", nargs="*", help="overrides of experiment=prove_wordle")
     parser.add_argument("--workers", type=int, default=2, help="processes of the check")
     args = parser.parse_args()
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
     proof = stage_run.run(["experiment=prove_wordle", *args.overrides])
     outputs = Path(next(o.split("=", 1)[1] for o in proof["command"].split() if o.startswith("paths.outputs=")))
     folders = sorted((outputs / "prove").glob("*/certificate.json"), key=lambda p: p.stat().st_mtime)

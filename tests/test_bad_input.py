@@ -163,7 +163,8 @@ def test_bad_word_lists(tmp_path, one_word, capsys):
     binary = tmp_path / "binary.txt"
     binary.write_bytes(bytes(range(256)) * 4)
     cases = [
-        (["stage=feedback", f"game.secrets.path={tmp_path}"], f"words secrets list not found: {tmp_path}"),
+        (["stage=feedback", f"game.secrets.path={tmp_path}"], f"words secrets list {tmp_path} is a folder, not a file of words"),
+        (["stage=feedback", f"game.secrets.path={tmp_path}/none"], f"words secrets list not found: {tmp_path}/none"),
         (["stage=feedback", f"game.secrets.path={binary}"], "is not UTF-8 text"),
         *[([f"stage={stage}", f"game.secrets.path={one_word}"],
            f"game words has 1 secret(s); {stage} needs at least 2") for stage in ("upper_bound", "exact")],

@@ -230,7 +230,7 @@ def test_a_word_list_that_is_a_fifo_is_refused_at_once(tmp_path, capsys):
     os.mkfifo(fifo)
     code, _, err = run_main([f"paths.outputs={tmp_path / 'outputs'}", "stage=feedback", "game=words",
                              "game.length=5", f"game.secrets.path={fifo}"], capsys)
-    assert_one_error(code, err, f"words secrets list not found: {fifo}")
+    assert_one_error(code, err, f"words secrets list {fifo} is a FIFO (never opened: it could wait for ever), not a file of words")
     assert nothing_written(tmp_path / "outputs")
 
 

@@ -24,8 +24,10 @@ def read_words(path: str, what: str, hint: str = "", skipped: Callable[[str], bo
     """The words of a list file (one word per line, or whitespace-separated), each checked by `check_word`;
     `skipped(word)` says the caller drops a (lower-cased) word anyway (game.keep_matching_only)."""
     file = Path(path)
-    if not path or not file.is_file():
+    if not path or not (file.exists() or file.is_symlink()):
         raise PipelineError(f"{what} list not found: {path or '(no path given)'}" + (f" — {hint}" if hint else ""))
+    if not file.is_file():
+        raise PipelineError(f"{what} list {path} is {_what_is_there(file)}, not a file of words")
     try:
         text = read_text(file)
     except UnreadableFile as err:  # a FIFO is no regular file either: refused above, never opened
@@ -38,6 +40,15 @@ def read_words(path: str, what: str, hint: str = "", skipped: Callable[[str], bo
             check_word(word, f"{what} list {path} line {number}", skipped)
             words.append(word)
     return words
+
+
+def _what_is_there(file: Path) -> str:
+    """A path that exists but is no regular file, named for the error line."""
+    if file.is_dir():
+        return "a folder"
+    if file.is_fifo():
+        return "a FIFO (never opened: it could wait for ever)"
+    return "a link that leads nowhere (broken, or a loop)" if file.is_symlink() else "not a regular file"
 
 
 def check_word(word: str, where: str, skipped: Callable[[str], bool] | None = None) -> None:
