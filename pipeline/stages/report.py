@@ -158,8 +158,8 @@ def upper_bound_section(found, game) -> str:
     """One row per ApMinTotal run, by n (a sweep's points finish in any order), oldest first within an n."""
     paper = published.TABLE2_UPPER_BOUNDS.get(game.name, {})
     rows = []
-    for m in sorted(found, key=lambda m: summary_of(m, "upper_bound")["breadth"]):
-        s = summary_of(m, "upper_bound")
+    runs = sorted(((summary_of(m, "upper_bound"), m) for m in found), key=lambda run: run[0]["breadth"])
+    for s, m in runs:
         p = paper.get(s["breadth"], (None, None))
         rows.append([s["breadth"], s["openers_tried"], p[0], p[1], s["ub"], s["opener"], s["max_guesses"],
                      m["run_seconds"], m["fan_out"]["task_seconds"]])
