@@ -327,6 +327,33 @@ def test_guess_limit_is_counted_down_the_tree():
             assert (value, exact) == (free, True)
             assert depth(solver.tree(), codes, np.arange(len(secrets))) <= (max_guesses or len(secrets))
 
+def _pair_set(rng, size):
+    """`size` words, every one also the only guesses, such that no word splits them into singletons and some
+    word leaves exactly one pair (found by drawing from WORDS)."""
+    while True:
+        words = sorted(rng.choice(WORDS, size, replace=False))
+        classes = [len({feedback(g, s) for s in words}) for g in words]
+        if max(classes) == size - 1:
+            return words
+
+
+@pytest.mark.parametrize("size", [4, 6])
+def test_a_candidate_leaving_one_pair_is_worth_2n_with_three_guesses_left(size):
+    """With no perfect split, a candidate leaving one pair and singletons costs 2n: the least such a set can
+    cost, so the search takes it without a scan.  The pair needs a third guess: with two guesses left the set
+    cannot be solved at all."""
+    words = _pair_set(np.random.default_rng(size), size)
+    codes = code_matrix(encode_words(words, ALPHABET), encode_words(words, ALPHABET))
+    sog = np.arange(size, dtype=np.int32)
+    for max_guesses, expected in ((3, 2 * size), (2, IMPOSSIBLE), (None, 2 * size)):
+        assert exhaustive(words, words, max_guesses=max_guesses)[0](words) == expected
+        value, exact = ExactSolver(codes, sog, 243, max_guesses=max_guesses, memo_bits=8).min_total()
+        if expected >= IMPOSSIBLE:
+            assert value >= IMPOSSIBLE and not exact
+        else:
+            assert (value, exact) == (expected, True)
+
+
 @pytest.mark.slow
 def test_salet_is_7920_on_original_wordle():
     root = Path(__file__).resolve().parents[1] / "data/wordle"

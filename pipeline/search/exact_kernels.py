@@ -320,18 +320,43 @@ def splits_perfectly(codes, g, pool, lo, n, stamp):
     return True
 
 
-@njit(cache=True)
-def perfect_candidate(tables, w, lo, n, greens, req, m):
-    """A candidate guess splitting the set into singletons, or -1.  With m >= 0 (hard mode) only candidates
-    the rule (greens, req[:, :m]) allows count; candidates consistent with the responses always are."""
-    codes, pool, stamp = tables.codes, w.pool, w.stamp
+@njit(cache=True, inline="always")
+def repeated_codes(codes, g, pool, lo, n, stamp, limit):
+    """How many candidates of pool[lo:lo+n] get a code under guess g that an earlier one got (n minus the number
+    of classes), counting stops once past `limit`.  Scalar indexing, as in splits_perfectly."""
+    stamp[-1] += 1
+    mark = stamp[-1]
+    repeats = 0
     for j in range(lo, lo + n):
-        g = tables.guess_of_secret[pool[j]]
-        if g < 0 or (m >= 0 and not allowed(tables.words, tables.word_counts, g, greens, req, m)):
+        code = codes[g, pool[j]]
+        if stamp[code] == mark:
+            repeats += 1
+            if repeats > limit:
+                break
+        stamp[code] = mark
+    return repeats
+
+
+@njit(cache=True)
+def candidate_split(codes, guess_of_secret, words, word_counts, pool, stamp, lo, n, greens, req, m, near):
+    """(g, 0) for a candidate guess g splitting the set into singletons (MinTotal 2n - 1); else, with `near`,
+    (g, 1) for a candidate leaving one pair and singletons (2n: no set without a perfect candidate does
+    better); else (-1, -1).  With m >= 0 (hard mode) only candidates the rule (greens, req[:, :m]) allows
+    count; candidates consistent with the responses always are.  Plain arrays, not the search's named
+    tuples: this runs once per small class, and a call taking those tuples counts a reference to each of
+    their arrays."""
+    found = -1
+    limit = 1 if near else 0
+    for j in range(lo, lo + n):
+        g = guess_of_secret[pool[j]]
+        if g < 0 or (m >= 0 and not allowed(words, word_counts, g, greens, req, m)):
             continue
-        if splits_perfectly(codes, g, pool, lo, n, stamp):
-            return g
-    return -1
+        repeats = repeated_codes(codes, g, pool, lo, n, stamp, limit)
+        if repeats == 0:
+            return g, 0
+        if near and repeats == 1 and found < 0:
+            found = g
+    return found, (1 if found >= 0 else -1)
 
 
 @njit(cache=True)
@@ -366,29 +391,35 @@ def scan(tables, w, d, length, lo, n, beta):
     left out, most classes, a candidate perfect splitter or -1, a perfect splitter or -1).  Small sets (up to
     SMALL_SET) gather their codes per candidate and compare them pairwise (sum t^2 = n + 2 * equal pairs,
     classes = n - repeats); there the bound is 3n - classes - [g in C] (2|C'| - 1 per non-win class).
-    Small sets go block by block (BLOCK guesses): the gathered codes stay in cache, and a perfect splitter
+    Small sets go block by block (_next_block): the gathered codes stay in cache, and a perfect splitter
     ends the scan without gathering the rest of the list.
     """
     lst = w.ulist[d + 1]
     small = n <= SMALL_SET
     pairs, repeats, wins = w.scratch[0], w.scratch[1], w.scratch[2]
     counts, cand, btab = w.counts, w.pool[lo: lo + n], w.btab[d]
+    cguess, clower, ckey = w.cguess[d], w.clower[d], w.ckey[d]
+    codes, codes_t, pool, dense, scratch, win = tables.codes, tables.codes_t, w.pool, w.dense, w.scratch, tables.win
     u = 0
     m = 0
     kmax = 0
     excluded = INF
-    step = BLOCK if small else length
-    for b0 in range(0, length, step):
-        b1 = min(length, b0 + step)
+    b0 = 0
+    while b0 < length:
         if small:
-            _gather_pairs(tables, w, b0, b1, lo, n, lst)
+            b1, first, width = _next_block(lst, b0, length)
+            _gather(codes_t, win, pool, dense, scratch, lst, b0, first, width, lo, n)
+            _pairs(dense, scratch, n, width)
+        else:
+            b1, first = length, 0
         for t in range(b0, b1):
             g = lst[t]
             if small:
-                k, sum_sq, n_win = n - repeats[t - b0], np.int64(n + 2 * pairs[t - b0]), wins[t - b0]
+                at = g - first if first >= 0 else t - b0
+                k, sum_sq, n_win = n - repeats[at], np.int64(n + 2 * pairs[at]), wins[at]
                 lower = 3 * n - k - n_win
             else:
-                k, _, sum_sq, bounds, n_win = class_counts(tables.codes[g], cand, counts, btab, tables.win)
+                k, _, sum_sq, bounds, n_win = class_counts(codes[g], cand, counts, btab, win)
                 lower = n + bounds - btab[n_win]  # |C| + Bound(|C'|, KCAP) over the non-win classes
             if k == 1 and n_win == 0:
                 continue
@@ -398,30 +429,44 @@ def scan(tables, w, d, length, lo, n, beta):
             if k == n:
                 return u, m, excluded, kmax, (g if n_win > 0 else -1), g
             if lower < beta:
-                w.cguess[d, m], w.clower[d, m], w.ckey[d, m] = g, lower, (sum_sq << KEY_SHIFT) | m
+                cguess[m], clower[m], ckey[m] = g, lower, (sum_sq << KEY_SHIFT) | m
                 m += 1
             else:
                 excluded = min(excluded, lower)
+        b0 = b1
     return u, m, excluded, kmax, -1, -1
 
 
+@njit(cache=True, inline="always")
+def _next_block(lst, b0, length):
+    """(b1, first, width): the list positions b0..b1-1 of the next small-scan block, the first guess of its
+    window (or -1) and how many codes per candidate it gathers.
+
+    Where the list fills at least half of the BLOCK guess numbers from lst[b0] on, the block is that window:
+    its codes are read as contiguous rows and the guesses of the window not in the list are computed and
+    ignored.  Elsewhere it is the next BLOCK positions, gathered one by one."""
+    first = lst[b0]
+    b1 = b0
+    while b1 < length and lst[b1] < first + BLOCK:
+        b1 += 1
+    span = lst[b1 - 1] - first + 1
+    if 2 * (b1 - b0) >= span:
+        return b1, first, span
+    b1 = min(length, b0 + BLOCK)
+    return b1, -1, b1 - b0
+
+
 @njit(cache=True)
-def _gather_pairs(tables, w, b0, b1, lo, n, lst):
-    """For the small scan of list positions b0..b1-1, per position t - b0: equal-code pairs (scratch[0]),
-    candidates equal to an earlier one (scratch[1]) and whether the guess is a candidate (scratch[2]).
-    The codes of each candidate are first gathered into a dense row (a contiguous read while the list is still
-    every guess)."""
-    dense, pairs, repeats, inside, seen = w.dense, w.scratch[0], w.scratch[1], w.scratch[2], w.scratch[3]
-    width = b1 - b0
-    pairs[:width] = 0
-    repeats[:width] = 0
+def _gather(codes_t, win, pool, dense, scratch, lst, b0, first, width, lo, n):
+    """Gather `width` codes of each candidate pool[lo + j] into dense row j: of the guesses first, first + 1, ...
+    (a contiguous read) when first >= 0, else of those at list positions b0, b0 + 1, ...; mark in scratch[2]
+    whether each guess is a candidate.  Plain arrays, not the search's named tuples: a call taking those
+    counts a reference to each of their arrays, and this runs once per block."""
+    inside = scratch[2]
     inside[:width] = 0
-    everyone = lst[b1 - 1] - lst[b0] == width - 1  # lists are in increasing index order
-    win = tables.win
-    codes_t, first = tables.codes_t, lst[b0]
     for j in range(n):
-        secret = w.pool[lo + j]
-        if everyone:
+        secret = pool[lo + j]
+        if first >= 0:
             for t in range(width):
                 dense[j, t] = codes_t[secret, first + t]
         else:
@@ -429,6 +474,15 @@ def _gather_pairs(tables, w, b0, b1, lo, n, lst):
                 dense[j, t] = codes_t[secret, lst[b0 + t]]
         for t in range(width):
             inside[t] += dense[j, t] == win
+
+
+@njit(cache=True)
+def _pairs(dense, scratch, n, width):
+    """From the gathered codes of n candidates, per guess: equal-code pairs (scratch[0]) and candidates equal to an
+    earlier one (scratch[1])."""
+    pairs, repeats, seen = scratch[0], scratch[1], scratch[3]
+    pairs[:width] = 0
+    repeats[:width] = 0
     for j in range(1, n):
         seen[:width] = 0
         for i in range(j):
@@ -449,7 +503,7 @@ def _pair_pass(dense, i, j, pairs, seen, length):
 
 # ---- splitting a node by one guess and bounding its classes ---------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def split_guess(tables, w, d, g):
     """Split node d's set by guess g.  Classes of 1 and 2 are only counted (they cost 1 and 3); classes of 3
     or more are written to the pool after FREE (w.starts[d], w.ccode[d]) in order of first appearance.  Returns

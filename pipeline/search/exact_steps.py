@@ -16,9 +16,9 @@ from numba import njit
 from pipeline.search.exact_kernels import (
     BEST, BEST_GUESS, BETA, CAND_CHECK, EXACT, FLOOR, FREE, GUESS, HASHED, IDX, IMPOSSIBLE, INF, KCAP, KEY_MASK,
     KEY_SHIFT, KMAX, LEFT, LIST_LEN, LO, LOWER, N, NODE_LB, N_BIG_CLASSES, N_KEPT, N_OPEN, OPEN_AT, PHASE, SORTED,
-    STAT_EVALS, STAT_HITS, STAT_NODES, STAT_SCANS, TOTAL, ULEN, child_state_hash, fill_bound_row, filter_list,
-    load_rule, memo_find, memo_grown, memo_store, node_key, perfect_candidate, perfect_in_list, scan,
-    select_smallest, set_hash, split_guess, state_hash)
+    STAT_EVALS, STAT_HITS, STAT_NODES, STAT_SCANS, TOTAL, ULEN, candidate_split, child_state_hash, fill_bound_row,
+    filter_list, load_rule, memo_find, memo_grown, memo_store, node_key, perfect_in_list, scan, select_smallest,
+    set_hash, split_guess, state_hash)
 from pipeline.search.hard_mode import update_state_into
 
 ENTER, NEXT_GUESS, NEXT_CLASS, AFTER_CHILD = 0, 1, 2, 3
@@ -72,25 +72,21 @@ def enter(tables, memo, w, d):
 
 @njit(cache=True, inline="always")
 def _perfect_forms(tables, memo, w, d):
-    """Values known without a scan: a candidate splitting C into singletons (2n - 1), three candidates
-    (5 or 6), a guess splitting C into singletons (2n), two guesses left and no such guess (impossible).
-    Filters the node's guess list first (w.ulist[d + 1]).  Returns the value or -1."""
+    """Values known without a scan: a candidate splitting C into singletons (2n - 1) or, with three guesses
+    left, into singletons and one pair (2n, the least a set without the first can cost), a guess splitting C
+    into singletons (2n), two guesses left and no such guess (impossible).  Filters the node's guess list
+    (w.ulist[d + 1]) once the candidates are tried.  Returns the value or -1."""
     f = w.f
     lo, n, left = f[d, LO], f[d, N], f[d, LEFT]
-    possible = n <= f[d, KCAP]  # no guess makes more classes on C than on its parent's set
     m = load_rule(w.at_least[d], w.req) if tables.hard else -1
-    if possible:
-        g = perfect_candidate(tables, w, lo, n, w.greens[d], w.req, m)
+    if n - 1 <= f[d, KCAP]:  # a guess making more classes on C than on its parent's set does not exist
+        g, repeats = candidate_split(tables.codes, tables.guess_of_secret, tables.words, tables.word_counts, w.pool,
+                                     w.stamp, lo, n, w.greens[d], w.req, m, left >= 3)
         if g >= 0:
-            return _exact(memo, w, d, 2 * n - 1, g)
-    if n == 3 and left >= 3:  # a candidate leaves the other two: 3 + 3
-        for j in range(lo, lo + n):
-            g = tables.guess_of_secret[w.pool[j]]
-            if g >= 0:
-                return _exact(memo, w, d, 6, g)
+            return _exact(memo, w, d, 2 * n - 1 + repeats, g)
     length = filter_list(tables, w, d)
     f[d, ULEN] = length
-    if possible and left == 2:  # early exit per guess; otherwise the scan finds perfect splits
+    if n <= f[d, KCAP] and left == 2:  # early exit per guess; otherwise the scan finds perfect splits
         g = perfect_in_list(tables, w, w.ulist[d + 1], length, lo, n)
         if g >= 0:
             return _exact(memo, w, d, 2 * n, g)
@@ -162,7 +158,8 @@ def _order_more(tables, memo, w, d):
 @njit(cache=True, inline="always")
 def _class_bound(tables, memo, w, d, i, g, left):
     """(lower bound, exact) for class i of guess g at node d: the memo, the counting bound, 2s - 1,
-    and for small classes a perfectly splitting candidate (2s - 1, else >= 2s; 3 candidates: 5 or 6)."""
+    and for small classes candidate_split (2s - 1 for a perfect candidate, else >= 2s; = 2s for a candidate
+    leaving one pair, with three guesses left)."""
     lo = w.starts[d, i]
     s = w.starts[d, i + 1] - lo
     h1, h2 = set_hash(tables, w.pool, lo, s)
@@ -176,10 +173,10 @@ def _class_bound(tables, memo, w, d, i, g, left):
             return memo.vals[slot, 0], True
         bound = max(bound, memo.vals[slot, 0])
     if s <= CAND_CHECK and bound <= 2 * s - 1:
-        if perfect_candidate(tables, w, lo, s, w.greens[d], w.req, -1) >= 0:
-            return 2 * s - 1, True
-        if s == 3 and left >= 3:
-            return 6, True
+        splitter, repeats = candidate_split(tables.codes, tables.guess_of_secret, tables.words, tables.word_counts,
+                                            w.pool, w.stamp, lo, s, w.greens[d], w.req, -1, left >= 3)
+        if splitter >= 0:
+            return 2 * s - 1 + repeats, True
         bound = 2 * s
     return bound, False
 
