@@ -21,13 +21,13 @@ PINS = {
     "heuristics": (2, "b9cd6ca245be9d2a"),
     "upper_bound": (3, "79a451c913eec835"),
     "lower_bound": (2, "44cecf15a435fefe"),
-    "exact": (2, "12cebd1007d4ea3c"),
-    "prove": (5, "ac353deaae46789b"),
+    "exact": (3, "60deb987b6b6a195"),
+    "prove": (6, "b877dc7f0984daf2"),
     "openers": (1, "d1137a434cd8035e"),
     "simulate": (2, "5fdb14debc32b19f"),
     "blindfold": (2, "d43b5b124c35a939"),
-    "leaderboard": (1, "27cf194d5b8bb9bb"),
-    "catalogue": (1, "ff2001e49d26ec45"),
+    "leaderboard": (2, "b069b58949440336"),
+    "catalogue": (2, "cbf273b354eca669"),
 }
 RESULT_SUFFIXES = (".parquet", ".json", ".txt")  # pictures (.png, .svg), models and stage.log are not results
 NOT_RESULTS = {"manifest.json", "stage.log"}

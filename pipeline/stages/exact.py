@@ -21,7 +21,7 @@ from pipeline.search.objective import OBJECTIVES, least_limit
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ExactConfig
 
-NAME, VERSION, INPUTS = "exact", 2, ("feedback",)  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "exact", 3, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = EXACT_OUTPUTS  # exact.parquet, tree-<opener>.json/.txt/.svg: pipeline/artifacts/outputs.py
 
 

@@ -46,7 +46,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.prove import class_task, fan_out_tasks, game_claims, survivor_entry, task_solvers
 from pipeline.stages.schemas import LeaderboardConfig
 
-NAME, VERSION, INPUTS = "leaderboard", 1, ("feedback", "upper_bound")  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "leaderboard", 2, ("feedback", "upper_bound")  # the stage contract: stages/base.py
 OUTPUTS = LEADERBOARD  # certificate.json, summary.json, tree-<opener>.json/.txt/.svg: pipeline/artifacts/outputs.py
 SCHEMA = LeaderboardConfig
 

@@ -45,7 +45,7 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ProveConfig
 
 NAME = "prove"
-VERSION = 5
+VERSION = 6
 INPUTS = ("feedback", "upper_bound", "lower_bound")
 OUTPUTS = PROVE  # certificate.json, tree.json/.svg (and .txt for a better tree), game.json.gz: artifacts/outputs.py
 
