@@ -30,7 +30,9 @@ STAT_NODES, STAT_HITS, STAT_EVALS, STAT_SCANS = 0, 1, 2, 3
 SMALL_SET = 96  # up to this size the pairwise scan over gathered codes is faster (measured against 32-128:
 #                docs/benchmarks.md; its 16-bit counts go 16 guesses per AVX2 instruction)
 BLOCK = 256  # guesses per block of the small scan (SMALL_SET x BLOCK gathered codes stay in cache)
-CAND_CHECK = 8  # classes up to this size are checked for a perfectly splitting candidate when bounded
+CAND_CHECK = 16  # classes up to this size are checked for a candidate splitting them into singletons (or
+#                  leaving one pair) when bounded (against 8: SALET 757 nodes not 1335, hard SALET 0.23-0.24 s
+#                  not 0.25-0.28 s, CRANE within run-to-run spread; docs/benchmarks.md)
 KEY_SHIFT = 24  # ordering key = sum of squared class sizes << KEY_SHIFT | position in the node's rows
 KEY_MASK = (1 << KEY_SHIFT) - 1
 
