@@ -327,6 +327,7 @@ def test_guess_limit_is_counted_down_the_tree():
             assert (value, exact) == (free, True)
             assert depth(solver.tree(), codes, np.arange(len(secrets))) <= (max_guesses or len(secrets))
 
+
 def _pair_set(rng, size):
     """`size` words, every one also the only guesses, such that no word splits them into singletons and some
     word leaves exactly one pair (found by drawing from WORDS)."""

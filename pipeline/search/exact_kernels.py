@@ -309,23 +309,10 @@ def select_smallest(a, b):
 # ---- perfect splits ---------------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def splits_perfectly(codes, g, pool, lo, n, stamp):
-    """Does guess g (row g of `codes`; pass codes_t.T to read the transposed storage) give every candidate of
-    pool[lo:lo+n] its own code?  Scalar indexing, no row view (a view costs two atomic reference counts)."""
-    stamp[-1] += 1
-    mark = stamp[-1]
-    for j in range(lo, lo + n):
-        code = codes[g, pool[j]]
-        if stamp[code] == mark:
-            return False
-        stamp[code] = mark
-    return True
-
-
-@njit(cache=True, inline="always")
 def repeated_codes(codes, g, pool, lo, n, stamp, limit):
-    """How many candidates of pool[lo:lo+n] get a code under guess g that an earlier one got (n minus the number
-    of classes), counting stops once past `limit`.  Scalar indexing, as in splits_perfectly."""
+    """How many candidates of pool[lo:lo+n] get a code under guess g (row g of `codes`; pass codes_t.T to read the
+    transposed storage) that an earlier one got (n minus the number of classes), counting stops once past
+    `limit`.  Scalar indexing, no row view (a view costs two atomic reference counts)."""
     stamp[-1] += 1
     mark = stamp[-1]
     repeats = 0
@@ -376,7 +363,7 @@ def _first_perfect(codes, w, lst, length, lo, n):
     """perfect_in_list over one storage of the matrix (rows indexed by guess)."""
     pool, stamp = w.pool, w.stamp
     for t in range(length):
-        if splits_perfectly(codes, lst[t], pool, lo, n, stamp):
+        if repeated_codes(codes, lst[t], pool, lo, n, stamp, 0) == 0:
             return lst[t]
     return -1
 
@@ -505,7 +492,7 @@ def _pair_pass(dense, i, j, pairs, seen, length):
 
 # ---- splitting a node by one guess and bounding its classes ---------------------------------------------
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def split_guess(tables, w, d, g):
     """Split node d's set by guess g.  Classes of 1 and 2 are only counted (they cost 1 and 3); classes of 3
     or more are written to the pool after FREE (w.starts[d], w.ccode[d]) in order of first appearance.  Returns
