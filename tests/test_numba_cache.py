@@ -28,3 +28,23 @@ def test_cache_folder_changes_with_any_source_edit(tmp_path):
     kernels.write_text(kernels.read_text() + "\n# edited\n")
     after = cache_dir(tmp_path, env)
     assert after != before and Path(after).parent == tmp_path / "cache"
+
+
+def test_cache_folder_follows_kernel_sources_only(tmp_path):
+    """An edit to a stage or the runtime keeps the compiled kernels; an edit to a kernel's callee (another file
+    of a kernel room) or to a module outside the rooms that defines a kernel names a fresh folder."""
+    shutil.copytree(Path(pipeline.__file__).parent, tmp_path / "pipeline",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {"PYTHONPATH": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    before = cache_dir(tmp_path, env)
+    for name in ("stages/prove.py", "runtime/log.py"):
+        edited = tmp_path / "pipeline" / name
+        edited.write_text(edited.read_text() + "\n# edited\n")
+        assert cache_dir(tmp_path, env) == before, name
+    callee = tmp_path / "pipeline" / "games" / "encoding.py"
+    callee.write_text(callee.read_text() + "\n# edited\n")
+    after_callee = cache_dir(tmp_path, env)
+    assert after_callee != before
+    outside = tmp_path / "pipeline" / "runtime" / "kernel_elsewhere.py"
+    outside.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef one():\n    return 1\n")
+    assert cache_dir(tmp_path, env) != after_callee
