@@ -78,11 +78,15 @@ def _float(text: str) -> float:
 
 
 def _unique_keys(pairs: list) -> dict:
-    keys = [k for k, _ in pairs]
-    if len(keys) != len(set(keys)):
-        twice = sorted({k for k in keys if keys.count(k) > 1})[0]
-        raise ValueError(f"key {twice!r} is given twice in one object")
-    return dict(pairs)
+    """The object of `pairs`; its first key given twice is refused (one pass with a set: linear in the keys)."""
+    body = dict(pairs)
+    if len(body) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {key!r} is given twice in one object")
+            seen.add(key)
+    return body
 
 
 def json_of(data: bytes, path: Path):
