@@ -54,6 +54,24 @@ def packed_files(folder: Path) -> dict[str, bytes]:
     return files
 
 
+LISTS = ("secrets", "guesses", "excluded")
+
+
+def stored_problem(stored) -> str | None:
+    """What keeps game.json.gz's sections from making an index (None: game, lists and versions are objects,
+    each list with a count and a digest)."""
+    if not isinstance(stored, dict):
+        return f"a JSON {type(stored).__name__}, not an object"
+    empty = next((name for name in ("game", "lists", "versions") if not isinstance(stored.get(name), dict)
+                  or not stored[name]), None)
+    if empty is not None:
+        return f"its {empty} section is missing or empty"
+    lists = stored["lists"]
+    broken = next((name for name in LISTS if not isinstance(lists.get(name), dict)
+                   or not {"count", "sorted_sha256"} <= set(lists[name])), None)
+    return None if broken is None else f"its {broken} list has no count and digest"
+
+
 def bundle_index(manifest: dict, stored: dict, files: dict[str, bytes]) -> dict:
     """INDEX.json: what the archive holds and how it checks."""
     lists = {name: {"count": entry["count"], "sorted_sha256": entry["sorted_sha256"]}
@@ -119,15 +137,24 @@ def write_bundle(folder: Path, out: Path | None = None) -> tuple[Path, dict]:
     if STORED_GAME.name not in files:
         raise PipelineError(f"{folder} holds no {STORED_GAME.name} (it was made before proof folders stored their "
                             f"lists): rerun its stage with stage.force=true to write it")
+    if not isinstance(manifest.get("summary", {}), dict):
+        raise PipelineError(f"{folder / 'manifest.json'} is damaged (its summary is a "
+                            f"{type(manifest['summary']).__name__}, not an object); rerun its stage with "
+                            "stage.force=true")
     try:
-        index = bundle_index(manifest, json.loads(gzip.decompress(files[STORED_GAME.name])), files)
+        stored = json.loads(gzip.decompress(files[STORED_GAME.name]))
+        problem = stored_problem(stored)
+        if problem is None:
+            index = bundle_index(manifest, stored, files)
+            text = readme(manifest, index)
     except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise PipelineError(f"{folder / STORED_GAME.name} is damaged ({type(err).__name__}: {err}); rerun its "
-                            "stage with stage.force=true") from None
+        problem = f"{type(err).__name__}: {err}"
+    if problem is not None:
+        raise PipelineError(f"{folder / STORED_GAME.name} is damaged ({problem}); rerun its stage with "
+                            "stage.force=true")
     out = Path(out) if out is not None else default_archive(folder)
     top = f"{stage}-{manifest.get('key')}"
-    members = {"README.txt": readme(manifest, index).encode(), "INDEX.json": (json.dumps(index, indent=1) + "\n")
-               .encode(), **files}
+    members = {"README.txt": text.encode(), "INDEX.json": (json.dumps(index, indent=1) + "\n").encode(), **files}
     write_archive(out, top, members)
     return out, index
 

@@ -1,5 +1,6 @@
 """What is known about a game before anything is computed here: the published optimum of a shipped game."""
 
+from pipeline.errors import PipelineError
 from pipeline.games.game import Game
 
 PUBLISHED_MIN_GUESSES = 6  # the published optima hold within the usual 6 guesses (a tighter limit may change them)
@@ -31,15 +32,18 @@ def certificate_claiming(game: Game, outputs, total: int) -> str | None:
     """`prove/<key>` of a finished proof of this very game whose certificate claims `total` optimal, or None.
 
     A claim, not a check: `python -m pipeline verify-certificate <folder>` checks it."""
-    import json
     from pathlib import Path
+
+    from pipeline.runtime.files import read_json
 
     for folder in sorted(Path(outputs).glob("prove/*/")):
         try:
-            identity = json.loads((folder / "manifest.json").read_text()).get("game", {})
-            certificate = json.loads((folder / "certificate.json").read_text())
-        except (OSError, ValueError):
-            continue  # unfinished or unreadable: no claim
+            manifest, certificate = read_json(folder / "manifest.json"), read_json(folder / "certificate.json")
+        except PipelineError:
+            continue  # unfinished or unreadable (a FIFO is never opened to wait): no claim
+        if not isinstance(manifest, dict) or not isinstance(certificate, dict):
+            continue
+        identity = manifest.get("game") if isinstance(manifest.get("game"), dict) else {}
         same = all(identity.get(k) == v for k, v in game.identity().items())
         if same and certificate.get("proven") and certificate.get("ub") == total:
             return f"prove/{folder.name}"

@@ -126,16 +126,39 @@ def rebuild(data_dir: Path) -> dict:
     return provenance
 
 
+def read_provenance(data_dir: Path) -> dict:
+    """PROVENANCE.json: each list's path inside `data_dir` -> its record with a count and a sorted-sha256
+    (PipelineError, one line, for a file that is unreadable, not strict JSON or not of that shape)."""
+    from pipeline.runtime.files import read_json
+
+    path = data_dir / PROVENANCE
+    body = read_json(path)
+    if not isinstance(body, dict) or not all(inside(rel) and isinstance(record, dict) and type(record.get("count"))
+                                             is int and isinstance(record.get("sorted_sha256"), str)
+                                             for rel, record in body.items()):
+        raise PipelineError(f"{path} is damaged (not an object of list paths inside {data_dir}, each with a count "
+                            "and a sorted_sha256)")
+    return body
+
+
+def inside(rel: str) -> bool:
+    """A relative path that stays inside its folder (no `..`, not absolute)."""
+    parts = Path(rel).parts
+    return bool(parts) and not Path(rel).is_absolute() and ".." not in parts
+
+
 def verify(data_dir: Path) -> list[str]:
     """Problems found re-checking every shipped list against PROVENANCE.json (empty = all good)."""
-    provenance = json.loads((data_dir / PROVENANCE).read_text())
+    from pipeline.runtime.files import MissingFile, read_text
+
     problems = []
-    for rel, record in provenance.items():
+    for rel, record in read_provenance(data_dir).items():
         path = data_dir / rel
-        if not path.exists():
+        try:
+            words = read_text(path).split()
+        except MissingFile:
             problems.append(f"{rel}: missing")
             continue
-        words = path.read_text().split()
         if len(words) != record["count"] or sorted_sha256(words) != record["sorted_sha256"]:
             problems.append(f"{rel}: count or digest differs from PROVENANCE.json")
     return problems

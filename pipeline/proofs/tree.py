@@ -11,7 +11,7 @@ distribution are the ones recomputed here.
 from collections import Counter
 from pathlib import Path
 
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, echo
 from pipeline.proofs.answer import response
 from pipeline.proofs.files import FileRefused, file_bytes, json_of
 from pipeline.proofs.hard_mode import violation
@@ -118,6 +118,17 @@ def subtree_totals(root: dict) -> dict[str, int]:
     return totals
 
 
+def recorded_distribution(value) -> dict | None:
+    """A tree file's recorded distribution as {guesses: secrets} (JSON keys are strings); None when it is no
+    such map (a list, a key that is no whole number): it then differs from every replay."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return {int(key): count for key, count in value.items()}
+    except ValueError:
+        return None
+
+
 def check_tree(body: dict, game, hard_mode: bool, limit: int | None) -> dict:
     """Replay a parsed tree file; also compare its recorded total and distribution with the replay."""
     try:
@@ -125,9 +136,9 @@ def check_tree(body: dict, game, hard_mode: bool, limit: int | None) -> dict:
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise TreeRejected(f"malformed tree ({type(err).__name__}: {err})") from None
     if "total" in body and body["total"] != stats["total"]:
-        raise TreeRejected(f"the file records total {body['total']}, the replay gives {stats['total']}")
-    if "distribution" in body and {int(k): v for k, v in body["distribution"].items()} != stats["distribution"]:
-        raise TreeRejected(f"the file records distribution {body['distribution']}, the replay gives "
+        raise TreeRejected(f"the file records total {echo(body['total'])}, the replay gives {stats['total']}")
+    if "distribution" in body and recorded_distribution(body["distribution"]) != stats["distribution"]:
+        raise TreeRejected(f"the file records distribution {echo(body['distribution'])}, the replay gives "
                            f"{stats['distribution']}")
     recorded_limit = body.get("max_guesses")
     if isinstance(recorded_limit, int) and stats["max_guesses"] > recorded_limit:
