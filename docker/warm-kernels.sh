@@ -14,7 +14,7 @@ first=$(head -1 "$dir/words.txt")
 echo "compiling the numba kernels once (several minutes); later runs start at once"
 start=$(date +%s)
 prove() { "$py" -m pipeline experiment=prove_wordle "$@" ray.executor=local progress=false \
-    paths.outputs="$dir/out" hydra.run.dir="$dir/run" > /dev/null; }
+    paths.outputs="$dir/out" > /dev/null; }
 prove game=mini_nerdle
 prove game=words game.secrets.path="$dir/words.txt"
 "$py" -m pipeline solve game=mini_nerdle secret=28/7=4 paths.outputs="$dir/out" > /dev/null

@@ -15,21 +15,21 @@ from omegaconf import DictConfig
 from pipeline.compose import CONF_DIR, compose_run, register_schemas, sweep_points as split_sweep
 from pipeline.compose import to_config as typed_config
 from pipeline.config import Config
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, echo, error_line, printable
 from pipeline.preflight import check_run
 from pipeline.suggest import did_you_mean
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1  # the stage ran and wrote its artifact, which records a failure (e.g. a reproduce verdict)
 MULTIRUN_FLAGS = ("-m", "--multirun")
-# Hydra's own command-line flags (hydra/_internal/utils.py get_args_parser), with or without a value
-HYDRA_FLAGS = ("-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "-r", "--resolve", "-p", "--package",
-               "-i", "--info", "-m", "--multirun", "-sc", "--shell-completion", "-cp", "--config-path",
-               "-cn", "--config-name", "-cd", "--config-dir", "--experimental-rerun")
+HELP_FLAGS = ("-h", "--help")  # the usage (pipeline.commands prints it before a run is looked at)
+# The only flags of a stage run (the README's).  Hydra's own (--cfg, --info, -cd/--config-dir, -cn, -cp,
+# --experimental-rerun, ...) never reach Hydra: they load configs from any folder or unpickle a file.
+FLAGS = (*MULTIRUN_FLAGS, *HELP_FLAGS)
 
 
 def fail(message: str) -> None:
-    print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
+    print(error_line(message), file=sys.stderr)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -68,10 +68,10 @@ def run_task(cfg: DictConfig) -> Path:
         from pipeline.runtime.signals import report
 
         sys.exit(report(err))
-    print(result.headline)
-    print(result.artifact)
+    print(printable(result.headline))
+    print(printable(result.artifact))
     if result.failed:
-        print(f"error: {' '.join(result.failed.split())}", file=sys.stderr)
+        print(error_line(result.failed), file=sys.stderr)
         sys.exit(EXIT_FAILED)
     return result.artifact
 
@@ -111,36 +111,33 @@ def run_single(overrides: list[str]) -> None:
     register_schemas()
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3", job_name="cli"):
         context = HydraContext(config_loader=GlobalHydra.instance().config_loader(), callbacks=NoCallbacks())
+        # configure_logging=False: conf/ sets no logging (hydra/job_logging: none; pipeline/runtime/log.py logs),
+        # and Hydra's logging config would build whatever handler class or `()` factory it names
         result = run_job(task_function=run_task, config=cfg, job_dir_key="hydra.run.dir", job_subdir_key=None,
-                         hydra_context=context, configure_logging=True)
+                         hydra_context=context, configure_logging=False)
     result.return_value  # re-raises what the task raised
 
 
 def check_flags(flags: list[str], commands) -> None:
-    """Only Hydra's own flags reach Hydra (which would print its whole usage for any other); `commands` are the
-    sub-commands' names, for the error line."""
+    """A stage run takes -m/--multirun and nothing else (-h/--help print the usage before a run is looked at):
+    any other flag, Hydra's own included, is one error line before anything is composed, imported or read.
+    `commands` are the sub-commands' names, for the error line."""
     for flag in flags:
-        name = flag.split("=", 1)[0]
-        if name not in HYDRA_FLAGS:
-            hint = did_you_mean(name, HYDRA_FLAGS)
-            fail(f"unknown option {name}{hint}; a stage run takes key=value overrides (and -m to sweep them), "
-                 f"other commands are {', '.join(commands)} (see python -m pipeline --help)")
+        if flag not in MULTIRUN_FLAGS:
+            hint = did_you_mean(flag.split("=", 1)[0], FLAGS)
+            fail(f"unknown option {echo(flag)}{hint}; a stage run takes key=value overrides (and -m to sweep them; "
+                 f"Hydra's own flags are not accepted), other commands are {', '.join(commands)} "
+                 "(see python -m pipeline --help)")
 
 
 def hydra_main(argv: list[str], commands=()) -> None:
-    """Check every run ourselves (one-line errors), then hand over to Hydra for logs and sweeps; a single run
-    without Hydra flags is run directly (run_single).  `commands` names the sub-commands for error lines."""
-    import hydra
-
+    """Check every run ourselves (one-line errors), then run it as Hydra runs a job (run_single), or a `-m`
+    sweep with our own launcher (pipeline.sweep).  `commands` names the sub-commands for error lines."""
     flags = [a for a in argv if a.startswith("-")]
     overrides = [a for a in argv if not a.startswith("-")]
     check_flags(flags, commands)
     if not flags:
         return run_single(overrides)
-    if all(f in MULTIRUN_FLAGS for f in flags):  # our own launcher (pipeline.sweep); other flags go to Hydra
-        from pipeline.sweep import main as run_sweep
+    from pipeline.sweep import main as run_sweep
 
-        sys.exit(run_sweep(sweep_points(overrides)))
-    register_schemas()
-    sys.argv = [sys.argv[0], *argv]
-    hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")(run_task)()
+    sys.exit(run_sweep(sweep_points(overrides)))

@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, echo, error_line, printable
 from pipeline.suggest import GROUPS, did_you_mean, group_listing
 
 EXIT_BAD_INPUT = 2
@@ -45,8 +45,14 @@ class ArgumentParser(argparse.ArgumentParser):
     """argparse that reports a bad argument as one `error: ...` line (exit 2), like every other bad input."""
 
     def error(self, message: str):
-        print(f"error: {self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        print(error_line(f"{self.prog}: {message} (see {self.prog} --help)"), file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
+
+
+def say(line: str) -> None:
+    """A result line on stdout; the names in it (files, games, words: anybody's) printed escaped
+    (pipeline.errors.printable)."""
+    print(printable(line))
 
 
 def has_fetch() -> bool:
@@ -90,7 +96,7 @@ def list_command(ns: argparse.Namespace) -> int:
 
     if len(ns.rest) > 1:
         raise PipelineError(f"list takes at most one argument (stage=<name>, game, ray or paths); unexpected: "
-                            f"{' '.join(ns.rest)}")
+                            f"{echo(' '.join(ns.rest))}")
     print(settings_listing(ns.rest[0], SCHEMAS, INHERITED_HELP) if ns.rest else listing(), end="")
     return 0
 
@@ -100,7 +106,7 @@ def unknown_command(word: str) -> None:
     if word in GROUPS:
         raise PipelineError(f"{word} needs a value: {word}=<name> (python -m pipeline list shows the names)")
     hint = did_you_mean(word, COMMANDS) or did_you_mean(word, GROUPS, suffix="=<name>")
-    raise PipelineError(f"unknown command {word!r}{hint}; commands are {', '.join(COMMANDS)}, and a stage run "
+    raise PipelineError(f"unknown command '{echo(word)}'{hint}; commands are {', '.join(COMMANDS)}, and a stage run "
                         "is `stage=<stage> game=<game> [key=value ...]` (see python -m pipeline --help)")
 
 
@@ -155,7 +161,7 @@ def data_command(ns: argparse.Namespace) -> int:
         if not ns.dataset or positional:
             raise PipelineError("data fetch needs one dataset name, e.g. `data fetch ffxivrdle`")
         for path, what in fetch_lists(game_config_for(ns.dataset, overrides)):
-            print(f"{what}: {path} (count and sorted-sha256 checked)")
+            say(f"{what}: {path} (count and sorted-sha256 checked)")
         return 0
     if ns.dataset or positional or overrides:
         raise PipelineError(f"data {ns.action} takes no further arguments (it covers every shipped list)")
@@ -163,12 +169,12 @@ def data_command(ns: argparse.Namespace) -> int:
     if ns.action == "rebuild":
         folder = data_dir(for_rebuild=True)
         provenance = rebuild(folder)
-        print(f"rebuilt {len(provenance)} lists from the registry into {folder}")
+        say(f"rebuilt {len(provenance)} lists from the registry into {folder}")
     problems = verify(folder)
     for problem in problems:
-        print(f"error: {problem}", file=sys.stderr)
+        print(error_line(problem), file=sys.stderr)
     if not problems:
-        print(f"all lists in {folder} match PROVENANCE.json")
+        say(f"all lists in {folder} match PROVENANCE.json")
     return 1 if problems else 0
 
 
@@ -179,7 +185,7 @@ def one_path(ns: argparse.Namespace, what: str) -> tuple[Path, list[str], dict]:
     """The command's single positional path (kept as given, `=` and `/` included), its overrides, legacy options."""
     positional, overrides, legacy = split_words([ns.path, *ns.rest])
     if len(positional) != 1:
-        extra = " ".join(positional[1:]) or "(none)"
+        extra = echo(" ".join(positional[1:])) or "(none)"
         raise PipelineError(f"{ns.command} takes one {what}; unexpected: {extra} "
                             "(game settings are game=<name>, game.<key>=<value>, paths.<key>=<value>)")
     return Path(positional[0]), overrides, legacy
@@ -192,18 +198,19 @@ def verify_tree_command(ns: argparse.Namespace) -> int:
     if legacy:
         raise PipelineError(f"verify-tree has no option {next(iter(legacy))}=")
     stats = verify_tree_file(path, load_game_from(overrides))
-    print(f"ok: every secret found; total {stats['total']}, expected {stats['expected']:.4f}, "
+    say(f"ok: every secret found; total {stats['total']}, expected {stats['expected']:.4f}, "
           f"max {stats['max_guesses']} guesses, distribution {stats['distribution']}")
     return 0
 
 
 def file_game(path: Path) -> list[str]:
-    """The game overrides a tree.json records (its name, hard mode, guess limit); none for other files."""
-    import json
+    """The game overrides a tree.json records (its name, hard mode, guess limit); none for other files (and for
+    what is no readable JSON file: load_tree then names the problem)."""
+    from pipeline.runtime.files import read_json
 
     try:
-        body = json.loads(path.read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
+        body = read_json(path)
+    except PipelineError:  # missing, a FIFO or folder, not JSON: never blocks
         return []
     if not isinstance(body, dict) or not isinstance(body.get("game"), str):
         return []
@@ -229,7 +236,7 @@ def export_tree_command(ns: argparse.Namespace) -> int:
         Path(ns.out).write_text(text)
     except OSError as err:
         raise PipelineError(f"cannot write {ns.out}: {err.strerror or err}") from None
-    print(f"wrote {ns.out}: the {ns.format} tree of {loaded.tree.guess} for {game.name}, total {loaded.total}")
+    say(f"wrote {ns.out}: the {ns.format} tree of {loaded.tree.guess} for {game.name}, total {loaded.total}")
     return 0
 
 
@@ -271,7 +278,7 @@ def print_verdict(result: dict, game) -> None:
         checked = (f"re-derived {'all ' if result['complete'] else ''}{result['openers_rederived']} of "
                    f"{result['openers']} witnesses ({result['by_counting']} by counting, {result['by_search']} by "
                    f"search), {result['represented']} more openers by symmetry (its generators checked)")
-        print(f"{verdict} — no strategy finds every secret within {result['max_guesses']} guesses for {game.name} "
+        say(f"{verdict} — no strategy finds every secret within {result['max_guesses']} guesses for {game.name} "
               f"({mode} mode); {checked}")
         return
     checked = (f"re-derived all {result['openers_rederived']} elimination bounds and all "
@@ -282,12 +289,12 @@ def print_verdict(result: dict, game) -> None:
     if "leaders" in result:  # a leaderboard (pipeline/proofs/leaderboard.py)
         ties = f"; every opener tied at {result['threshold']} is listed" if result["ties"] else ""
         listed = ", ".join(f"{w} {v}" for w, v in result["leaders"])
-        print(f"{verdict} — the {result['k']} best openers of {game.name} ({rules}), exact: {listed}; every other "
+        say(f"{verdict} — the {result['k']} best openers of {game.name} ({rules}), exact: {listed}; every other "
               f"opener is worth more than {result['threshold']}{ties}; {checked}")
         return
     optimal = result["optimal_openers"]  # whole orbits in a game with symmetries (720 for Mastermind)
     named = ", ".join(optimal[:12]) + (f", … ({len(optimal)} in all)" if len(optimal) > 12 else "")
-    print(f"{verdict} — MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) {named}; {checked}")
+    say(f"{verdict} — MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) {named}; {checked}")
 
 
 def shape_overrides(cert: dict) -> list[str]:
@@ -351,7 +358,7 @@ def certificate_game(cert: dict, stored, overrides: list[str], where: str):
                                           ("max_guesses", stored.max_guesses, cfg.max_guesses),
                                           ("answer", stored.answer, cfg.answer)) if a != b]
     if differ:
-        raise PipelineError(f"the game overrides {' '.join(overrides)} disagree with the game {where} stores in "
+        raise PipelineError(f"the game overrides {echo(' '.join(overrides))} disagree with the game {where} stores in "
                             f"{GAME_FILE} ({', '.join(differ)} differ); give no game overrides: the folder holds "
                             "its game")
     return stored
@@ -387,11 +394,11 @@ def verify_folder(folder: Path, overrides: list[str], sample, workers: int, arch
     game = certificate_game(cert, stored, overrides, where)
     result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers)
     print_verdict(result, game)
-    print(lists_line(game, stored, where))
+    say(lists_line(game, stored, where))
     if archive is not None:
-        print(f"checked from the archive {archive}, unpacked into a temporary folder now removed: no record kept")
+        say(f"checked from the archive {archive}, unpacked into a temporary folder now removed: no record kept")
     else:
-        print(f"recorded: {record} ({'a complete check' if result['complete'] else 'a sample: not a verification'})")
+        say(f"recorded: {record} ({'a complete check' if result['complete'] else 'a sample: not a verification'})")
     return 0
 
 
@@ -401,9 +408,9 @@ def bundle_command(ns: argparse.Namespace) -> int:
 
     out, index = write_bundle(Path(ns.folder), Path(ns.out) if ns.out else None)
     size = out.stat().st_size
-    print(f"wrote {out}: {len(index['files']) + 2} files, {size:,} bytes ({index['stage']} of {index['game']['name']}; "
+    say(f"wrote {out}: {len(index['files']) + 2} files, {size:,} bytes ({index['stage']} of {index['game']['name']}; "
           f"here: {status(Path(ns.folder)).label()})")
-    print(f"check it anywhere with: python -m pipeline verify-certificate {out}")
+    say(f"check it anywhere with: python -m pipeline verify-certificate {out}")
     return 0
 
 
@@ -414,7 +421,7 @@ def assistant_args(ns: argparse.Namespace, own: tuple[str, ...]) -> tuple[list[s
     """The assistant's game/paths overrides and its own options (tree, secret; --option or key=value)."""
     positional, overrides, legacy = split_words(ns.rest)
     if positional:
-        raise PipelineError(f"unexpected argument {positional[0]!r} for {ns.command} "
+        raise PipelineError(f"unexpected argument '{echo(positional[0])}' for {ns.command} "
                             "(game settings are game=<name>, game.<key>=<value>, paths.<key>=<value>)")
     unknown = set(legacy) - set(own)
     if unknown:
@@ -548,23 +555,26 @@ COMMANDS = {"data": data_command, "verify-tree": verify_tree_command, "export-tr
 BARE_WORD = re.compile(r"^[A-Za-z][\w-]*$")  # no `=`, `~` or `-`: no override, no flag
 
 
+HELP = ("-h", "--help")
+
+
 def main(argv: list[str]) -> int:
-    if argv and argv[0] in ("-h", "--help", "help"):
-        print(usage(), end="")
-        return 0
     if argv and argv[0] in COMMANDS:
         ns = build_parser(argv[0]).parse_intermixed_args(argv[1:])
         ns.command = argv[0]
         try:
             return COMMANDS[argv[0]](ns)
         except PipelineError as err:
-            print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+            print(error_line(err), file=sys.stderr)
             return EXIT_BAD_INPUT
+    if argv[:1] == ["help"] or any(arg in HELP for arg in argv):  # a stage run's -h too: no flag reaches Hydra
+        print(usage(), end="")
+        return 0
     if argv and BARE_WORD.match(argv[0]):
         try:
             unknown_command(argv[0])
         except PipelineError as err:
-            print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+            print(error_line(err), file=sys.stderr)
             return EXIT_BAD_INPUT
     from pipeline.cli import hydra_main
     from pipeline.runtime.log import setup_console
@@ -578,6 +588,6 @@ def main(argv: list[str]) -> int:
         problem = write_problem(err, str(err.filename or "the run's files"))
         if problem is None:
             raise
-        print(f"error: {problem}", file=sys.stderr)
+        print(error_line(problem), file=sys.stderr)
         return EXIT_BAD_INPUT
     return 0

@@ -25,7 +25,7 @@ from pipeline.config import Config, GameConfig, PathsConfig, RayConfig
 from pipeline.errors import PipelineError
 from pipeline.games.catalog import load_game
 from pipeline.games.game import Game
-from pipeline.overrides import check_overrides
+from pipeline.overrides import check_overrides, check_routes
 from pipeline.suggest import did_you_mean, key_hint
 
 CONF_DIR = str(CONF_PATH)  # conf/ of the checkout, or pipeline/conf of an installed copy
@@ -146,14 +146,17 @@ def compose_run(overrides: list[str], run_dir_key: str | None = None) -> tuple[D
     """(Hydra's composed tree, the typed Config) of `overrides`, every override checked (pipeline.overrides);
     with `run_dir_key` (hydra.run.dir or hydra.sweep.dir) the tree keeps Hydra's node and paths.outputs and
     that folder are checked to be folders Hydra can create."""
-    from pipeline.preflight import check_folder, check_outputs
+    from pipeline.preflight import check_folder, check_inside, check_outputs
 
+    check_routes(overrides)  # before Hydra reads a config: no search path, logging, callable, outside config
     run_mode = ["hydra.mode=RUN"] if run_dir_key == "hydra.run.dir" else []  # as hydra.main records a run
     cfg, task_cfg = hydra_config([*overrides, *run_mode], with_hydra=run_dir_key is not None)
     check_overrides(overrides, task_cfg)
     if run_dir_key:
         check_outputs(task_cfg.paths.outputs)  # named first: the run folder lies inside it by default
-        check_folder(OmegaConf.select(cfg, run_dir_key), run_dir_key)
+        run_dir = OmegaConf.select(cfg, run_dir_key)
+        check_inside(run_dir, run_dir_key, task_cfg.paths.outputs)
+        check_folder(run_dir, run_dir_key)
     return cfg, to_config(task_cfg)
 
 

@@ -44,6 +44,14 @@ def check_folder(folder: str, setting: str) -> None:
                             f"({err.strerror or type(err).__name__})") from None
 
 
+def check_inside(folder: str, setting: str, outputs: str) -> None:
+    """`setting` names a folder inside paths.outputs (links and `..` resolved): a run writes nowhere else."""
+    inner, outer = Path(os.path.realpath(str(folder))), Path(os.path.realpath(str(outputs)))
+    if not inner.is_relative_to(outer):
+        raise PipelineError(f"{setting}={folder} is outside paths.outputs={outputs}: a run writes only inside its "
+                            f"outputs folder (give a folder inside it, or move paths.outputs)")
+
+
 def check_plan(name: str, stage_cfg, config: Config, game, seen: set[str]) -> None:
     """`validate` the stage and, recursively, every stage it runs as an input (with its upstream settings)."""
     from pipeline.stages.runner import stage_contract, upstream_config

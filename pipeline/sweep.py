@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pipeline.config import Config
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, echo, error_line
 
 OK, FAILED, BAD_INPUT = "ok", "failed", "bad input"
 SWEEP_KEYS = "sweep."  # settings of the sweep as a whole: the same for every point
@@ -88,7 +88,7 @@ def check_sweep_overrides(points: list[list[str]]) -> None:
         raise PipelineError("sweep.* settings apply to the whole sweep and cannot be swept")
     for item in points[0]:
         if item.lstrip("+~").startswith(HYDRA_UNUSED):
-            raise PipelineError(f"{item}: a -m sweep does not use Hydra's folders or launcher; its folders are "
+            raise PipelineError(f"{echo(item)}: a -m sweep does not use Hydra's folders or launcher; its folders are "
                                 "<paths.outputs>/sweeps/<id>/ (choose paths.outputs)")
 
 
@@ -146,7 +146,7 @@ def main(points: list[list[str]]) -> int:
     try:
         folder, rows = run_sweep(points)
     except PipelineError as err:
-        print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return 2
     write_summary(folder, rows)
     print(table(rows))

@@ -207,13 +207,18 @@ def test_validation_and_the_generator_share_the_bound():
 
 
 def test_run_folders_that_cannot_be_made(tmp_path, capsys):
-    a_file = tmp_path / "a_file"
+    """hydra.run.dir lies inside paths.outputs (tests/test_hostile_flags.py: outside it is refused) and must be a
+    folder that can be made there."""
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
+    a_file = outputs / "a_file"
     a_file.write_text("x")
-    run_bad(["stage=feedback", *MINI, "hydra.run.dir=/proc/pipeline-x"], tmp_path, capsys,
-            "hydra.run.dir=/proc/pipeline-x: cannot create a folder in /proc")
-    run_bad(["stage=feedback", *MINI, f"hydra.run.dir={a_file}/x"], tmp_path, capsys,
-            f"hydra.run.dir={a_file}/x: {a_file} is a file, not a folder")
-    run_bad(["-m", "stage=feedback", *MINI, "hydra.sweep.dir=/tmp/x"], tmp_path, capsys,
+    code, _, err = run_main([f"paths.outputs={outputs}", "stage=feedback", *MINI, f"hydra.run.dir={a_file}/x"], capsys)
+    assert_one_error(code, err, f"hydra.run.dir={a_file}/x: {a_file} is a file, not a folder")
+    assert list(outputs.iterdir()) == [a_file]
+    run_bad(["stage=feedback", *MINI, "hydra.run.dir=/proc/pipeline-x"], tmp_path / "b", capsys,
+            f"hydra.run.dir=/proc/pipeline-x is outside paths.outputs={tmp_path / 'b' / 'outputs'}")
+    run_bad(["-m", "stage=feedback", *MINI, "hydra.sweep.dir=/tmp/x"], tmp_path / "b", capsys,
             "hydra.sweep.dir=/tmp/x: a -m sweep does not use Hydra's folders or launcher; its folders are "
             "<paths.outputs>/sweeps/<id>/ (choose paths.outputs)")
     assert a_file.read_text() == "x"

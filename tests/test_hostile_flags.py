@@ -38,6 +38,207 @@ def run_refused(args, tmp_path, capsys, message, *absent: Path):
     return err
 
 
+# ---- 1. flags: a stage run takes -m/--multirun and -h/--help, no flag of Hydra's ------------------------------
+
+
+class Touch:
+    """A pickle whose loading creates `marker` (what `--experimental-rerun <file>` would have run)."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return Path.touch, (self.marker,)
+
+
+@pytest.fixture
+def rerun_pickle(tmp_path) -> tuple[Path, Path]:
+    marker = tmp_path / "unpickled"
+    path = tmp_path / "config.pickle"
+    path.write_bytes(pickle.dumps(Touch(marker)))
+    return path, marker
+
+
+HYDRA_FLAGS = [["--info"], ["-i"], ["--config-name=../x"], ["-cn", "x"], ["--config-dir", "/tmp"], ["-cd", "/tmp"],
+               ["--config-path=/tmp"], ["-cp", "/tmp"], ["--cfg", "job"], ["-c", "all"], ["--resolve"], ["-r"],
+               ["--package", "game"], ["-p", "game"], ["--shell-completion"], ["-sc", "install=bash"],
+               ["--hydra-help"], ["--version"], ["--multirun=true"], ["--multi"]]
+
+
+def test_experimental_rerun_is_refused_without_unpickling(rerun_pickle, tmp_path, capsys):
+    path, marker = rerun_pickle
+    run_refused(["--experimental-rerun", str(path)], tmp_path, capsys, "unknown option --experimental-rerun; a "
+                "stage run takes key=value overrides (and -m to sweep them; Hydra's own flags are not accepted)",
+                marker)
+    run_refused(["stage=feedback", *MINI, f"--experimental-rerun={path}"], tmp_path, capsys,
+                f"unknown option {echo(f'--experimental-rerun={path}')}; a stage run", marker)
+    run_refused(["--experimental-rerun", str(tmp_path / "missing.pickle")], tmp_path, capsys,
+                "unknown option --experimental-rerun;")
+
+
+@pytest.mark.parametrize("flags", HYDRA_FLAGS, ids=[" ".join(f) for f in HYDRA_FLAGS])
+def test_every_flag_of_hydras_is_refused(flags, tmp_path, capsys):
+    run_refused(["stage=feedback", *MINI, *flags], tmp_path, capsys, f"unknown option {flags[0]}")
+
+
+def test_help_anywhere_prints_the_usage_and_runs_nothing(rerun_pickle, tmp_path, capsys):
+    path, marker = rerun_pickle
+    outputs = tmp_path / "outputs"
+    for argv in (["--help"], ["-h"], ["stage=feedback", *MINI, "--help"], ["-m", "stage=feedback", "-h"],
+                 ["--experimental-rerun", str(path), "--help"]):
+        code, out, err = run_main([*argv, f"paths.outputs={outputs}"], capsys)
+        assert (code, err) == (0, "")
+        assert out.startswith("usage:\n  python -m pipeline stage=<stage> game=<game>")
+    assert not marker.exists() and not outputs.exists()
+
+
+# ---- 2. overrides: no config from another folder, nothing called by name, nothing written elsewhere ---------
+
+HYDRA_REFUSED = "Hydra's own settings are not taken (they could load configs from any folder, run code or write"
+
+
+@pytest.fixture
+def evil(tmp_path) -> Path:
+    """A config folder outside the package whose configs would write `written` through Hydra's job logging."""
+    folder = tmp_path / "evil"
+    logging_cfg = {"hydra": {"job_logging": {"version": 1, "root": {"handlers": ["f"]}, "handlers": {
+        "f": {"class": "logging.FileHandler", "filename": str(tmp_path / "written")}}}}}
+    for name in ("experiment/x.yaml", "game/x.yaml", "x.yaml"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("# @package _global_\n" + json.dumps(logging_cfg) + "\n")
+    return folder
+
+
+def test_a_search_path_to_another_folder_is_refused(evil, tmp_path, capsys):
+    written = tmp_path / "written"
+    run_refused(["stage=feedback", *MINI, f"hydra.searchpath=[file://{evil}]", "experiment=x"], tmp_path, capsys,
+                f"{echo(f'hydra.searchpath=[file://{evil}]')}: {HYDRA_REFUSED}", written)
+    run_refused(["stage=feedback", *MINI, f"+hydra.searchpath=[file://{evil}]", "experiment=x"], tmp_path, capsys,
+                HYDRA_REFUSED, written)
+    run_refused(["stage=feedback", *MINI, "~hydra.searchpath"], tmp_path, capsys, f"~hydra.searchpath: {HYDRA_REFUSED}")
+
+
+def test_a_group_option_that_is_a_path_is_refused(evil, tmp_path, capsys):
+    """`experiment=../../x` made Hydra load conf/experiment/../../x.yaml: any YAML on the disk."""
+    written = tmp_path / "written"
+    climb = os.path.relpath(evil / "x", Path(CONF_DIR) / "experiment")
+    run_refused(["stage=feedback", *MINI, f"experiment={climb}"], tmp_path, capsys,
+                f"experiment={climb}: experiment= takes one of the names in conf/experiment/ (python -m pipeline "
+                "list); a config from another folder is not read", written)
+    run_refused(["stage=feedback", f"game={evil / 'game' / 'x'}"], tmp_path, capsys,
+                "game= takes one of the names in conf/game/", written)
+    run_refused(["stage=feedback", "game=../game/mini_nerdle"], tmp_path, capsys, "game= takes one of the names")
+    run_refused(["stage=feedback", "game=[mini_nerdle,primel]"], tmp_path, capsys, "game= takes one of the names")
+
+
+LOGGING_ROUTES = [  # (overrides, what they would have written)
+    ["hydra/job_logging=default"],
+    ["+hydra.job_logging.handlers.f.class=logging.FileHandler", "+hydra.job_logging.handlers.f.filename={written}",
+     "hydra.job_logging.root={{handlers:[f]}}"],
+    ["hydra.hydra_logging.root.level=DEBUG"],
+    ["hydra/hydra_logging=default"],
+    ["+hydra.callbacks.x._target_=pathlib.Path.touch", "+hydra.callbacks.x.self={written}"],
+    ["hydra.output_subdir={written}"],
+    ["hydra.job.env_set.LD_PRELOAD={written}"],
+    ["hydra.verbose=true"],
+    ["hydra/launcher=basic"],
+    ["hydra.sweeper.params.x=1"],
+    ["hydra.sweep.dir={written}"],
+    ["hydra.mode=MULTIRUN"],
+    ["+hydra={{x:1}}"],
+]
+
+
+@pytest.mark.parametrize("route", LOGGING_ROUTES, ids=[r[0] for r in LOGGING_ROUTES])
+def test_every_other_hydra_setting_is_refused(route, tmp_path, capsys):
+    written = tmp_path / "written"
+    overrides = [item.format(written=written) for item in route]
+    run_refused(["stage=feedback", *MINI, *overrides], tmp_path, capsys, f"{echo(overrides[0])}: {HYDRA_REFUSED}",
+                written)
+
+
+def test_a_package_override_is_refused(tmp_path, capsys):
+    run_refused(["stage=feedback", *MINI, "game@hydra.job_logging=mini_nerdle"], tmp_path, capsys,
+                "game@hydra.job_logging=mini_nerdle: a group@package override is not supported")
+    run_refused(["stage=feedback", *MINI, "+paths@hydra.run=default"], tmp_path, capsys, "a group@package override")
+
+
+CALLABLE_ROUTES = [
+    ("+x._target_=os.system", "+x._target_=os.system: a key _target_ is not taken"),
+    ("+stage._target_=os.system", "a key _target_ is not taken (it names something to call or build)"),
+    ("+game.secrets={_target_:os.system,_args_:[touch]}", "a key _target_ is not taken"),
+    ("stage.openers=[{_target_:os.system}]", "a key _target_ is not taken"),
+]
+
+
+@pytest.mark.parametrize("override,message", CALLABLE_ROUTES, ids=[o for o, _ in CALLABLE_ROUTES])
+def test_a_key_naming_a_callable_is_refused(override, message, tmp_path, capsys):
+    run_refused(["stage=upper_bound", *MINI, override], tmp_path, capsys, message)
+
+
+def test_an_interpolation_is_refused_before_it_resolves(tmp_path, capsys, monkeypatch):
+    """`${oc.env:...}` read the environment (and `${oc.decode:...}` builds values) when the config is read."""
+    elsewhere = tmp_path / "elsewhere"
+    monkeypatch.setenv("PIPELINE_TEST_ELSEWHERE", str(elsewhere))
+    message = "an interpolation ${...} is not taken in an override (a resolver runs when it is read)"
+    run_refused(["stage=feedback", *MINI, "paths.outputs=${oc.env:PIPELINE_TEST_ELSEWHERE}"], tmp_path, capsys,
+                message, elsewhere)
+    run_refused(["stage=feedback", *MINI, "hydra.run.dir=${oc.env:PIPELINE_TEST_ELSEWHERE}"], tmp_path, capsys,
+                message, elsewhere)
+    run_refused(["stage=upper_bound", *MINI, "stage.openers=['${oc.decode:x}']"], tmp_path, capsys, message)
+
+
+def test_a_run_folder_outside_the_outputs_is_refused(tmp_path, capsys):
+    outputs = tmp_path / "outputs"
+    for folder in (tmp_path / "elsewhere", outputs / ".." / "climbed"):
+        run_refused(["stage=feedback", *MINI, f"hydra.run.dir={folder}"], tmp_path, capsys,
+                    f"hydra.run.dir={folder} is outside paths.outputs={outputs}: a run writes only inside its outputs "
+                    "folder", folder)
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path)
+    run_refused(["stage=feedback", *MINI, f"paths.outputs={outputs}", f"hydra.run.dir={link}/outputs/../x"],
+                tmp_path, capsys, "is outside paths.outputs", tmp_path / "x")
+
+
+def test_the_taken_hydra_settings_still_compose(tmp_path):
+    from pipeline.compose import compose_run
+
+    outputs = tmp_path / "outputs"
+    cfg, _ = compose_run([f"paths.outputs={outputs}", "stage=feedback", *MINI, f"hydra.run.dir={outputs}/run",
+                          "hydra.job.chdir=false"], run_dir_key="hydra.run.dir")
+    assert cfg.hydra.run.dir == f"{outputs}/run" and cfg.hydra.job.chdir is False
+    cfg, _ = compose_run([f"paths.outputs={outputs}", "stage=feedback", *MINI], run_dir_key="hydra.run.dir")
+    assert Path(cfg.hydra.run.dir).parent.parent == outputs / ".runs"
+
+
+def test_a_sweep_with_a_search_path_is_refused(evil, tmp_path, capsys):
+    run_refused(["-m", "stage=feedback", "game=mini_nerdle,primel", f"hydra.searchpath=[file://{evil}]",
+                 "experiment=x"], tmp_path, capsys, HYDRA_REFUSED, tmp_path / "written")
+
+
+def test_a_run_never_configures_logging_from_hydras_config(tmp_path, capsys, monkeypatch):
+    """Behind the override checks: were a logging config to reach the run, the run still builds no handler from it
+    (Hydra's job logging is off: the pipeline logs itself)."""
+    monkeypatch.setattr("pipeline.compose.check_routes", lambda overrides: None)
+    written, outputs = tmp_path / "written", tmp_path / "outputs"
+    code, out, err = run_main([f"paths.outputs={outputs}", "progress=false", "ray.executor=local", "stage=feedback",
+                               *MINI, "+hydra.job_logging.handlers.f.class=logging.FileHandler",
+                               f"+hydra.job_logging.handlers.f.filename={written}",
+                               "hydra.job_logging.root={handlers:[f]}"], capsys)
+    assert code == 0, err
+    assert Path(out.strip().splitlines()[-1]).parent == outputs / "feedback"
+    assert not written.exists()
+
+
+def test_a_certificate_naming_a_game_by_path_loads_no_config(evil, tmp_path):
+    """The game a certificate or a tree.json names becomes a `game=<name>` override: a path there is refused."""
+    from pipeline.compose import compose_config
+
+    with pytest.raises(PipelineError, match="game= takes one of the names in conf/game/"):
+        compose_config([f"game={os.path.relpath(evil / 'game' / 'x', Path(CONF_DIR) / 'game')}"], check=False)
+    assert not (tmp_path / "written").exists()
+
+
 # ---- 4. damaged files: bundle, verify-tree, data verify, the checker's JSON reader --------------------------
 
 
@@ -240,3 +441,95 @@ def test_play_never_waits_on_a_fifo_or_reads_a_listed_manifest(mini_game, tmp_pa
     assert found == [None]
     (sound / "certificate.json").write_text(claim)
     assert certificate_claiming(mini_game, outputs, 544) == "prove/k3"
+
+
+def test_export_tree_never_waits_on_a_fifo(tmp_path, capsys):
+    fifo = tmp_path / "tree.json"
+    os.mkfifo(fifo)
+    done = []
+    worker = threading.Thread(target=lambda: done.append(run_main(["export-tree", str(fifo), *MINI, "--format",
+                                                                    "text"], capsys)), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert done, "export-tree waited on a FIFO"
+    code, _, err = done[0]
+    assert_one_error(code, err, f"{fifo}")
+
+
+# ---- 5. printing back: names escaped, whole inputs cut ------------------------------------------------------
+
+PAINT = "\x1b[2K\rok: certificate verified\x1b[0m"
+
+
+def test_printable_escapes_control_and_format_characters():
+    assert printable(PAINT) == "\\x1b[2K\\rok: certificate verified\\x1b[0m"
+    assert printable("a\u202eb\u200bc\x7f\x9b\udcff") == "a\\u202eb\\u200bc\\x7f\\x9b\\udcff"
+    assert printable("4*7=28 🟩🟨⬛ ÉCRAN naïve") == "4*7=28 🟩🟨⬛ ÉCRAN naïve"
+    assert echo("x" * 10_000) == "x" * ECHO_CHARS + "…" and echo("short") == "short"
+    line = error_line("why: " + "y" * 10**7)
+    assert len(line) == len("error: ") + LINE_CHARS + 1 and line.endswith("…")
+    assert error_line("two\nlines\x1b[1A") == "error: two lines\\x1b[1A"
+
+
+def test_an_override_with_escapes_is_printed_escaped(tmp_path, capsys):
+    err = run_refused(["stage=feedback", f"game=x{PAINT}"], tmp_path, capsys, "game=x\\x1b[2K")
+    assert "\x1b" not in err and "\r" not in err
+
+
+def test_a_huge_override_is_cut(tmp_path, capsys):
+    err = run_refused(["stage=upper_bound", *MINI, "game.hard_mode=" + "y" * 100_000], tmp_path, capsys,
+                      "game.hard_mode=yyy")
+    assert len(err.strip()) <= len("error: ") + LINE_CHARS + 1
+
+
+def test_an_unknown_flag_or_command_is_printed_escaped_and_cut(tmp_path, capsys):
+    err = run_refused([f"--x{PAINT}"], tmp_path, capsys, "unknown option --x\\x1b[2K\\rok: certificate")
+    assert "\x1b" not in err
+    code, _, err = run_main(["y" * 100_000], capsys)
+    assert_one_error(code, err, f"unknown command '{'y' * ECHO_CHARS}…'; commands are data")
+
+
+def archive_with_member(path: Path, name: str) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo(name)
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"{}"))
+    return path
+
+
+def test_an_archive_and_its_members_are_named_escaped(tmp_path, capsys):
+    """The archive's name is escaped (a carriage return, white space, is one space in an error line); a member's
+    name too."""
+    archive = archive_with_member(tmp_path / f"a{PAINT}.tar.gz", "p/x.json")
+    code, out, err = run_main(["verify-certificate", str(archive)], capsys)
+    assert_one_error(code, err, f"{tmp_path}/a\\x1b[2K ok: certificate verified\\x1b[0m.tar.gz: no INDEX.json")
+    assert "\x1b" not in err + out and "\r" not in err + out
+    archive = archive_with_member(tmp_path / "b.tar.gz", PAINT)
+    code, out, err = run_main(["verify-certificate", str(archive)], capsys)
+    assert_one_error(code, err, "member '\\x1b[2K\\rok: certificate verified\\x1b[0m' is not a folder")
+    assert "\x1b" not in err + out and "\r" not in err + out
+    missing = tmp_path / f"b{PAINT}"
+    code, out, err = run_main(["verify-certificate", str(missing)], capsys)
+    assert_one_error(code, err, "b\\x1b[2K ok: certificate verified\\x1b[0m is not a folder, nor an archive")
+
+
+def test_an_ok_line_names_an_archive_escaped(mini_game, tmp_path, capsys):
+    folder = bundle_folder(tmp_path, mini_game)
+    out_path = tmp_path / f"c{PAINT}.tar.gz"
+    code, out, err = run_main(["bundle", str(folder), "--out", str(out_path)], capsys)
+    assert code == 0, err
+    assert out.startswith(f"wrote {tmp_path}/c\\x1b[2K\\rok: certificate verified\\x1b[0m.tar.gz: ")
+    assert "\x1b" not in out and out_path.exists()
+
+
+def test_play_echoes_stdin_escaped_and_cut(tmp_path, capsys, monkeypatch):
+    """Piped rows are echoed after "> ", escaped and cut to a prefix; a bad row's error line too."""
+    row = f"{PAINT} " + "z" * 5_000_000
+    monkeypatch.setattr(sys, "stdin", io.StringIO(row + "\nquit\n"))
+    code, out, err = run_main(["play", *MINI, f"paths.outputs={tmp_path / 'outputs'}", "--tree", "none"], capsys)
+    assert code == 0, err
+    echoed = next(line for line in out.splitlines() if line.startswith("> \\x1b"))
+    assert echoed == "> " + echo(row)
+    error = next(line for line in out.splitlines() if line.startswith("error: "))
+    assert len(error) <= len("error: ") + LINE_CHARS + 1
+    assert "\x1b" not in out and len(out) < 10_000

@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, echo, error_line
 
 PLAY_USAGE = """usage: python -m pipeline play game=<name> [game.<key>=<value> ...] [tree=<tree.json>|none]
   e.g. python -m pipeline play game=wordle_original game.hard_mode=true
@@ -88,7 +88,7 @@ def _input_lines(interactive: bool):
     else:
         for line in sys.stdin:
             line = line.rstrip("\n")
-            print(f"> {line}")
+            print(f"> {echo(line)}")
             yield line
 
 
@@ -174,7 +174,7 @@ def play_line(line: str, session, coach: dict, say) -> bool:
             _suggest(session)
             say(render_row(row.guess, row.colours, colour), *grade, *explain.row_report(session, row))
     except InputError as err:
-        say(f"error: {err}")
+        say(error_line(err))
     return False
 
 
