@@ -77,9 +77,12 @@ def run_task(cfg: DictConfig) -> Path:
 
 
 def sweep_points(overrides: list[str]) -> list[list[str]]:
-    """Every job's overrides of a `-m` sweep (pipeline.compose.sweep_points); one error line on bad grammar."""
+    """Every job's overrides of a `-m` sweep (pipeline.compose.sweep_points), at most pipeline.sweep.MAX_POINTS of
+    them; one error line on bad grammar, an empty sweep or a bigger one."""
+    from pipeline.sweep import MAX_POINTS
+
     try:
-        return split_sweep(overrides)
+        return split_sweep(overrides, limit=MAX_POINTS)
     except PipelineError as err:
         fail(str(err))
 

@@ -15,14 +15,16 @@ splits a `-m` sweep into the overrides of its points, each composed and checked 
 
 import contextlib
 import copy
+import decimal
 import itertools
+import math
 import re
 
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from pipeline.config import CONF_DIR as CONF_PATH
 from pipeline.config import Config, GameConfig, PathsConfig, RayConfig
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, echo
 from pipeline.games.catalog import load_game
 from pipeline.games.game import Game
 from pipeline.overrides import check_overrides, check_routes
@@ -174,25 +176,53 @@ def compose_config(overrides: list[str], run_dir_key: str | None = None, check: 
     return config
 
 
-def sweep_points(overrides: list[str]) -> list[list[str]]:
+def sweep_points(overrides: list[str], limit: int) -> list[list[str]]:
     """Every point's overrides of a `-m` sweep (`a=1,2 b=x,y` gives 4 points, the last key varying fastest), in
-    the order Hydra's basic sweeper runs its jobs (a key given twice keeps its first place and its last value);
-    a grammar error, or a sweep that is not a list of values (interval(...)), is one PipelineError line."""
+    the order Hydra's basic sweeper runs its jobs (a key given twice keeps its first place and its last value).
+    The number of points is worked out first, from each key's count of values (a range's without listing it):
+    an empty sweep, or one of more than `limit` points, is refused before any point is made.  A grammar error,
+    or a sweep that is not a list of values (interval(...), glob(...)), is one PipelineError line."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except Exception as err:  # Hydra's grammar errors
         raise PipelineError(explain_compose_error(err)) from None
-    choices: dict[str, list[str]] = {}
-    for item in parsed:
-        key = item.get_key_element()
-        if item.is_sweep_override() and not item.is_discrete_sweep():
-            raise PipelineError(f"{key}: a -m sweep takes a list of values (a,b or range(...)), not "
-                                f"{item.get_value_element_as_str()}")
-        values = item.sweep_string_iterator() if item.is_sweep_override() else [item.get_value_element_as_str()]
-        choices[key] = [f"{key}={value}" for value in values]
-    return [list(point) for point in itertools.product(*choices.values())]
+    swept = {item.get_key_element(): item for item in parsed}
+    counts = {key: value_count(item) for key, item in swept.items()}
+    empty = next((swept[key] for key, count in counts.items() if count == 0), None)
+    if empty is not None:
+        raise PipelineError(f"the -m sweep has no points: {echo(empty.input_line)} gives no value")
+    size = math.prod(counts.values())
+    if size > limit:
+        shown = " x ".join(f"{count:,}" for count in counts.values() if count > 1)
+        raise PipelineError(f"a -m sweep of {size:,} points ({shown}) is more than the {limit:,} a sweep may run; "
+                            "split it into smaller sweeps")
+    choices = [[f"{key}={value}" for value in values(item)] for key, item in swept.items()]
+    return [list(point) for point in itertools.product(*choices)]
+
+
+def value_count(item) -> int:
+    """How many values an override gives a sweep: 1, a list's length, or a range's (worked out, not listed)."""
+    if not item.is_sweep_override():
+        return 1
+    from hydra.core.override_parser.types import ValueType
+
+    if not item.is_discrete_sweep() or item.value_type == ValueType.GLOB_CHOICE_SWEEP:
+        raise PipelineError(f"{echo(item.input_line)}: a -m sweep takes a list of values (a,b or range(...)), not "
+                            "interval(...) or glob(...)")
+    sweep = item.value()
+    if not item.is_range_sweep():
+        return len(sweep.list)
+    start, stop, step = (decimal.Decimal(str(n)) for n in (sweep.start, sweep.stop, sweep.step))
+    if step == 0 or not all(n.is_finite() for n in (start, stop, step)):
+        raise PipelineError(f"{echo(item.input_line)}: a range's bounds are finite numbers and its step is not 0")
+    return max(0, math.ceil((stop - start) / step))
+
+
+def values(item) -> list[str]:
+    """An override's values as strings, as Hydra's basic sweeper lists them (its count checked first)."""
+    return list(item.sweep_string_iterator()) if item.is_sweep_override() else [item.get_value_element_as_str()]
 
 
 def override(key: str, value) -> list[str]:

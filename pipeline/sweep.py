@@ -26,6 +26,7 @@ from pipeline.errors import PipelineError, echo, error_line
 OK, FAILED, BAD_INPUT = "ok", "failed", "bad input"
 SWEEP_KEYS = "sweep."  # settings of the sweep as a whole: the same for every point
 HYDRA_UNUSED = ("hydra.sweep.", "hydra.run.", "hydra/launcher", "hydra/sweeper", "hydra.launcher", "hydra.sweeper")
+MAX_POINTS = 10_000  # a sweep's points at most: its size is worked out before any point is made, a bigger one refused
 
 
 def run_point(overrides: list[str], folder: str, cwd: str) -> dict:

@@ -239,6 +239,68 @@ def test_a_certificate_naming_a_game_by_path_loads_no_config(evil, tmp_path):
     assert not (tmp_path / "written").exists()
 
 
+# ---- 3. sweeps: sized first, capped, never empty -------------------------------------------------------------
+
+
+def test_a_huge_sweep_is_refused_without_listing_a_value(tmp_path, capsys, monkeypatch):
+    from hydra.core.override_parser.types import Override
+
+    from pipeline.sweep import MAX_POINTS
+
+    def listed(self):
+        raise AssertionError("a value of the sweep was listed")
+
+    monkeypatch.setattr(Override, "sweep_string_iterator", listed)
+    run_refused(["-m", "stage=upper_bound", *MINI, "stage.breadth=range(1,100001)", "stage.top_k=range(1,100001)"],
+                tmp_path, capsys, f"a -m sweep of 10,000,000,000 points (100,000 x 100,000) is more than the "
+                                  f"{MAX_POINTS:,} a sweep may run; split it into smaller sweeps")
+    run_refused(["-m", "stage=upper_bound", *MINI, "stage.breadth=shuffle(range(0,10000000000000))"], tmp_path,
+                capsys, "a -m sweep of 10,000,000,000,000 points")
+
+
+EMPTY_OR_UNLISTED = [
+    ("stage.breadth=range(1,1)", "the -m sweep has no points: stage.breadth=range(1,1) gives no value"),
+    ("stage.breadth=range(5,1)", "the -m sweep has no points: stage.breadth=range(5,1) gives no value"),
+    ("stage.breadth=range(1.0,1.0)", "the -m sweep has no points"),
+    ("stage.breadth=interval(1,3)", "stage.breadth=interval(1,3): a -m sweep takes a list of values (a,b or "
+                                    "range(...)), not interval(...) or glob(...)"),
+    ("game=glob(mini*)", "game=glob(mini*): a -m sweep takes a list of values"),
+    ("stage.breadth=range(0,5,0)", "stage.breadth=range(0,5,0): a range's bounds are finite numbers and its step"),
+    ("stage.breadth=range(1.0,2.0,0.0)", "a range's bounds are finite numbers and its step is not 0"),
+    ("stage.breadth=range(1,inf)", "stage.breadth=range(1,inf): a range's bounds are finite numbers"),
+]
+
+
+@pytest.mark.parametrize("override,message", EMPTY_OR_UNLISTED, ids=[o for o, _ in EMPTY_OR_UNLISTED])
+def test_an_empty_or_unlisted_sweep_is_refused(override, message, tmp_path, capsys):
+    run_refused(["-m", "stage=upper_bound", *MINI, override], tmp_path, capsys, message)
+
+
+SWEEPS = [["a=range(0,10,3)"], ["a=range(10,0,-3)"], ["a=range(0.0,1.0,0.25)"], ["a=range(0.1,0.95,0.2)"],
+          ["a=1,2,3", "b=x,y"], ["a=choice(1,2)", "b=range(-3,3)", "c=7"], ["a=shuffle(range(0,6))", "b=p,q"],
+          ["a=1,2", "b=3,4", "a=5,6,7"], ["a=range(1,2)"]]
+
+
+@pytest.mark.parametrize("overrides", SWEEPS, ids=[" ".join(s) for s in SWEEPS])
+def test_a_sweeps_size_is_the_number_of_points_it_makes(overrides):
+    """The size worked out from each key's count of values is the number of points Hydra's own enumeration
+    makes, at the cap and one below it."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from pipeline.compose import sweep_points
+
+    listed = {item.get_key_element(): len(list(item.sweep_string_iterator())) if item.is_sweep_override() else 1
+              for item in OverridesParser.create().parse_overrides(overrides)}
+    expected = 1
+    for count in listed.values():
+        expected *= count
+    points = sweep_points(overrides, limit=expected)
+    assert len(points) == expected == len({tuple(sorted(p)) for p in points})
+    assert all([item.split("=")[0] for item in point] == list(listed) for point in points)
+    with pytest.raises(PipelineError, match=f"a -m sweep of {expected:,} points .* more than the {expected - 1:,}"):
+        sweep_points(overrides, limit=expected - 1)
+
+
 # ---- 4. damaged files: bundle, verify-tree, data verify, the checker's JSON reader --------------------------
 
 
@@ -479,6 +541,9 @@ def test_an_override_with_escapes_is_printed_escaped(tmp_path, capsys):
 def test_a_huge_override_is_cut(tmp_path, capsys):
     err = run_refused(["stage=upper_bound", *MINI, "game.hard_mode=" + "y" * 100_000], tmp_path, capsys,
                       "game.hard_mode=yyy")
+    assert len(err.strip()) <= len("error: ") + LINE_CHARS + 1
+    err = run_refused(["-m", "stage=upper_bound", *MINI, "stage.breadth=range(1,100001)",
+                       "stage.top_k=range(1," + "9" * 4_000 + ")"], tmp_path, capsys, "a -m sweep of")
     assert len(err.strip()) <= len("error: ") + LINE_CHARS + 1
 
 
