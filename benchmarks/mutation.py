@@ -8,8 +8,8 @@ copy, and the slip's test files run there (`pytest -x`, PYTHONPATH and the worki
 unslipped copy runs every listed test file once; they must pass, else the report would mean nothing.
 
 A slip is killed when its tests fail (any non-zero pytest status), survived when they pass; a run over
-`--timeout` seconds counts as killed and says so.  Prints one JSON object: each slip's status and seconds, and the
-kill count.  CPU heavy (one pytest run per slip, sequentially): `--only NAME...` runs some of them, `--list` shows
+`--timeout` seconds counts as killed and says so.  Prints one JSON object: each slip's status, the test that killed
+it and the seconds it took, and the kill count.  CPU heavy (one pytest run per slip, sequentially): `--only NAME...` runs some of them, `--list` shows
 them.
 
 numba: the package keys its kernel cache folder by the digest of the kernel sources (pipeline/__init__.py), so
@@ -179,17 +179,21 @@ def seed_cache(baseline: Path, target: Path, stale_files: set[Path]) -> None:
                 entry.unlink()
 
 
-def run_tests(copy: Path, numba_root: Path, tests, timeout: float, scratch: Path) -> tuple[str, float, str]:
-    """(status, seconds, last line of pytest's output) of the test files in the copy: passed / failed / timeout."""
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", f"--basetemp={scratch}", *tests]
+def run_tests(copy: Path, numba_root: Path, tests, timeout: float, scratch: Path) -> dict:
+    """{status: passed / failed / timeout, seconds, the tests that failed, pytest's last line} of the test files in
+    the copy."""
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-rfE", "-p", "no:cacheprovider", f"--basetemp={scratch}",
+               *tests]
     start = time.monotonic()
     try:
         done = subprocess.run(command, cwd=copy, env=environment(copy, numba_root), capture_output=True, text=True,
                               timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        return "timeout", time.monotonic() - start, ""
+        return {"status": "timeout", "seconds": time.monotonic() - start, "failed": [], "pytest": ""}
     lines = done.stdout.strip().splitlines()
-    return ("passed" if done.returncode == 0 else "failed"), time.monotonic() - start, lines[-1] if lines else ""
+    return {"status": "passed" if done.returncode == 0 else "failed", "seconds": time.monotonic() - start,
+            "failed": [line.split(" ")[1] for line in lines if line.startswith(("FAILED ", "ERROR "))],
+            "pytest": lines[-1] if lines else ""}
 
 
 def mutate(slips, timeout: float, work: Path) -> dict:
@@ -198,18 +202,20 @@ def mutate(slips, timeout: float, work: Path) -> dict:
     every_test = sorted({t for slip in slips for t in slip.tests})
     make_copy(copy)
     baseline = cache_folder(copy, numba_root)
-    status, seconds, last = run_tests(copy, numba_root, every_test, timeout, work / "pt")
-    if status != "passed":
-        raise Refused(f"the unslipped tests do not pass ({status}: {last}); no slip was planted")
+    baseline_run = run_tests(copy, numba_root, every_test, timeout, work / "pt")
+    if baseline_run["status"] != "passed":
+        raise Refused(f"the unslipped tests do not pass ({baseline_run['status']}: {baseline_run['pytest']}); no slip "
+                      "was planted")
     results = []
     for slip in slips:
         make_copy(copy, slip)
         seed_cache(baseline, cache_folder(copy, numba_root), importers(copy, module_of(copy / slip.file, copy)))
-        status, seconds, last = run_tests(copy, numba_root, slip.tests, timeout, work / "pt")
+        run = run_tests(copy, numba_root, slip.tests, timeout, work / "pt")
         results.append({"slip": slip.name, "file": slip.file, "tests": list(slip.tests),
-                        "status": "survived" if status == "passed" else "killed",
-                        "timed_out": status == "timeout", "seconds": round(seconds, 1), "pytest": last})
-        print(f"{slip.name}: {results[-1]['status']} ({seconds:.0f} s)", file=sys.stderr, flush=True)
+                        "status": "survived" if run["status"] == "passed" else "killed",
+                        "timed_out": run["status"] == "timeout", "killed_by": run["failed"],
+                        "seconds": round(run["seconds"], 1), "pytest": run["pytest"]})
+        print(f"{slip.name}: {results[-1]['status']} ({run['seconds']:.0f} s)", file=sys.stderr, flush=True)
     killed = sum(r["status"] == "killed" for r in results)
     return {"baseline_tests": every_test, "slips": results, "killed": killed, "survived": len(results) - killed,
             "total": len(results)}
