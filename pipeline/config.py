@@ -43,7 +43,7 @@ class WordListConfig:
 
 @dataclass
 class GameConfig:
-    name: str = setting(MISSING, "the game's name (its conf/game/<name>.yaml)")
+    name: str = setting(MISSING, "the game's name (its conf/game/<name>.yaml; 1 to 64 letters, digits, _ or -)")
     source: str = setting("lists", "lists | primes | nerdle | mastermind | bulls_and_cows")
     answer: str = setting("wordle", "the answering function: wordle | mastermind | bulls_and_cows")
     length: int = setting(5, "symbols per word")
@@ -60,6 +60,19 @@ class GameConfig:
                                "\"\" = none")
     pegs: int = setting(4, "source=mastermind: code length")
     colours: int = setting(6, "source=mastermind: colours, written as the digits 1..colours")
+
+    def __post_init__(self):
+        """A name and a guess limit the independent checker accepts in a certificate (pipeline/proofs/schema.py),
+        checked once, when the config is composed: a run never writes a certificate its own checker refuses."""
+        from pipeline.errors import PipelineError, shown_value
+        from pipeline.proofs.schema import MAX_GUESSES, NAME, NAME_RULE
+
+        if self.name != MISSING and not NAME.match(self.name):  # MISSING: the schema's own listing (`list game`)
+            raise PipelineError(f"game.name={shown_value(self.name)}: a game's name is {NAME_RULE}")
+        limit = self.max_guesses
+        if limit is not None and not 1 <= limit <= MAX_GUESSES:
+            raise PipelineError(f"game.max_guesses must be between 1 and {MAX_GUESSES} (or null = unlimited), "
+                                f"got {limit}")
 
 
 @dataclass
@@ -105,6 +118,14 @@ class PathsConfig:
 class SweepConfig:
     max_parallel: int | None = setting(None, "-m sweeps: points run at once; null = the cluster's CPUs (re-read "
                                              "as points end)")
+
+    def __post_init__(self):
+        """Checked when any config is composed, a single run's too (where it is unused), not only a sweep's."""
+        from pipeline.errors import PipelineError
+
+        if self.max_parallel is not None and self.max_parallel < 1:
+            raise PipelineError(f"sweep.max_parallel must be at least 1 (or null: the cluster's CPUs), got "
+                                f"{self.max_parallel}")
 
 
 @dataclass

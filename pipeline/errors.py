@@ -47,3 +47,10 @@ def one_line(message) -> str:
 def error_line(message) -> str:
     """The `error: ...` line of `message`: one line, printable, at most LINE_CHARS characters."""
     return f"error: {one_line(message)}"
+
+
+def shown_value(value, limit: int = 40) -> str:
+    """A value quoted for an error line: the repr of its text (control characters escaped), cut to `limit`
+    characters (an echo of a huge input stays short)."""
+    text = str(value)
+    return repr(text[:limit]) + ("…" if len(text) > limit else "")

@@ -93,11 +93,6 @@ def check_sweep_overrides(points: list[list[str]]) -> None:
                                 "<paths.outputs>/sweeps/<id>/ (choose paths.outputs)")
 
 
-def check_max_parallel(value) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise PipelineError(f"sweep.max_parallel must be at least 1 (or null: the cluster's CPUs), got {value!r}")
-
-
 def sweep_folder(outputs: str) -> Path:
     """A new `<outputs>/sweeps/<date>_<time>-<random>/`."""
     name = f"{datetime.now():%Y-%m-%d_%H-%M-%S}-{secrets.token_hex(2)}"
@@ -114,8 +109,7 @@ def run_sweep(points: list[list[str]]) -> tuple[Path, list[dict]]:
     from pipeline.runtime.ray_session import ensure_ray
 
     check_sweep_overrides(points)
-    config, early_errors = first_composed(points)
-    check_max_parallel(config.sweep.max_parallel)
+    config, early_errors = first_composed(points)  # sweep.max_parallel is checked there (pipeline/config.py)
     folder = sweep_folder(config.paths.outputs)
     log = logging.getLogger("pipeline.sweep")
     log.info("sweep: %d points, summary in %s", len(points), folder)

@@ -31,9 +31,10 @@ def table(rows: list[dict]) -> str:
 
 
 def markdown(rows: list[dict]) -> str:
-    """The same table in Markdown (pipes in a cell escaped)."""
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in cells(rows)]
+    """The same table in Markdown, every cell literal text (overrides and errors may hold `|`, `<`, backticks)."""
+    from pipeline.artifacts.markdown import md_row
+
+    lines = [md_row(COLUMNS), "|" + "---|" * len(COLUMNS), *(md_row(line) for line in cells(rows))]
     return "\n".join(lines) + "\n"
 
 

@@ -10,7 +10,10 @@ default <folder>.tar.gz beside the folder (the catalogue links it there), under 
               differ from it (pipeline/proofs/archive.py reads it, with its own code).
 Only regular files are packed (a symlink in the folder is refused, hidden files and verification.json, a
 record this machine's checker keeps, are left out); members carry no owner and no time, so the same folder
-makes the same bytes.  The archive is written to a temporary file and renamed into place.
+makes the same bytes.  Member names are made of safe parts only: the stage (one of STAGES), the manifest's key
+(refused unless it has the shape of a key, 16 hex digits: `prove-../../../x` would climb out of the folder
+`tar -x` unpacks into) and file names of letters, digits and `. _ ~ % -` (the stages' own names; any other
+name is refused).  The archive is written to a temporary file and renamed into place.
 """
 
 import gzip
@@ -18,18 +21,21 @@ import hashlib
 import io
 import json
 import os
+import re
 import tarfile
 import tempfile
 from pathlib import Path
 
 from pipeline.artifacts.outputs import BLINDFOLD, LEADERBOARD, PROVE, STORED_GAME
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, shown_value
 from pipeline.runtime.files import UnreadableFile, read_bytes, read_json
+from pipeline.runtime.store import KEY
 
 STAGES = {"prove": PROVE, "leaderboard": LEADERBOARD, "blindfold": BLINDFOLD}
 NOT_PACKED = {"verification.json"}  # this machine's record of a check: the other machine makes its own
 MAX_FILE_BYTES = 256 * 2**20  # the checker unpacks no bigger member (pipeline/proofs/archive.py)
 FORMAT = 1
+MEMBER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~%-]*")  # every file name a stage writes (trees.tree_name too)
 
 
 def default_archive(folder: Path) -> Path:
@@ -39,13 +45,17 @@ def default_archive(folder: Path) -> Path:
 
 
 def packed_files(folder: Path) -> dict[str, bytes]:
-    """The folder's files to pack, by name: regular, not hidden, not verification.json; a symlink is refused."""
+    """The folder's files to pack, by name: regular, not hidden, not verification.json; a symlink, or a name of
+    other characters than MEMBER_NAME's, is refused."""
     files = {}
     for path in sorted(folder.iterdir()):
         if path.name.startswith(".") or path.name in NOT_PACKED:
             continue
         if path.is_symlink():
             raise PipelineError(f"{path} is a symbolic link: a bundle holds regular files only")
+        if not MEMBER_NAME.fullmatch(path.name):
+            raise PipelineError(f"cannot bundle the file {shown_value(path.name)} of {folder}: a member's name is "
+                                "letters, digits and . _ ~ % - only")
         if path.is_file():
             try:
                 files[path.name] = read_bytes(path, MAX_FILE_BYTES)
@@ -70,6 +80,13 @@ def stored_problem(stored) -> str | None:
     broken = next((name for name in LISTS if not isinstance(lists.get(name), dict)
                    or not {"count", "sorted_sha256"} <= set(lists[name])), None)
     return None if broken is None else f"its {broken} list has no count and digest"
+def artifact_key(folder: Path, manifest: dict) -> str:
+    """The manifest's key, refused unless it has the shape of a key (it names the archive's top folder)."""
+    key = manifest.get("key")
+    if not isinstance(key, str) or not KEY.fullmatch(key):
+        raise PipelineError(f"{folder / 'manifest.json'}: key {shown_value(key)} is not an artifact key (16 hex "
+                            "digits); not bundled")
+    return key
 
 
 def bundle_index(manifest: dict, stored: dict, files: dict[str, bytes]) -> dict:
@@ -133,6 +150,7 @@ def write_bundle(folder: Path, out: Path | None = None) -> tuple[Path, dict]:
     stage = manifest.get("stage") if isinstance(manifest, dict) else None
     if stage not in STAGES:
         raise PipelineError(f"{folder} is a {stage} artifact; bundle packs a prove, leaderboard or blindfold folder")
+    top = f"{stage}-{artifact_key(folder, manifest)}"
     files = packed_files(folder)
     if STORED_GAME.name not in files:
         raise PipelineError(f"{folder} holds no {STORED_GAME.name} (it was made before proof folders stored their "
@@ -153,7 +171,6 @@ def write_bundle(folder: Path, out: Path | None = None) -> tuple[Path, dict]:
         raise PipelineError(f"{folder / STORED_GAME.name} is damaged ({problem}); rerun its stage with "
                             "stage.force=true")
     out = Path(out) if out is not None else default_archive(folder)
-    top = f"{stage}-{manifest.get('key')}"
     members = {"README.txt": text.encode(), "INDEX.json": (json.dumps(index, indent=1) + "\n").encode(), **files}
     write_archive(out, top, members)
     return out, index

@@ -7,7 +7,9 @@ checker's version and code over the files as they are now; a missing record, a s
 checker code or files changed since are "not verified", whatever the certificate claims.  Of the certificates of
 one row the newest verified one is shown (by its manifest's `written_at`; with none verified, the newest), the
 others are listed after it.  A certificate that cannot be read (not JSON, fields missing, its tree file
-unreadable) is listed under `unreadable` with its problem, and the others are catalogued as usual.
+unreadable) is listed under `unreadable` with its problem, and the others are catalogued as usual.  No symbolic
+link is followed: a linked stage folder, artifact folder or bundle, or a link among a certificate's files, is
+listed under `unreadable` too, with where it points (a link may lead out of the outputs folder).
 
 Folders and links are relative: `folder` to the outputs folder (e.g. prove/<key>), the links to a catalogue
 folder two levels below it (../../prove/<key>/tree.svg), so the page works wherever the outputs are copied.
@@ -16,10 +18,11 @@ folder two levels below it (../../prove/<key>/tree.svg), so the page works where
 import os
 import posixpath
 from dataclasses import dataclass
+from pathlib import Path
 
 from pipeline.artifacts.outputs import CERTIFICATE, TREE, TREE_PICTURE
 from pipeline.proofs import record
-from pipeline.runtime.store import MANIFEST, Artifact, ArtifactStore, DamagedArtifactError, read_json_file
+from pipeline.runtime.store import MANIFEST, Artifact, ArtifactStore, DamagedArtifactError, is_link, read_json_file
 
 OWN_STAGE = "catalogue"  # its own folder holds no certificate, and is never searched
 UP_TO_OUTPUTS = ("..", "..")  # from outputs/catalogue/<key>/ back to outputs/
@@ -33,20 +36,57 @@ class Unreadable(Exception):
     """A certificate folder whose files cannot be catalogued; the message says why."""
 
 
-def certificate_artifacts(store: ArtifactStore) -> list[Artifact]:
-    """Every finished artifact under the store holding a certificate.json, oldest first (by its manifest's time
-    of writing, as the store orders a stage's artifacts), whatever its stage."""
+def stage_folders(store: ArtifactStore) -> list[Path]:
+    """The stage folders under the store (symbolic links among them too), not hidden, not the catalogue's own."""
     if not store.root.is_dir():
         return []
-    stages = sorted(p.name for p in store.root.iterdir()
-                    if p.is_dir() and not p.name.startswith(".") and p.name != OWN_STAGE)
-    found = [a for stage in stages for a in store.finished(stage) if os.path.lexists(a.file(CERTIFICATE.name))]
-    return sorted(found, key=lambda a: (a.file(MANIFEST).stat().st_mtime_ns, str(a.path)))
+    return sorted(p for p in store.root.iterdir()
+                  if not p.name.startswith(".") and p.name != OWN_STAGE and (is_link(p) or p.is_dir()))
+
+
+def certificate_artifacts(store: ArtifactStore) -> list[Artifact]:
+    """Every finished artifact under the store holding a certificate.json and no symbolic link, oldest first (by
+    its manifest's time of writing, as the store orders a stage's artifacts), whatever its stage.  The store
+    follows no linked stage or artifact folder (ArtifactStore.finished); `links_not_followed` names them all."""
+    found = [a for folder in stage_folders(store) for a in store.finished(folder.name)
+             if os.path.lexists(a.file(CERTIFICATE.name)) and not links_in(a.path)]
+    return sorted(found, key=lambda a: (a.file(MANIFEST).lstat().st_mtime_ns, str(a.path)))
+
+
+def links_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if is_link(p))
+
+
+def links_not_followed(store: ArtifactStore) -> list[Path]:
+    """Every symbolic link where certificates are looked for: a stage folder, an entry of one (an artifact folder,
+    a bundle), a file in a certificate's folder.  None is followed: a link may lead out of the outputs folder."""
+    found = []
+    for folder in stage_folders(store):
+        if is_link(folder):
+            found.append(folder)
+            continue
+        for entry in sorted(p for p in folder.iterdir() if not p.name.startswith(".")):
+            if is_link(entry):
+                found.append(entry)
+            elif entry.is_dir() and os.path.lexists(entry / CERTIFICATE.name):
+                found += links_in(entry)
+    return found
+
+
+def link_problem(store: ArtifactStore, path: Path) -> str:
+    """What a link not followed is, in words: where it points, and whether that is outside the outputs folder."""
+    target = os.readlink(path)
+    inside = Path(os.path.realpath(path)).is_relative_to(store.root)
+    return (f"a symbolic link to {target} ({'inside' if inside else 'outside'} the outputs folder): not followed "
+            "(the catalogue reads no certificate through a link)")
 
 
 def gather(store: ArtifactStore) -> dict:
-    """The catalogue: counts, rows (one per game, mode and guess limit) and the unreadable certificates."""
-    entries, unreadable = [], []
+    """The catalogue: counts, rows (one per game, mode and guess limit) and the unreadable certificates (a
+    symbolic link where certificates are looked for among them, not followed)."""
+    entries = []
+    unreadable = [{"folder": relative(store, path), "problem": link_problem(store, path)}
+                  for path in links_not_followed(store)]
     for age, artifact in enumerate(certificate_artifacts(store)):
         try:
             entries.append((certificate_entry(store, artifact), age))
@@ -194,7 +234,8 @@ def link(store: ArtifactStore, path) -> str:
 
 
 def existing_link(store: ArtifactStore, path) -> str | None:
-    return link(store, path) if path.is_file() else None
+    """A link to `path` when it is a regular file (a symbolic link there is not linked to)."""
+    return link(store, path) if path.is_file() and not is_link(path) else None
 
 
 # ---- rows ------------------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ import re
 from html import escape
 from urllib.parse import quote
 
+from pipeline.artifacts.markdown import md_row, md_text
+
 COLUMNS = ("game", "mode", "guess limit", "optimum (total)", "average", "worst case", "optimal openers", "funnel",
            "certificate sha256", "verified", "links", "shown")
 SHA, STATE, LINKS = (COLUMNS.index(c) for c in ("certificate sha256", "verified", "links"))  # marked up per format
@@ -64,9 +66,13 @@ def cells(row: dict, openers_shown: int) -> list[str]:
             f"{row['shown_as']}"]
 
 
+def is_empty(catalogue: dict) -> bool:
+    return not catalogue["counts"]["certificates"] and not catalogue["counts"]["unreadable"]
+
+
 def headline_text(catalogue: dict, outputs: str) -> str:
     c = catalogue["counts"]
-    if not c["certificates"] and not c["unreadable"]:
+    if is_empty(catalogue):
         return f"no certificates under {outputs}"
     unreadable = f", {c['unreadable']} unreadable" if c["unreadable"] else ""
     return (f"{counted(c['results'], 'result')} ({c['verified']} verified) from "
@@ -85,29 +91,33 @@ def others(catalogue: dict) -> list[tuple[dict, dict]]:
 # ---- Markdown --------------------------------------------------------------------------------------------------
 
 
-def md_cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def markdown(catalogue: dict, outputs: str, openers_shown: int) -> str:
-    text = f"# Catalogue of certificates\n\n{headline_text(catalogue, outputs)} under `{outputs}`.\n\n"
+    """catalogue.md: every text from the certificates, folders, records and settings written literally
+    (pipeline/artifacts/markdown.py); only the sha256 (hex this stage computed) is a code span."""
+    where = "" if is_empty(catalogue) else f" under {outputs}"  # an empty catalogue's headline names it
+    text = f"# Catalogue of certificates\n\n{md_text(headline_text(catalogue, outputs) + where)}.\n\n"
     text += verified_note(catalogue) + "\n\n"
     if catalogue["rows"]:
-        text += "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
+        text += md_row(COLUMNS) + "\n|" + "---|" * len(COLUMNS) + "\n"
         for row in catalogue["rows"]:
-            values = cells(row, openers_shown)
+            values = [md_text(value) for value in cells(row, openers_shown)]
             values[SHA] = f"`{values[SHA]}`"
             values[LINKS] = ", ".join(f"[{label}]({target})" for label, target in links(row["shown"]))
-            text += "| " + " | ".join(md_cell(v) for v in values) + " |\n"
+            text += "| " + " | ".join(values) + " |\n"
     if others(catalogue):
         text += "\n## Other certificates of the same rows\n\n"
-        text += "".join(f"- {row['game']} {row['mode']}, limit {row['guess_limit']}: {e['kind']} {e['folder']}, "
-                        f"{optimum_text(e)}, {verified_text(e)} ([certificate.json]({quote(e['certificate_path'])}))\n"
+        text += "".join(f"- {md_text(other_text(row, e))} ([certificate.json]({quote(e['certificate_path'])}))\n"
                         for row, e in others(catalogue))
     if catalogue["unreadable"]:
         text += "\n## Unreadable certificates\n\n"
-        text += "".join(f"- `{u['folder']}`: {u['problem']}\n" for u in catalogue["unreadable"])
+        text += "".join(f"- {md_text(u['folder'])}: {md_text(u['problem'])}\n" for u in catalogue["unreadable"])
     return text
+
+
+def other_text(row: dict, entry: dict) -> str:
+    """A certificate not shown in its row, in words: its row, kind, folder, claim and verification."""
+    return (f"{row['game']} {row['mode']}, limit {row['guess_limit']}: {entry['kind']} {entry['folder']}, "
+            f"{optimum_text(entry)}, {verified_text(entry)}")
 
 
 def verified_note(catalogue: dict) -> str:
@@ -135,7 +145,7 @@ def html_row(row: dict, openers_shown: int) -> str:
     out = []
     for i, value in enumerate(values):
         if i == SHA:
-            out.append(f'<td class="sha" title="{value}">{value[:16]}…</td>')
+            out.append(f'<td class="sha" title="{escape(value)}">{escape(value[:16])}…</td>')
         elif i == STATE:
             out.append(f'<td class="state">{escape(value)}</td>')
         elif i == LINKS:
@@ -161,8 +171,7 @@ def page(catalogue: dict, outputs: str, openers_shown: int) -> str:
         body.append(f'<table id="results"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>')
     if others(catalogue):
         body.append('<h2>Other certificates of the same rows</h2><ul id="others">' + "".join(
-            f"<li>{escape(row['game'])} {row['mode']}: {escape(e['kind'])} {escape(e['folder'])}, "
-            f"{escape(optimum_text(e))}, {escape(verified_text(e))} "
+            f"<li>{escape(other_text(row, e))} "
             f'(<a href="{escape(quote(e["certificate_path"]))}">certificate.json</a>)</li>'
             for row, e in others(catalogue))
             + "</ul>")

@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import PipelineError, echo, error_line
+from pipeline.errors import PipelineError, echo, error_line, shown_value
 
 PLAY_USAGE = """usage: python -m pipeline play game=<name> [game.<key>=<value> ...] [tree=<tree.json>|none]
   e.g. python -m pipeline play game=wordle_original game.hard_mode=true
@@ -110,12 +110,13 @@ def _quiet_broken_pipe(command):
 def play_command(overrides: list[str], options: dict[str, str]) -> int:
     from pipeline.assistant import explain
 
+    budget = budget_of(options)  # refused before anything is loaded or said
     ready = setup(overrides, options)
     session = ready.session
     announce_kernels()
     say = lambda *lines: print("\n".join(lines), flush=True)  # noqa: E731
-    coach = {"outputs": ready.outputs, "budget": budget_of(options), "colour": ready.colour,
-             "top_seconds": budget_of(options) if options.get("budget") else TOP_SECONDS}
+    coach = {"outputs": ready.outputs, "budget": budget, "colour": ready.colour,
+             "top_seconds": budget if options.get("budget") else TOP_SECONDS}
     try:  # Ctrl-C, even while thinking, ends the session quietly (Ctrl-D ends the input: _input_lines)
         say(*explain.header(session))
         _suggest(session)
@@ -213,9 +214,27 @@ GRID_SQUARES = "\U0001f7e9\U0001f7e8\u2b1b\u2b1c"  # 🟩 🟨 ⬛ ⬜
 
 
 def parse_guesses(text: str) -> list[str]:
-    """`[salet,crony,cigar]`, `salet,crony,cigar` or `salet crony cigar` -> the words, lower-cased."""
-    words = [w.strip().strip("'\"").lower() for w in text.strip().strip("[]").replace(",", " ").split()]
-    return [w for w in words if w]
+    """`[salet,crony,cigar]`, `salet,crony,cigar` or `salet crony cigar` -> the words, lower-cased (a word may be
+    quoted, 'salet' or "salet").  A list half-written (`[salet,`), an empty word (`salet,,crony`) or a quote not
+    closed is one PipelineError line."""
+    listed = text.strip()
+    if listed.startswith("[") or listed.endswith("]"):
+        if not (listed.startswith("[") and listed.endswith("]")) or len(listed) < 2:
+            raise PipelineError(f"guesses={shown_value(text)}: a list is [word,word,...], opened and closed")
+        listed = listed[1:-1]
+    items = [item.strip() for item in listed.split(",")] if "," in listed else listed.split()
+    words = [unquoted(item, text) for item in items]
+    return [word.lower() for word in words]
+
+
+def unquoted(item: str, text: str) -> str:
+    """One word of guesses=..., its quotes taken off; an empty, half-quoted or bracketed word is refused."""
+    if len(item) >= 2 and item[0] == item[-1] and item[0] in "'\"":
+        item = item[1:-1]
+    if not item or any(ch in item for ch in "[]'\",") or any(ch.isspace() for ch in item):
+        raise PipelineError(f"guesses={shown_value(text)}: {shown_value(item)} is not a word (the list is "
+                            "[word,word,...] or words separated by spaces)")
+    return item
 
 
 def parse_grid(text: str, length: int) -> list[str]:
@@ -294,14 +313,18 @@ def make_valuer(game, outputs: Path, budget: float):
     return Valuer(game, game_matrix(game), budget, outputs)
 
 
+MAX_BUDGET = 86_400.0  # seconds: a day per value is more than any position needs (and a timeout select accepts)
+
+
 def budget_of(options: dict) -> float:
+    """--budget: a number of seconds from 0 to MAX_BUDGET (nan and inf are refused, as any other non-number)."""
     text = options.get("budget") or "2"
     try:
         value = float(text)
     except ValueError:
-        raise PipelineError(f"budget must be a number of seconds, got {text!r}") from None
-    if value < 0:
-        raise PipelineError(f"budget must be at least 0 seconds, got {value:g}")
+        raise PipelineError(f"budget must be a number of seconds, got {shown_value(text)}") from None
+    if not 0 <= value <= MAX_BUDGET:  # False for nan
+        raise PipelineError(f"budget must be a number of seconds from 0 to {MAX_BUDGET:g}, got {shown_value(text)}")
     return value
 
 
@@ -314,8 +337,8 @@ def analyse_command(overrides: list[str], options: dict) -> int:
     from pipeline.compose import compose_config
     from pipeline.games.catalog import load_game
 
-    config = compose_config(overrides, check=False)
     budget = budget_of(options)
+    config = compose_config(overrides, check=False)
     with Progress(f"loading {config.game.name}"):
         game = load_game(config.game)
         rows, secret = game_rows(game, options)

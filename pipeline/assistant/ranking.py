@@ -1,5 +1,8 @@
 """`top N` in a play session: the N best next guesses by expected total guesses (exact where solvable).
 
+Exact values and upper bounds are ranked together by value (a guess whose bound is below another's exact value
+is surely better); a bound is marked `≤`, and a line under the list says where the bounds come from.
+
 Guesses are visited in the greedy order (most classes, candidates first, smallest sum of squared class
 sizes).  Along that order the bound V*(g, C) >= 3|C| - parts(g) - [g in C] (every class C' needs at
 least 2|C'| - 1 guesses) never decreases, so the scan stops once it exceeds the N-th best value found:
@@ -50,7 +53,9 @@ def _order(valuer, candidates, rows):
 
 
 def _rank_key(item):
-    return item[1].kind != "exact", item[1].total
+    """By value, exact values and upper bounds together (a bound below an exact value is a better guess for
+    sure); at equal values the exact one first (the sort is stable: then in the order found)."""
+    return item[1].total, item[1].kind != "exact"
 
 
 def top_guesses(valuer, candidates, state, left, count: int, start: bool, rows=None, seconds: float = 1.0):
@@ -121,6 +126,10 @@ def top_lines(session, valuer, count: int, seconds: float = 1.0) -> list[str]:
                             for k, p in zip(ks, within_chances(value, n, i, ks)))
         wins = f"  wins now 1/{n}" if game.secret_of_guess[g] in in_c else ""
         lines.append(f"{rank:>3}. {game.guesses[g]:<{game.length}}  {mark}{i + value.total / n:.3f}  {chances}{wins}")
+    bounds = sorted({value.source for _, value in found if value.kind == "upper bound"})
+    if bounds:
+        lines.append(f"≤: an upper bound ({'; '.join(bounds)}): the guess does at least that well; ranked by value "
+                     "with the exact values, which are the others")
     if len(found) < count and not valuer.small(n):
         lines.append(f"(the exact solver needs more than {seconds:g} s for the others here: `--budget S` gives it "
                      "more; stored exact/upper_bound artifacts give openers at no cost)")

@@ -117,8 +117,6 @@ def load_game(cfg: GameConfig) -> Game:
     repeated = next((w for w in guesses if len(set(w)) < len(w)), None) if cfg.answer == "bulls_and_cows" else None
     if repeated:
         raise PipelineError(f"{cfg.name}: bulls and cows needs words without repeated symbols, not {repeated!r}")
-    if cfg.max_guesses is not None and cfg.max_guesses < 1:
-        raise PipelineError(f"game.max_guesses must be at least 1 (or null = unlimited), got {cfg.max_guesses}")
     secrets, excluded = _exclude(cfg, secrets)
     return Game(cfg.name, tuple(guesses), tuple(secrets), alphabet, cfg.hard_mode, cfg.max_guesses, cfg.answer,
                 extra={"source": cfg.source, "files": _files_read(cfg)}, excluded=excluded)

@@ -18,8 +18,10 @@ MAX_BYTES = 64 << 20  # certificate.json larger than this is refused unread (Wor
 MAX_CELLS = 100_000_000  # guesses x secrets of the code matrix a check may build (Wordle's lists: 47 million)
 MAX_NUMBER = (1 << 62) - 1  # totals, bounds and sizes; the prover's "impossible" class bound 2**40 fits
 MAX_LEVEL = 64  # V_level / LB_level: the prover's funnel stops by level 10
-NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")  # a game name: it becomes the override game=<name>
-DIGEST = re.compile(r"^[0-9a-f]{64}$")
+NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}\Z")  # a game name: it becomes the override game=<name>
+NAME_RULE = "1 to 64 letters, digits, _ or -"  # NAME in words (also what a run accepts: pipeline/config.py)
+DIGEST = re.compile(r"^[0-9a-f]{64}\Z")  # \Z, not $: $ also matches before a final line break
+MAX_GUESSES = 1000  # the highest guess limit a certificate may state (a run is refused a higher one)
 
 
 class CertificateError(PipelineError):
@@ -109,7 +111,7 @@ def _shown(value) -> str:
 COUNT, TOTAL, WORD = whole(), whole(), text(max_length=200)
 GAME = {"game": text(NAME), "hard_mode": flag, "guesses_sha256": text(DIGEST), "secrets_sha256": text(DIGEST),
         "n_guesses": whole(1), "n_secrets": whole(1)}
-GAME_OPTIONAL = {"objective": text(max_length=40), "max_guesses": nullable(whole(1, 1000)),
+GAME_OPTIONAL = {"objective": text(max_length=40), "max_guesses": nullable(whole(1, MAX_GUESSES)),
                  "answer": text(NAME), "length": whole(1, 64), "n_symbols": whole(1, 256)}
 CLASS = record({"response": text(max_length=200), "size": whole(1), "bound": TOTAL, "method": text(max_length=40)},
                {"target": TOTAL})
@@ -128,9 +130,9 @@ LEADERBOARD = record({**GAME, "kind": text(max_length=40), "k_s": COUNT, "k": wh
                       "eliminated": listed(ELIMINATION)}, GAME_OPTIONAL)
 
 WITNESS = record({"opener": WORD, "response": text(max_length=200), "size": whole(1), "reason": text(max_length=40)})
-INFEASIBLE = record({**GAME, "kind": text(max_length=40), "max_guesses": whole(1, 1000), "feasible": flag,
-                     "proven": flag, "openers": listed(WITNESS)},
-                    {**GAME_OPTIONAL, "max_guesses": whole(1, 1000), "symmetry": SYMMETRY})
+INFEASIBLE = record({**GAME, "kind": text(max_length=40), "max_guesses": whole(1, MAX_GUESSES),
+                     "feasible": flag, "proven": flag, "openers": listed(WITNESS)},
+                    {**GAME_OPTIONAL, "max_guesses": whole(1, MAX_GUESSES), "symmetry": SYMMETRY})
 
 
 def check_shape(cert) -> None:

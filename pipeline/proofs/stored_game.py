@@ -10,7 +10,6 @@ say proves nothing.  The certificate then still has to name these lists' digests
 """
 
 import hashlib
-import re
 import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,14 +18,13 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.proofs.files import FileRefused, file_bytes, json_of
-from pipeline.proofs.schema import CertificateError
+from pipeline.proofs.schema import MAX_GUESSES, NAME, CertificateError
 
 GAME_FILE = "game.json.gz"
 FORMAT = 1
 MAX_GZIP_BYTES = 64 * 2**20
 MAX_JSON_BYTES = 256 * 2**20  # Wordle's lists take 0.2 MB; a dictionary's a few MB
 ANSWERS = ("wordle", "mastermind", "bulls_and_cows")
-NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 LISTS = ("guesses", "secrets", "excluded")
 
 
@@ -115,7 +113,8 @@ def _rules(body: dict) -> dict:
     _check(type(rules["length"]) is int and 1 <= rules["length"] <= 64, "game.length is not a length")
     _check(type(rules["hard_mode"]) is bool, "game.hard_mode is not true or false")
     limit = rules["max_guesses"]
-    _check(limit is None or (type(limit) is int and limit >= 1), "game.max_guesses is not null or a positive count")
+    _check(limit is None or (type(limit) is int and 1 <= limit <= MAX_GUESSES),
+           f"game.max_guesses is not null or a count from 1 to {MAX_GUESSES}")
     return rules
 
 

@@ -11,7 +11,7 @@ distribution are the ones recomputed here.
 from collections import Counter
 from pathlib import Path
 
-from pipeline.errors import PipelineError, echo
+from pipeline.errors import PipelineError, echo, shown_value
 from pipeline.proofs.answer import response
 from pipeline.proofs.files import FileRefused, file_bytes, json_of
 from pipeline.proofs.hard_mode import violation
@@ -87,26 +87,31 @@ def replay(root: dict, game, hard_mode: bool, limit: int | None) -> dict:
             node = node.get("children", {}).get(said)
             if node is None:
                 raise TreeRejected(f"secret {secret!r} is lost: no branch {said} after {guess!r}")
-    _check_counts(root, reached)
+    _check_every_node(root, reached)
     total = sum(d * k for d, k in depths.items())
     return {"total": total, "secrets": len(game.secrets), "expected": total / len(game.secrets),
             "max_guesses": max(depths), "distribution": dict(sorted(depths.items()))}
 
 
-def _check_counts(root: dict, reached: Counter) -> None:
-    """Every node's claimed candidate count is the number of secrets that reach it (so no dead branches)."""
-    stack = [root]
+def _check_every_node(root: dict, reached: Counter) -> None:
+    """Every node of the file, reached or not: some secret reaches it (a branch none reaches was never replayed,
+    so nothing in it was checked: refused, whatever its guesses), and its claimed candidate count is the number
+    of secrets that reach it."""
+    stack = [(root, ())]
     while stack:
-        node = stack.pop()
+        node, path = stack.pop()
+        where = f"node {shown_value(node['guess'])}" + (f" after {shown_value(' '.join(path), 80)}" if path else "")
+        if not reached[id(node)]:
+            raise TreeRejected(f"{where} is reached by no secret (a dead branch: its guesses were never replayed)")
         if type(node["candidates"]) is not int or node["candidates"] != reached[id(node)]:
-            raise TreeRejected(f"node {node['guess']!r} claims {node['candidates']} candidates but "
-                               f"{reached[id(node)]} secrets reach it")
-        stack.extend(node.get("children", {}).values())
+            raise TreeRejected(f"{where} claims {node['candidates']} candidates but {reached[id(node)]} secrets "
+                               "reach it")
+        stack.extend((child, (*path, f"{node['guess']} {said}")) for said, child in node.get("children", {}).items())
 
 
 def subtree_totals(root: dict) -> dict[str, int]:
     """Total of each child subtree of the root, by response: the sum of the candidate counts of its nodes (each a
-    count `_check_counts` has verified), i.e. the guesses its secrets need after the opener."""
+    count `_check_every_node` has verified), i.e. the guesses its secrets need after the opener."""
     totals = {}
     for said, child in root.get("children", {}).items():
         stack, total = [child], 0

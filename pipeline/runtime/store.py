@@ -189,6 +189,9 @@ def writer_alive(pid: int, since: float) -> bool:
         return True
 
 
+KEY = re.compile(r"[0-9a-f]{16}")  # the shape of every key config_key makes (an artifact's folder name)
+
+
 def config_key(material: dict) -> str:
     """A short stable hash of a JSON-able description of a result."""
     text = json.dumps(material, sort_keys=True, default=str)
@@ -291,9 +294,16 @@ class ArtifactStore:
         return (self.root / stage / key / MANIFEST).is_file()
 
     def finished(self, stage: str) -> list[Artifact]:
-        """Every finished artifact of `stage` (its manifest written; temp folders are hidden), oldest first."""
-        manifests = sorted((self.root / stage).glob(f"[!.]*/{MANIFEST}"), key=lambda p: (p.stat().st_mtime, p))
-        return [Artifact(stage, path.parent.name, path.parent) for path in manifests]
+        """Every finished artifact of `stage` (its manifest written; temp folders are hidden), oldest first.  A
+        stage folder, artifact folder or manifest that is a symbolic link is not followed (as in is_done: a
+        finished artifact is never read from elsewhere, e.g. outputs/prove/<link> to a folder outside)."""
+        folder = self.root / stage
+        if is_link(folder):
+            return []
+        manifests = [path for path in folder.glob(f"[!.]*/{MANIFEST}")
+                     if not is_link(path.parent) and not is_link(path)]
+        return [Artifact(stage, path.parent.name, path.parent)
+                for path in sorted(manifests, key=lambda p: (p.lstat().st_mtime, p))]
 
     def clean_stale(self, stage: str) -> list[Path]:
         """Remove temp folders of `stage` left by writers on this host that are no longer running.

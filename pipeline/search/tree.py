@@ -101,7 +101,8 @@ def verify(tree: Tree, guesses, secrets, respond=feedback) -> int:
     """Replay every secret through the scalar answering function `respond` (guess, secret -> text); return the total.
 
     Raises ValueError naming the first secret that is not found, uses a
-    guess outside `guesses`, or reaches a node whose candidate count is wrong.
+    guess outside `guesses`, or reaches a node whose candidate count is wrong,
+    or a node no secret reaches (its guesses were never replayed).
     """
     allowed = set(guesses)
     secrets = list(secrets)
@@ -127,8 +128,10 @@ def verify(tree: Tree, guesses, secrets, respond=feedback) -> int:
             node, depth = child, depth + 1
             if depth > len(secrets) + 1:
                 raise ValueError(f"secret {secret!r}: the tree loops")
-    for depth, node in tree.nodes():
-        if reached.get(id(node), 0) != node.candidates:
+    for depth, node in tree.nodes():  # every node, reached or not
+        if not reached.get(id(node), 0):
+            raise ValueError(f"node {node.guess!r} at depth {depth} is reached by no secret (a dead branch)")
+        if reached[id(node)] != node.candidates:
             raise ValueError(
                 f"node {node.guess!r} at depth {depth} claims {node.candidates} candidates "
                 f"but {reached.get(id(node), 0)} secrets reach it"

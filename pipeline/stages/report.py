@@ -2,6 +2,7 @@
 Missing artifacts are listed with the command that makes them, never faked."""
 
 from pipeline.artifacts.find import artifacts_for
+from pipeline.artifacts.markdown import md_row, md_text
 from pipeline.artifacts.outputs import (CERTIFICATE, EXACT, LB_SUMMARY, OPENER_RANKING, REPORT, REPORT_OUTPUTS,
                                         REPORT_TREE, SOLUTION, UB_SUMMARY, VALUATIONS, VERDICTS, read_table)
 from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
@@ -10,7 +11,7 @@ from pipeline.runtime.store import read_json_file
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import ReportConfig
 
-NAME, VERSION, INPUTS = "report", 1, ()  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "report", 2, ()  # the stage contract: stages/base.py
 OUTPUTS = REPORT_OUTPUTS  # report.md; tree.svg and the plots when there is something to draw: artifacts/outputs.py
 REPORTED = ("feedback", "heuristics", "upper_bound", "lower_bound", "exact", "prove", "blindfold", "simulate",
             "openers")
@@ -124,8 +125,9 @@ def verdict_section(rows: list[dict], title: str) -> str:
 
 
 def _table(header: list[str], rows: list[list]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows]
+    """A Markdown table of literal cells (an opener such as 4*7=28 is no emphasis); None is an empty cell."""
+    lines = [md_row(header), "|" + "---|" * len(header)]
+    lines += [md_row("" if v is None else v for v in row) for row in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -175,7 +177,7 @@ def lower_bound_section(found, game) -> str:
         survivors = [f["survivors"] for f in s["funnel"]]
         out += f"UB = {s['ub']}: survivors per level {' → '.join(map(str, survivors))}"
         out += f" (paper: {' → '.join(map(str, paper))})" if paper else ""
-        out += f"; left: {', '.join(s['survivors']) or 'none'} ({m['run_seconds']} s)\n\n"
+        out += f"; left: {md_text(', '.join(s['survivors']) or 'none')} ({m['run_seconds']} s)\n\n"
     return out
 
 
