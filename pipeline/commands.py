@@ -385,7 +385,8 @@ def verify_folder(folder: Path, overrides: list[str], sample, workers: int, arch
     cert = load_certificate(folder)  # strict schema and size limit, before any game is built
     stored = folder_game(folder)  # its lists checked word by word against their digests
     game = certificate_game(cert, stored, overrides, where)
-    result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers)
+    result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers,
+                                       keep_record=archive is None)
     print_verdict(result, game)
     print(lists_line(game, stored, where))
     if archive is not None:

@@ -14,7 +14,7 @@ from pipeline.runtime.store import config_key
 from pipeline.stages.base import StageContext
 from pipeline.stages.schemas import CatalogueConfig
 
-NAME, VERSION, INPUTS = "catalogue", 2, ()  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "catalogue", 3, ()  # the stage contract: stages/base.py
 OUTPUTS = CATALOGUE  # catalogue.json, catalogue.md, index.html: pipeline/artifacts/outputs.py
 SCHEMA = CatalogueConfig
 game_identity = no_identity  # every game's certificates, whatever game= names
