@@ -309,12 +309,13 @@ def test_verified_then_edited_then_unverified(mini, tmp_path, capsys, unpublishe
     assert record["certificate_sha256"] == digest and record["files"]["certificate.json"] == digest
     assert record["files"]["tree.json"] == hashlib.sha256((proof / "tree.json").read_bytes()).hexdigest()
     assert record["checker_version"] == CHECKER_VERSION and record["complete"] is True
-    assert record["game"] == {"named": None, "guesses_sha256": game.guesses_digest,
+    assert record["game"] == {"named": "mini_nerdle", "guesses_sha256": game.guesses_digest,
                               "secrets_sha256": game.secrets_digest, "hard_mode": False, "max_guesses": 6}
     assert record["mac"] == seal.seal(seal.this_machine_key(create=False), record)
     assert status(proof).state == VERIFIED and not list(proof.glob(".verification-*"))
     assert verified_text(catalogue_entry(proof)).startswith(
         f"verified here by checker version {CHECKER_VERSION} (code {checker_code()[:12]}) at ")
+    assert verified_text(catalogue_entry(proof)).endswith(", as mini_nerdle")
     after = readers(proof, game)
     assert after["assistant"][:2] == ("exact", 544) and after["assistant"][2].startswith(
         f"proven optimum (prove/{proof.name}, verified certificate (checked ")
