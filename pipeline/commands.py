@@ -268,8 +268,9 @@ def capped_workers(workers: int) -> int:
     return workers
 
 
-def print_verdict(result: dict, game) -> None:
-    """`ok: certificate verified` only when everything was re-derived; a sample says `partially checked`."""
+def print_verdict(result: dict) -> None:
+    """`ok: certificate verified` only when everything was re-derived; a sample says `partially checked`.  The game
+    is named as the checker named it (pipeline/proofs/naming.py), never by what a file calls it."""
     mode = "hard" if result["hard_mode"] else "normal"
     limit = "no guess limit" if result["max_guesses"] is None else f"at most {result['max_guesses']} guesses"
     rules = f"{mode} mode, {limit}"
@@ -278,8 +279,8 @@ def print_verdict(result: dict, game) -> None:
         checked = (f"re-derived {'all ' if result['complete'] else ''}{result['openers_rederived']} of "
                    f"{result['openers']} witnesses ({result['by_counting']} by counting, {result['by_search']} by "
                    f"search), {result['represented']} more openers by symmetry (its generators checked)")
-        say(f"{verdict} — no strategy finds every secret within {result['max_guesses']} guesses for {game.name} "
-              f"({mode} mode); {checked}")
+        say(f"{verdict} — no strategy finds every secret within {result['max_guesses']} guesses for "
+              f"{result['game']} ({mode} mode); {checked}")
         return
     checked = (f"re-derived all {result['openers_rederived']} elimination bounds and all "
                f"{result['classes_rederived']} closure class bounds")
@@ -289,12 +290,13 @@ def print_verdict(result: dict, game) -> None:
     if "leaders" in result:  # a leaderboard (pipeline/proofs/leaderboard.py)
         ties = f"; every opener tied at {result['threshold']} is listed" if result["ties"] else ""
         listed = ", ".join(f"{w} {v}" for w, v in result["leaders"])
-        say(f"{verdict} — the {result['k']} best openers of {game.name} ({rules}), exact: {listed}; every other "
-              f"opener is worth more than {result['threshold']}{ties}; {checked}")
+        say(f"{verdict} — the {result['k']} best openers of {result['game']} ({rules}), exact: {listed}; every "
+              f"other opener is worth more than {result['threshold']}{ties}; {checked}")
         return
     optimal = result["optimal_openers"]  # whole orbits in a game with symmetries (720 for Mastermind)
     named = ", ".join(optimal[:12]) + (f", … ({len(optimal)} in all)" if len(optimal) > 12 else "")
-    say(f"{verdict} — MinTotal = {result['ub']} for {game.name} ({rules}), optimal opener(s) {named}; {checked}")
+    say(f"{verdict} — MinTotal = {result['ub']} for {result['game']} ({rules}), optimal opener(s) {named}; "
+          f"{checked}")
 
 
 def shape_overrides(cert: dict) -> list[str]:
@@ -392,8 +394,9 @@ def verify_folder(folder: Path, overrides: list[str], sample, workers: int, arch
     cert = load_certificate(folder)  # strict schema and size limit, before any game is built
     stored = folder_game(folder)  # its lists checked word by word against their digests
     game = certificate_game(cert, stored, overrides, where)
-    result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers)
-    print_verdict(result, game)
+    result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers,
+                                       keep_record=archive is None)
+    print_verdict(result)
     say(lists_line(game, stored, where))
     if archive is not None:
         say(f"checked from the archive {archive}, unpacked into a temporary folder now removed: no record kept")

@@ -11,6 +11,18 @@ from pipeline.config import GameConfig, WordListConfig
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def checker_key_folder(tmp_path_factory):
+    """The session's own config folder for the checker's key (pipeline/proofs/seal.py), so that no test reads or
+    writes the user's ~/.config/pipeline; subprocesses inherit it.  A test wanting another key folder sets
+    PIPELINE_CONFIG_DIR with monkeypatch."""
+    from pipeline.proofs.seal import CONFIG_ENV
+
+    folder = tmp_path_factory.mktemp("config")
+    os.environ[CONFIG_ENV] = str(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def ray_session():
     """One embedded Ray for every test that fans out (ray.init costs seconds)."""

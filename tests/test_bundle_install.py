@@ -54,6 +54,7 @@ def test_a_bundle_verifies_from_a_plain_install_in_a_fresh_venv(tmp_path, capsys
     check = subprocess.run([python, "-m", "pipeline", "verify-certificate", str(tmp_path / "proof.tar.gz")],
                            capture_output=True, text=True, env=env, cwd=empty, timeout=1800)
     assert check.returncode == 0, check.stderr[-3000:]
-    assert check.stdout.startswith("ok: certificate verified — MinTotal = 58 for words"), check.stdout
+    assert check.stdout.startswith("ok: certificate verified — MinTotal = 58 for custom game words (secrets "
+                                   "sha256 "), check.stdout
     assert "26 secrets" in check.stdout and "3 excluded" in check.stdout
     assert list(empty.iterdir()) == []  # nothing written where it ran (the archive was unpacked in a temp folder)

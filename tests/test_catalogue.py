@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import pytest
 
-from pipeline.proofs import record
+from pipeline.proofs import record, seal
 from pipeline.runtime.store import ArtifactStore
 from test_bad_input import fresh_console, run_main  # noqa: F401 (the in-process command line and its log reset)
 
@@ -53,7 +53,7 @@ def test_the_session_catalogue_lists_the_proof_and_the_leaderboard_in_one_row(mi
     assert other["certificate_sha256"] == record.sha256_of(proof.file("certificate.json"))
     for entry in (shown, other):
         assert not entry["verified"] and entry["verification"] == {"state": "unverified",
-                                                                   "why": "never checked (no verification record)"}
+                                                                   "why": "no verification record"}
         assert entry["bundle_path"] is None
         for name in ("certificate_path", "tree_svg_path"):
             assert (artifact.path / entry[name]).resolve().is_file(), name
@@ -61,7 +61,7 @@ def test_the_session_catalogue_lists_the_proof_and_the_leaderboard_in_one_row(mi
     tree_link = quote(shown["tree_svg_path"])  # the leader's tree-4%2A7%3D28.svg: its % written %25 in a URL
     assert "%25" in tree_link and f'href="{tree_link}"' in artifact.file("index.html").read_text()
     text = artifact.file("catalogue.md").read_text()
-    assert f"| {cert['ub']} |" in text and "not verified: never checked" in text
+    assert f"| {cert['ub']} |" in text and "not verified here: no verification record" in text
     assert f"{cert['ub'] / cert['n_secrets']:.6f} ({cert['ub']}/{cert['n_secrets']})" in text
 
 
@@ -78,9 +78,10 @@ def test_a_verified_proof_is_shown_before_a_newer_unverified_one(mini_nerdle_sto
     assert row["shown_as"] == "the newest verified of 2 certificates"
     assert row["shown"]["stage"] == "prove" and row["shown"]["verified"]
     assert row["shown"]["verification"] == {"state": "verified", "checker_version": record.CHECKER_VERSION,
-                                            "checker_code": record.checker_code(), "checked_at": checked_at}
+                                            "checker_code": record.checker_code(), "checked_at": checked_at,
+                                            "checked_as": None}
     assert [e["stage"] for e in row["others"]] == ["leaderboard"]
-    assert f"verified by checker version {record.CHECKER_VERSION} (code {record.checker_code()[:12]}) at " \
+    assert f"verified here by checker version {record.CHECKER_VERSION} (code {record.checker_code()[:12]}) at " \
            f"{checked_at}" in first.file("catalogue.md").read_text()
     assert run_pipeline("stage=catalogue").path == first.path  # nothing changed: up to date
 
@@ -91,13 +92,14 @@ def test_a_verified_proof_is_shown_before_a_newer_unverified_one(mini_nerdle_sto
     assert bundled.path != first.path and link == f"../../prove/{proof.key}.tar.gz"
     assert (bundled.path / link).resolve().is_file()
 
-    body = json.loads(proof.file(record.RECORD).read_text())
-    proof.file(record.RECORD).write_text(json.dumps({**body, "checker_code": "0" * 64}))
+    body = {**json.loads(proof.file(record.RECORD).read_text()), "checker_code": "0" * 64}  # this machine's key,
+    body[seal.SEAL_FIELD] = seal.seal(seal.this_machine_key(create=False), body)  # other (older) checker code
+    proof.file(record.RECORD).write_text(json.dumps(body))
     other_code = catalogue_of(run_pipeline("stage=catalogue"))
     assert other_code["counts"]["verified"] == 0
     [row] = other_code["rows"]
     assert row["shown_as"] == "the newest of 2 certificates, none verified" and row["shown"]["stage"] == "leaderboard"
-    assert row["others"][0]["verification"]["why"] == "checked by other checker code (version 1, code 000000000000)"
+    assert row["others"][0]["verification"]["why"] == f"checked by other checker code (version {record.CHECKER_VERSION}, code 000000000000)"
 
     record.write_record(proof.path, certificate(proof), complete=False, summary={})  # a sample check
     sampled = catalogue_of(run_pipeline("stage=catalogue"))["rows"][0]["others"][0]

@@ -92,8 +92,8 @@ def test_the_page_renders_the_catalogue_in_chromium(mini_nerdle_store, outputs, 
     assert [[c.strip() for c in row] for row in dom.rows] == [dom_cells(r) for r in body["rows"]]
     assert dom.titles == [r["shown"]["certificate_sha256"] for r in body["rows"]]
     assert dom.rows[0][3] == str(json.loads(proof.file("certificate.json").read_text())["ub"])
-    assert dom.rows[0][STATE].startswith(f"verified by checker version {record.CHECKER_VERSION}")
-    assert dom.rows[1][STATE] == "not verified: its files changed since they were checked"
+    assert dom.rows[0][STATE].startswith(f"verified here by checker version {record.CHECKER_VERSION}")
+    assert dom.rows[1][STATE] == "not verified here: its files changed since they were checked (certificate.json)"
     assert dom.hrefs == [[target for _, target in links(r["shown"])] for r in body["rows"]]
     assert all((artifact.path / unquote(href)).resolve().is_file() for row in dom.hrefs for href in row)
     assert "<code>prove/damaged</code>: certificate.json is damaged" in rendered

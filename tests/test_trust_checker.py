@@ -3,8 +3,10 @@
 - the certificate's schema is checked before anything is computed: strict JSON, exact types, ranges, no unknown
   field, and a size limit on the game its parameters imply (one `error:` line, exit 2, within seconds);
 - every number a certificate states is one the checker re-derives (elimination bounds, sums, class targets);
-- `verify-certificate` writes verification.json, and the assistant, the report and reproduce's rows call a result
-  proven only when a complete record matches the files as they are now.
+- `verify-certificate` writes verification.json sealed with this machine's checker key (pipeline/proofs/seal.py),
+  and the catalogue, the assistant, the report and reproduce's rows call a result verified (proven) only when a
+  complete record with this machine's seal matches the files as they are now: a hand-written record, one sealed
+  in another key folder, or one whose files changed by a byte reads "not verified here".
 """
 
 import hashlib
@@ -15,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.artifacts.catalogue_page import verified_text
+from pipeline.proofs import seal
 from pipeline.proofs.certificate import CertificateError, verify_certificate
-from pipeline.proofs.record import CHECKER_VERSION, PARTIAL, RECORD, UNVERIFIED, VERIFIED, status
+from pipeline.proofs.record import (CHECKER_VERSION, NOT_SEALED_HERE, PARTIAL, RECORD, UNVERIFIED, VERIFIED,
+                                    checker_code, record_body, status, write_record)
 from pipeline.proofs.schema import MAX_CELLS
 from tests.test_bad_input import assert_one_error, fresh_console, run_main  # noqa: F401 (fresh_console: autouse)
 
@@ -288,21 +293,29 @@ def test_verified_then_edited_then_unverified(mini, tmp_path, capsys, unpublishe
     before = readers(proof, game)
     assert status(proof).state == UNVERIFIED  # the prove stage does not run the checker
     assert before["assistant"][0] == "upper bound" and before["assistant"][2].startswith(
-        f"unverified certificate (check it: python -m pipeline verify-certificate {proof}), claiming 544")
-    assert "proven: **not verified** — the certificate claims MinTotal = 544" in before["report"]
-    assert before["reproduce"] == (f"544 by 4*7=28, unverified certificate (check it: python -m pipeline "
-                                   f"verify-certificate {proof})", None)
+        f"certificate not verified here (no verification record; check it: python -m pipeline verify-certificate "
+        f"{proof}), claiming 544")
+    assert "proven: **not verified here** — the certificate claims MinTotal = 544" in before["report"]
+    assert before["reproduce"] == (f"544 by 4*7=28, certificate not verified here (no verification record; check it: "
+                                   f"python -m pipeline verify-certificate {proof})", None)
 
     code, out, err = verify(proof, capsys)
     assert code == 0, err
-    assert out.startswith("ok: certificate verified — MinTotal = 544")
+    assert out.startswith("ok: certificate verified — MinTotal = 544 for mini_nerdle (normal mode, at most 6 "
+                          "guesses)")
     assert f"recorded: {proof / RECORD} (a complete check)" in out
     record = json.loads((proof / RECORD).read_text())
     digest = hashlib.sha256((proof / "certificate.json").read_bytes()).hexdigest()
     assert record["certificate_sha256"] == digest and record["files"]["certificate.json"] == digest
     assert record["files"]["tree.json"] == hashlib.sha256((proof / "tree.json").read_bytes()).hexdigest()
     assert record["checker_version"] == CHECKER_VERSION and record["complete"] is True
+    assert record["game"] == {"named": "mini_nerdle", "guesses_sha256": game.guesses_digest,
+                              "secrets_sha256": game.secrets_digest, "hard_mode": False, "max_guesses": 6}
+    assert record["mac"] == seal.seal(seal.this_machine_key(create=False), record)
     assert status(proof).state == VERIFIED and not list(proof.glob(".verification-*"))
+    assert verified_text(catalogue_entry(proof)).startswith(
+        f"verified here by checker version {CHECKER_VERSION} (code {checker_code()[:12]}) at ")
+    assert verified_text(catalogue_entry(proof)).endswith(", as mini_nerdle")
     after = readers(proof, game)
     assert after["assistant"][:2] == ("exact", 544) and after["assistant"][2].startswith(
         f"proven optimum (prove/{proof.name}, verified certificate (checked ")
@@ -314,9 +327,10 @@ def test_verified_then_edited_then_unverified(mini, tmp_path, capsys, unpublishe
     (proof / "certificate.json").write_text(text.replace('"ub": 544', '"ub": 500'))
     assert status(proof).state == UNVERIFIED
     edited = readers(proof, game)
-    assert edited["assistant"][:2] == ("upper bound", 500) and "unverified certificate" in edited["assistant"][2]
+    assert edited["assistant"][:2] == ("upper bound", 500) and edited["assistant"][2].startswith(
+        "certificate not verified here (its files changed since they were checked (certificate.json); check it:")
     assert "proven: **True**" not in edited["report"] and "claims MinTotal = 500" in edited["report"]
-    assert edited["reproduce"][1] is None and "unverified certificate" in edited["reproduce"][0]
+    assert edited["reproduce"][1] is None and "certificate not verified here" in edited["reproduce"][0]
 
 
 def test_a_tree_edited_after_the_check_unverifies(mini, tmp_path, capsys):
@@ -338,8 +352,8 @@ def test_a_sample_check_is_never_a_verification(mini, tmp_path, capsys, unpublis
     assert status(proof).state == PARTIAL
     said = readers(proof, game)
     assert said["assistant"][0] == "upper bound" and said["assistant"][2].startswith(
-        "partially checked certificate (a sample only) (check it: python -m pipeline verify-certificate")
-    assert "proven: **not verified**" in said["report"] and said["reproduce"][1] is None
+        "partially checked certificate (a sample only; check it: python -m pipeline verify-certificate")
+    assert "proven: **not verified here**" in said["report"] and said["reproduce"][1] is None
     assert verify(proof, capsys)[0] == 0 and status(proof).verified  # the complete check then counts
     assert verify(proof, capsys, "--sample", "3")[0] == 0 and status(proof).verified  # and a sample keeps it
 
@@ -354,6 +368,115 @@ def test_a_rejected_certificate_loses_its_record(mini, tmp_path, capsys):
     code, out, err = verify(proof, capsys)
     assert_one_error(code, err, "certificate rejected: optimal_openers")
     assert not (proof / RECORD).exists() and out == ""
+
+
+# ---- the seal: only a record this machine's checker sealed verifies ------------------------------------------------
+
+
+def catalogue_entry(proof: Path) -> dict:
+    """What stage=catalogue says of the one proof under the outputs holding `proof` (outputs/prove/<key>)."""
+    from pipeline.artifacts.catalogue import gather
+    from pipeline.runtime.store import ArtifactStore
+
+    [row] = gather(ArtifactStore(proof.parent.parent))["rows"]
+    return row["shown"]
+
+
+def checked_record(proof: Path) -> None:
+    """The record a complete check of `proof` writes (record.write_record, as verify_and_record calls it after the
+    check passes; the check itself: the tests above), sealed with the key of the current config folder."""
+    cert = json.loads((proof / "certificate.json").read_text())
+    write_record(proof, cert, complete=True, summary={"game": cert["game"], "max_guesses": cert["max_guesses"]})
+
+
+def hand_written_record(proof: Path, key: bytes | None) -> None:
+    """What a forger writes: every field a check of the folder as it is now would record (the certificate's sha256,
+    every file's by content, the public checker code digest, complete), sealed with a key of the forger's own
+    (None: no seal)."""
+    cert = json.loads((proof / "certificate.json").read_text())
+    body = record_body(proof, cert, complete=True, summary={"game": cert["game"], "max_guesses": cert["max_guesses"]})
+    if key is not None:
+        body[seal.SEAL_FIELD] = seal.seal(key, body)
+    (proof / RECORD).write_text(json.dumps(body, indent=1))
+
+
+@pytest.mark.parametrize("forger_key", [None, bytes(32)], ids=["unsealed", "sealed-with-the-forger's-key"])
+def test_a_hand_written_record_of_an_edited_proof_is_verified_nowhere(mini, tmp_path, capsys, unpublished,
+                                                                      forger_key):
+    """The forgery: `ub` edited to a number of the same size (a manifest of sizes sees nothing) and a record written
+    by hand with the edited certificate's sha256 and the public checker code digest.  The catalogue, the assistant
+    (`analyse` included), the report and reproduce's rows call it neither verified nor proven."""
+    folder, game, _ = mini
+    proof = copied(folder, tmp_path)
+    text = (proof / "certificate.json").read_text()
+    (proof / "certificate.json").write_text(text.replace('"ub": 544', '"ub": 543'))
+    assert (proof / "certificate.json").stat().st_size == (folder / "certificate.json").stat().st_size
+    seal.this_machine_key(create=True)  # this machine has a key; the forger does not know it
+    hand_written_record(proof, forger_key)
+    check = status(proof)
+    assert (check.state, check.why) == (UNVERIFIED, NOT_SEALED_HERE)
+    said = readers(proof, game)
+    assert said["assistant"][:2] == ("upper bound", 543) and said["assistant"][2].startswith(
+        f"certificate not verified here ({NOT_SEALED_HERE}; check it: python -m pipeline verify-certificate {proof})")
+    assert "proven: **True**" not in said["report"]
+    assert "proven: **not verified here** — the certificate claims MinTotal = 543" in said["report"]
+    assert said["reproduce"] == (f"543 by 4*7=28, {check.label()}", None)
+    entry = catalogue_entry(proof)
+    assert entry["optimum"] == 543 and not entry["verified"]
+    assert verified_text(entry) == f"not verified here: {NOT_SEALED_HERE}"
+    code, out, err = run_main(["analyse", "game=mini_nerdle", f"paths.outputs={proof.parent.parent}",
+                               "secret=4*7=28", "guesses=[4*7=28]", "--json"], capsys)
+    assert code in (0, None), err
+    best = json.loads(out)["rows"][0]["best"]
+    assert (best["total"], best["kind"], best["source"]) == (544, "exact", "exact solver")  # its own, not 543
+
+
+def test_a_record_sealed_in_another_key_folder_is_not_verified_here(mini, tmp_path, monkeypatch):
+    """A record is verified only under the key it was sealed with: copied to (or read from) another machine or key
+    folder it reads "not verified here"; a reader never makes a key."""
+    folder, _, _ = mini
+    proof = copied(folder, tmp_path)
+    monkeypatch.setenv(seal.CONFIG_ENV, str(tmp_path / "machine-a"))
+    checked_record(proof)
+    assert status(proof).verified and (tmp_path / "machine-a" / seal.KEY_FILE).is_file()
+    monkeypatch.setenv(seal.CONFIG_ENV, str(tmp_path / "machine-b"))
+    check = status(proof)
+    assert not check.verified and check.why.startswith("this machine has no checker key")
+    assert not (tmp_path / "machine-b").exists()
+    seal.this_machine_key(create=True)  # machine b's first check makes its own key
+    assert (status(proof).state, status(proof).why) == (UNVERIFIED, NOT_SEALED_HERE)
+    from pipeline.stages.report import prove_section
+
+    assert "proven: **True**" not in prove_section([{"path": proof, "run_seconds": 1.0}], None)
+    monkeypatch.setenv(seal.CONFIG_ENV, str(tmp_path / "machine-a"))
+    assert status(proof).verified
+
+
+@pytest.mark.parametrize("name", ["certificate.json", "tree.json", "game.json.gz"])
+def test_one_byte_changed_in_a_file_the_certificate_rests_on_unverifies(mini, tmp_path, name):
+    """Every file the check read is recorded by the sha256 of its content: one byte changed, the size kept, and the
+    record no longer stands (a record of sizes would)."""
+    folder, _, _ = mini
+    proof = copied(folder, tmp_path)
+    checked_record(proof)
+    assert status(proof).verified
+    data = bytearray((proof / name).read_bytes())
+    data[len(data) // 2] ^= 1
+    (proof / name).write_bytes(bytes(data))
+    assert (status(proof).state, status(proof).why) == (UNVERIFIED,
+                                                        f"its files changed since they were checked ({name})")
+
+
+def test_a_stored_game_added_after_the_check_unverifies(mini, tmp_path):
+    """A game.json.gz that was not there when the check ran is not what the check read."""
+    folder, _, _ = mini
+    proof = copied(folder, tmp_path)
+    stored = (proof / "game.json.gz").read_bytes()
+    (proof / "game.json.gz").unlink()
+    checked_record(proof)
+    assert status(proof).verified
+    (proof / "game.json.gz").write_bytes(stored)
+    assert status(proof).why == "its files changed since they were checked (game.json.gz)"
 
 
 def test_analyse_calls_the_start_proven_only_when_verified(mini, tmp_path, capsys, unpublished):
@@ -392,9 +515,9 @@ def test_the_report_follows_its_certificate_through_a_check_and_an_edit(mini, tm
         return next(line for line in (Path(out.strip().splitlines()[-1]) / "report.md").read_text().splitlines()
                     if line.startswith("proven:"))
 
-    assert proof_line().startswith("proven: **not verified** — the certificate claims MinTotal = 544")
+    assert proof_line().startswith("proven: **not verified here** — the certificate claims MinTotal = 544")
     assert verify(proof, capsys)[0] == 0
     assert proof_line().startswith("proven: **True** — MinTotal = 544")
     text = (proof / "certificate.json").read_text()
     (proof / "certificate.json").write_text(text.replace('"ub": 544', '"ub": 500'))
-    assert proof_line().startswith("proven: **not verified** — the certificate claims MinTotal = 500")
+    assert proof_line().startswith("proven: **not verified here** — the certificate claims MinTotal = 500")

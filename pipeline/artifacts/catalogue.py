@@ -2,9 +2,10 @@
 
 Pure gathering: each finished artifact holding a certificate.json (a proof of stage=prove, an infeasible guess limit, or a leaderboard) is
 read with its tree file, its manifest and its verification record (pipeline/proofs/record.py); nothing is proven
-or checked again.  A certificate is called verified only when `record.status` finds a complete record of this
-checker's version and code over the files as they are now; a missing record, a sample check, a record of other
-checker code or files changed since are "not verified", whatever the certificate claims.  Of the certificates of
+or checked again.  A certificate is called verified only when `record.status` finds a complete record sealed by
+this machine's checker key, of this checker's version and code, over the files as they are now; a missing
+record, a record without this machine's seal (hand-written, edited, copied from elsewhere), a sample check, a
+record of other checker code or files changed since are "not verified here", whatever the certificate claims.  Of the certificates of
 one row the newest verified one is shown (by its manifest's `written_at`; with none verified, the newest), the
 others are listed after it.  A certificate that cannot be read (not JSON, fields missing, its tree file
 unreadable) is listed under `unreadable` with its problem, and the others are catalogued as usual.  No symbolic
@@ -181,27 +182,13 @@ def tree_statistics(artifact: Artifact, name: str) -> dict:
 
 
 def verification(artifact: Artifact) -> dict:
-    """The certificate's verification state; for a verified (or sampled) one, which checker and when; else why not."""
+    """The certificate's verification state; for a verified (or sampled) one, which checker, when, and the game as
+    the checker named it; else why it is not verified here (pipeline/proofs/record.py)."""
     check = record.status(artifact.path)
     if check.state == record.UNVERIFIED:
-        return {"state": check.state, "why": why_unverified(artifact)}
+        return {"state": check.state, "why": check.why}
     return {"state": check.state, "checker_version": record.CHECKER_VERSION, "checker_code": record.checker_code(),
-            "checked_at": check.checked_at}
-
-
-def why_unverified(artifact: Artifact) -> str:
-    """Why `record.status` finds no current record: none, an unreadable one, other checker code, changed files."""
-    path = artifact.file(record.RECORD)
-    if not os.path.lexists(path):
-        return "never checked (no verification record)"
-    try:
-        body = read_json_file(artifact.stage, path, dict)
-    except DamagedArtifactError:
-        return "its verification record is unreadable"
-    version, code = body.get("checker_version"), body.get("checker_code")
-    if version != record.CHECKER_VERSION or code != record.checker_code():
-        return f"checked by other checker code (version {version}, code {str(code)[:12]})"
-    return "its files changed since they were checked"
+            "checked_at": check.checked_at, "checked_as": check.named}
 
 
 def text_or_none(value) -> str | None:

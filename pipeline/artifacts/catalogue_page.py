@@ -38,13 +38,15 @@ def optimum_text(entry: dict) -> str:
 
 
 def verified_text(entry: dict) -> str:
+    """`verified here by …` only for a record this machine's checker sealed (pipeline/proofs/record.py)."""
     check = entry["verification"]
     if entry["verified"]:
-        return (f"verified by checker version {check['checker_version']} (code {check['checker_code'][:12]}) "
-                f"at {check['checked_at']}")
+        named = f", as {check['checked_as']}" if check.get("checked_as") else ""
+        return (f"verified here by checker version {check['checker_version']} (code {check['checker_code'][:12]}) "
+                f"at {check['checked_at']}{named}")
     if check["state"] == "partially checked":
-        return f"not verified: only a sample was checked (at {check['checked_at']})"
-    return f"not verified: {check['why']}"
+        return f"not verified here: only a sample was checked (at {check['checked_at']})"
+    return f"not verified here: {check['why']}"
 
 
 def links(entry: dict) -> list[tuple[str, str]]:
@@ -121,8 +123,9 @@ def other_text(row: dict, entry: dict) -> str:
 
 
 def verified_note(catalogue: dict) -> str:
-    return (f"Verified means: a complete check by `python -m pipeline verify-certificate` of this checker "
-            f"(version {catalogue['checker_version']}, the same code) over the files as they are now.")
+    return (f"Verified means: a complete check by `python -m pipeline verify-certificate` on this machine, by this "
+            f"checker (version {catalogue['checker_version']}, the same code), over the files as they are now, its "
+            f"record sealed with this machine's checker key; a record copied from elsewhere is not verified here.")
 
 
 # ---- HTML ------------------------------------------------------------------------------------------------------

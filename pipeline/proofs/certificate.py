@@ -40,6 +40,7 @@ from pipeline.proofs.bounds import LowerBounds, split
 from pipeline.proofs.exact import ExactSolver
 from pipeline.proofs.files import FileRefused, file_bytes, json_of
 from pipeline.proofs.hard_bounds import HardLowerBounds
+from pipeline.proofs.naming import checked_name
 from pipeline.proofs.parallel import (PROGRESS_PREFIX, SOLVABLE, class_value, opener_values, pooled_class_values,
                                       pooled_values)
 from pipeline.proofs.schema import MAX_BYTES, CertificateError, check_shape, check_size
@@ -96,18 +97,19 @@ def rules_of(cert: dict, game) -> int | None:
 
 def check_tree_claims(cert: dict, game, folder: Path, limit) -> dict[str, int]:
     """The UB tree is the pinned file, plays the game by its rules and totals ub; its subtree totals by response."""
-    check_lists(cert, game)
     total, opener, targets = pinned_tree(folder, "tree.json", cert["ub_tree_sha256"], game, limit, "the UB tree")
     _check(total == cert["ub"], f"the UB tree replays to {total}, not ub={cert['ub']}")
     _check(opener == cert["ub_opener"], "the UB tree does not open with ub_opener")
     return targets
 
 
-def check_lists(cert: dict, game) -> None:
-    """The certificate is for the game's word lists (digests and sizes)."""
+def check_lists(cert: dict, game) -> str:
+    """The certificate is for the game's word lists (digests and sizes) and names it: the name the check gives
+    the game (naming.py: a shipped game's name only for its own lists, a custom game's with its digests)."""
     _check((cert["guesses_sha256"], cert["secrets_sha256"]) == (game.guesses_digest, game.secrets_digest),
            f"it is for other word lists than game {game.name}")
     _check((cert["n_guesses"], cert["n_secrets"]) == (len(game.guesses), len(game.secrets)), "list sizes differ")
+    return checked_name(cert, game)
 
 
 def pinned_tree(folder: Path, name: str, digest: str, game, limit, what: str) -> tuple[int, str, dict[str, int]]:
@@ -348,6 +350,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
     cert = load_certificate(folder)
     with malformed_rejected():
         limit = rules_of(cert, game)
+        named = check_lists(cert, game)
         targets = check_tree_claims(cert, game, folder, limit)
         n_codes = n_codes_of(answer_of(game), game.length)
         codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
@@ -367,7 +370,7 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
         recheck_classes(cert, game, bounds, solver, limit, classes, say, hard, workers)
         recheck_eliminations(cert, game, bounds, eliminated, say, hard, workers)
     n_classes = sum(len(s["classes"]) for s in cert["survivors"])
-    return {"ub": cert["ub"], "optimal_openers": cert["optimal_openers"], "hard_mode": game.hard_mode,
+    return {"game": named, "ub": cert["ub"], "optimal_openers": cert["optimal_openers"], "hard_mode": game.hard_mode,
             "max_guesses": limit, "openers_rederived": len(eliminated), "openers_eliminated": len(cert["eliminated"]),
             "classes_rederived": len(classes), "classes": n_classes,
             "complete": len(eliminated) == len(cert["eliminated"]) and len(classes) == n_classes}

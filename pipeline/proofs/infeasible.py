@@ -96,7 +96,7 @@ def verify_infeasible(folder: Path, game, sample: int | None = None, seed: int =
         limit = rules_of(cert, game)
         _check(limit is not None, "it claims no guess limit: without one every game has a strategy")
         _check(cert["feasible"] is False and cert["proven"] is True, "it does not claim feasible false, proven true")
-        check_lists(cert, game)
+        named = check_lists(cert, game)
         codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
         represented = check_openers(cert, game, codes)
         picked = list(cert["openers"])
@@ -105,7 +105,8 @@ def verify_infeasible(folder: Path, game, sample: int | None = None, seed: int =
         say(f"re-deriving the witnesses of {len(picked)} opener(s)")
         rederive(picked, game, codes, limit, workers, say)
     reasons = [e["reason"] for e in cert["openers"]]
-    return {"kind": KIND, "max_guesses": limit, "hard_mode": game.hard_mode, "openers": len(cert["openers"]),
+    return {"game": named, "kind": KIND, "max_guesses": limit, "hard_mode": game.hard_mode,
+            "openers": len(cert["openers"]),
             "represented": len(represented), "by_counting": reasons.count("counting"),
             "by_search": reasons.count("search"), "openers_rederived": len(picked),
             "complete": len(picked) == len(cert["openers"])}

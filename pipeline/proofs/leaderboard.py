@@ -83,7 +83,7 @@ def verify_leaderboard(folder: Path, game, sample: int | None = None, seed: int 
     with malformed_rejected():
         _check(cert.get("kind") == KIND, f"it is of kind {cert.get('kind')!r}, not {KIND!r}")
         limit = rules_of(cert, game)
-        check_lists(cert, game)
+        named = check_lists(cert, game)
         n_codes = n_codes_of(answer_of(game), game.length)
         codes = game_code_matrix(game.guesses, game.secrets, game.alphabet, answer_of(game))
         bounds = LowerBounds(codes, game.guess_of_secret, n_codes)
@@ -102,7 +102,7 @@ def verify_leaderboard(folder: Path, game, sample: int | None = None, seed: int 
         recheck_classes(claims, game, bounds, solver, limit, classes, say, hard, workers)
         recheck_eliminations(claims, game, bounds, eliminated, say, hard, workers)
     n_classes = sum(len(e["classes"]) for part in ("leaders", "settled") for e in cert[part])
-    return {"k": cert["k"], "threshold": threshold, "ties": cert["ties"], "hard_mode": game.hard_mode,
+    return {"game": named, "k": cert["k"], "threshold": threshold, "ties": cert["ties"], "hard_mode": game.hard_mode,
             "max_guesses": limit, "leaders": [(e["opener"], int(e["value"])) for e in cert["leaders"]],
             "openers_rederived": len(eliminated), "openers_eliminated": len(cert["eliminated"]),
             "classes_rederived": len(classes), "classes": n_classes,

@@ -191,8 +191,11 @@ def exact_section(found, game) -> str:
 
 
 def prove_section(found, game) -> str:
-    """One line per proof: proven only when verify-certificate has checked the certificate in full as it is now
-    (pipeline/proofs/record.py); a certificate that claims a proof but is not so checked is called unverified."""
+    """One line per proof.  `proven: **True**` only when this machine's verify-certificate has checked the
+    certificate in full as it is now (a record sealed by this machine's checker key: pipeline/proofs/record.py);
+    a certificate that claims a proof but is not so checked (never checked here, a hand-written or copied record,
+    a file changed since) says `proven: **not verified here**` with what it claims; `proven: **False**` when the
+    certificate itself claims no proof."""
     from pipeline.proofs.record import status
 
     out = "## Proof\n\n"
@@ -203,7 +206,7 @@ def prove_section(found, game) -> str:
             claim = (f"proven: **True** — MinTotal = {c['ub']}, optimal opener(s) {', '.join(c['optimal_openers'])} "
                      f"({check.label()})")
         elif c["proven"]:
-            claim = (f"proven: **not verified** — the certificate claims MinTotal = {c['ub']} with opener(s) "
+            claim = (f"proven: **not verified here** — the certificate claims MinTotal = {c['ub']} with opener(s) "
                      f"{', '.join(c['optimal_openers'])}: {check.label()}")
         else:
             claim = f"proven: **False** — upper bound {c['ub']} ({c['ub_opener']}) not shown optimal"
