@@ -192,7 +192,7 @@ def run_tests(copy: Path, numba_root: Path, tests, timeout: float, scratch: Path
         return {"status": "timeout", "seconds": time.monotonic() - start, "failed": [], "pytest": ""}
     lines = done.stdout.strip().splitlines()
     return {"status": "passed" if done.returncode == 0 else "failed", "seconds": time.monotonic() - start,
-            "failed": [line.split(" ")[1] for line in lines if line.startswith(("FAILED ", "ERROR "))],
+            "failed": [line.split(" ", 1)[1].split(" - ")[0] for line in lines if line.startswith(("FAILED ", "ERROR "))],
             "pytest": lines[-1] if lines else ""}
 
 

@@ -34,9 +34,9 @@ from tests.helpers.brute import (
 # name: (symbols, length, symbol blocks, position blocks, words whose swapped positions hold symbols of two
 # blocks / of one block / the same symbol); symbols in no block and positions in no block stay fixed
 GROUPS = {
-    "three and two symbols, two positions": (6, 3, [[0, 1, 2], [3, 4]], [[0, 1]], [(0, 3, 5), (1, 0, 3), (2, 2, 4)]),
-    "two pairs of symbols, three positions": (5, 3, [[0, 1], [2, 3]], [[0, 1, 2]], [(0, 2, 4), (0, 1, 2), (4, 4, 1)]),
-    "two pairs of symbols, two pairs of positions": (4, 4, [[0, 1], [2, 3]], [[0, 1], [2, 3]],
+    "three-and-two-symbols-two-positions": (6, 3, [[0, 1, 2], [3, 4]], [[0, 1]], [(0, 3, 5), (1, 0, 3), (2, 2, 4)]),
+    "two-pairs-of-symbols-three-positions": (5, 3, [[0, 1], [2, 3]], [[0, 1, 2]], [(0, 2, 4), (0, 1, 2), (4, 4, 1)]),
+    "two-pairs-of-symbols-two-pairs-of-positions": (4, 4, [[0, 1], [2, 3]], [[0, 1], [2, 3]],
                                                      [(0, 2, 1, 3), (0, 1, 2, 3), (0, 0, 3, 3)]),
 }
 
@@ -64,7 +64,7 @@ def group(name: str):
     n_symbols, length, symbol_blocks, position_blocks, designed = GROUPS[name]
     gens = generators(n_symbols, length, symbol_blocks, position_blocks)
     elements = group_elements([(g["symbols"], g["positions"]) for g in gens], n_symbols, length)
-    seeds = designed + random_words(np.random.default_rng(len(name)), 3, length, n_symbols)
+    seeds = designed + random_words(np.random.default_rng(list(GROUPS).index(name)), 3, length, n_symbols)
     return gens, elements, closure_of(seeds, elements)
 
 
@@ -108,7 +108,7 @@ def test_the_designed_histories_bind():
     same symbol (so hard mode, symbol maps only, has more orbits); a word whose swapped positions hold symbols of
     two blocks is fixed by the map exchanging those symbols and the positions, no element of the group, which would
     merge two of its orbits."""
-    _, elements, words = group("three and two symbols, two positions")
+    _, elements, words = group("three-and-two-symbols-two-positions")
     index = {w: i for i, w in enumerate(words)}
     same = (index[(2, 2, 4)],)
     assert (len(expected_representatives(elements, words, same, False))
@@ -126,9 +126,9 @@ def test_the_designed_histories_bind():
 @pytest.fixture(scope="module")
 def peg_game():
     """A Mastermind-answered game (pegs are unchanged by any symbol or position map) on words closed under the
-    group "three and two symbols, two positions": guesses the closure of the designed and random words, secrets the
+    group "three-and-two-symbols-two-positions": guesses the closure of the designed and random words, secrets the
     closure of two of them (14 secrets)."""
-    gens, elements, words = group("three and two symbols, two positions")
+    gens, elements, words = group("three-and-two-symbols-two-positions")
     secrets = closure_of([(0, 3, 5), (0, 1, 3)], elements)
     codes = code_table(words, secrets, pegs_code)
     secret_guess = np.array([words.index(s) for s in secrets])
