@@ -311,14 +311,17 @@ def mini_game():
     return builtin_game("mini_nerdle")
 
 
+KEY = "0123456789abcdef"  # a key of the shape every artifact key has (bundle refuses any other)
+
+
 def bundle_folder(root: Path, game, **damage) -> Path:
     """A prove folder as bundle reads it (manifest.json, game.json.gz, certificate.json), with `damage`: manifest=
     a manifest change, stored= a function changing game.json.gz's body."""
     from pipeline.artifacts.stored_game import stored_game
 
-    folder = root / "prove" / "k"
+    folder = root / "prove" / KEY
     folder.mkdir(parents=True)
-    manifest = {"stage": "prove", "key": "k", "summary": {"ub": 544}, **damage.get("manifest", {})}
+    manifest = {"stage": "prove", "key": KEY, "summary": {"ub": 544}, **damage.get("manifest", {})}
     (folder / "manifest.json").write_text(json.dumps(manifest))
     body = damage.get("stored", lambda b: b)(stored_game(game, "prove", 1))
     (folder / "game.json.gz").write_bytes(gzip.compress(json.dumps(body).encode()))
@@ -355,7 +358,7 @@ def test_bundle_of_a_damaged_folder_is_one_line(damage, message, mini_game, tmp_
     folder = bundle_folder(tmp_path, mini_game, **damage)
     code, out, err = run_main(["bundle", str(folder)], capsys)
     assert_one_error(code, err, f"{folder}/{message}; rerun its stage with stage.force=true")
-    assert sorted(p.name for p in folder.parent.iterdir()) == ["k"]  # no archive, no temporary file
+    assert sorted(p.name for p in folder.parent.iterdir()) == [KEY]  # no archive, no temporary file
 
 
 def test_bundle_of_the_intact_folder_is_written(mini_game, tmp_path):
@@ -363,9 +366,9 @@ def test_bundle_of_the_intact_folder_is_written(mini_game, tmp_path):
 
     folder = bundle_folder(tmp_path, mini_game)
     out, index = write_bundle(folder)
-    assert out == folder.with_name("k.tar.gz") and index["game"]["name"] == "mini_nerdle"
+    assert out == folder.with_name(f"{KEY}.tar.gz") and index["game"]["name"] == "mini_nerdle"
     with tarfile.open(out) as tar:
-        readme = tar.extractfile("prove-k/README.txt").read().decode()
+        readme = tar.extractfile(f"prove-{KEY}/README.txt").read().decode()
     assert "result: ub 544" in readme and "206 secrets" in readme
 
 
