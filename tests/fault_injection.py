@@ -4,12 +4,17 @@ kill a worker or the driver while tasks are in flight. Production code knows not
     PYTHONPATH=<repo>/tests python -m fault_injection <seconds> <pipeline arguments...>
 
 The sleep wraps the task function in the driver; Ray workers unpickle the wrapper from this module, which
-they can import because they inherit the driver's PYTHONPATH.
+they can import because they inherit the driver's PYTHONPATH.  A `-m` sweep's points are drivers running in Ray
+workers, out of reach of the command above: for them, `slow_tasks_from_environment` is a Ray
+`worker_process_setup_hook` (tests/test_docker.py submits a job with it).
 """
 
 import functools
+import os
 import sys
 import time
+
+DELAY_VARIABLE = "PIPELINE_TEST_TASK_DELAY"
 
 
 def delayed(seconds: float, fn, item, *shared):
@@ -28,6 +33,11 @@ def slow_tasks(seconds: float) -> None:
         return original(self, functools.partial(delayed, seconds, fn), *args, **kwargs)
 
     Executor.map = slow_map
+
+
+def slow_tasks_from_environment() -> None:
+    """As a Ray worker_process_setup_hook: every worker of the job slows its tasks by $PIPELINE_TEST_TASK_DELAY s."""
+    slow_tasks(float(os.environ[DELAY_VARIABLE]))
 
 
 if __name__ == "__main__":
