@@ -19,7 +19,7 @@ from pipeline.assistant.ranking import top_guesses
 from pipeline.assistant.values import Valuer
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.answer import colours_to_code
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 
 
 def main() -> None:

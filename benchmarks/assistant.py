@@ -19,9 +19,9 @@ import time
 
 from pipeline.assistant.session import Session
 from pipeline.assistant.strategy import Strategy
-from pipeline.config import PROJECT_ROOT
+from pipeline.config.settings import PROJECT_ROOT
 from pipeline.games.answer import feedback
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 
 N_SECRETS = 6
 SEED = 2023
@@ -38,11 +38,11 @@ def startup_seconds(outputs: str) -> float:
 
 def in_process_breakdown() -> dict:
     code = ("import time; t0 = time.perf_counter()\n"
-            "from pipeline.compose import compose_config\n"
+            "from pipeline.config.compose import compose_config\n"
             "from pipeline.games.catalog import load_game\n"
             "from pipeline.assistant.strategy import Strategy\n"
             "from pipeline.assistant.session import Session\n"
-            "t1 = time.perf_counter(); cfg = compose_config(['game=wordle_original'], check=False); t2 = time.perf_counter()\n"
+            "t1 = time.perf_counter(); cfg = compose_config(['game=wordle_original']); t2 = time.perf_counter()\n"
             "s = Session(Strategy(load_game(cfg.game))); t3 = time.perf_counter()\n"
             "s.suggestion(); t4 = time.perf_counter()\n"
             "print(t1 - t0, t2 - t1, t3 - t2, t4 - t3)\n")

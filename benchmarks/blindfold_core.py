@@ -27,7 +27,7 @@ KNOWN_SETS = ["combo fatty grrrl spuds venge whilk", "catty frond rumba spill ve
 def load(game_name):
     try:
         from pipeline.feedback.matrix import game_matrix
-        from pipeline.compose import builtin_game
+        from pipeline.games.catalog import builtin_game
 
         game = builtin_game(game_name)
         return list(game.guesses), list(game.secrets), game.encoded_secrets(), game_matrix(game)

@@ -7,7 +7,7 @@ the funnel's deep levels see), then measures V_4 and V_5 of each against UB, in 
 one fresh solver per level and way, its memo shared by the openers as in one batch of the stage:
 - `two_pass`: the code as it is (from level 4 on, every class raised to LB_3, then to LB_level);
 - `one_pass`: the same code with the LB_3 pass switched off (classes raised from LB_1 straight to LB_level);
-and the same pair for the checker's own bounds (pipeline/proofs/bounds.py).  Values at or below UB must agree
+and the same pair for the checker's own bounds (pipeline/proofs/bounds/lower.py).  Values at or below UB must agree
 between the ways (they are exact); above UB each way may stop at a different bound.
 """
 
@@ -18,12 +18,12 @@ from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
-import pipeline.proofs.bounds as checker_bounds
-import pipeline.search.bounds as prover_bounds
-from pipeline.compose import builtin_game
+import pipeline.proofs.bounds.lower as checker_bounds
+import pipeline.search.bounds.lower as prover_bounds
+from pipeline.games.catalog import builtin_game
 from pipeline.feedback.matrix import game_matrix
-from pipeline.proofs.answer import game_code_matrix
-from pipeline.proofs.tree import answer_of
+from pipeline.proofs.game.answer import game_code_matrix
+from pipeline.proofs.certificates.tree import answer_of
 
 LEVELS = (4, 5)
 

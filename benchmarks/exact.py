@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.compose import builtin_game
-from pipeline.search.exact import ExactSolver, tree_total
+from pipeline.games.catalog import builtin_game
+from pipeline.search.exact.solver import ExactSolver, tree_total
 
 CASES = {"salet": ("salet", False, None), "crane": ("crane", False, None), "hard_salet": ("salet", True, 6)}
 

@@ -15,13 +15,13 @@ import numpy as np
 from pipeline.feedback.kernel import code_matrix
 from pipeline.feedback.matrix import game_matrix
 from pipeline.feedback.parquet import read_matrix, write_matrix
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from timing import best_of  # benchmarks/timing.py, beside this script
 
 
 def stage_peak_rss_mb(outputs: str) -> float:
     """Peak RSS of a fresh `python -m pipeline stage=feedback game=wordle_original` process."""
-    code = ("import resource, sys; from pipeline.commands import main; "
+    code = ("import resource, sys; from pipeline.app.commands import main; "
             "main(['stage=feedback', 'game=wordle_original', 'stage.force=true', 'paths.outputs=' + sys.argv[1]]); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code, outputs], capture_output=True, text=True, check=True)

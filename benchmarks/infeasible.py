@@ -6,10 +6,10 @@ openers, prover and checker, and print it as JSON.
 
 Per mode (normal, hard) it draws `--sample` openers (seeded, one per symmetry orbit in normal mode, as the stage
 does) and measures, in CPU seconds of this process (so other jobs on the machine change little):
-- the prover: the stage's witness search per opener (search/infeasible.py's opener_witness over the opener's
-  classes, counting then search/shallow.py or the exact solver), after the batch set-up (solver, probes) it pays
+- the prover: the stage's witness search per opener (search/solvable/infeasible.py's opener_witness over the opener's
+  classes, counting then search/solvable/shallow.py or the exact solver), after the batch set-up (solver, probes) it pays
   once per task;
-- the checker: proofs/infeasible.py's check_witness of that witness, with the checker's own code matrix.
+- the checker: proofs/certificates/infeasible.py's check_witness of that witness, with the checker's own code matrix.
 The projection: mean seconds times the openers to prove, spread over N cores (the stage deals the openers into
 batches of even size, the checker into chunks), plus the set-up each worker pays once.
 """
@@ -21,13 +21,13 @@ import time
 
 import numpy as np
 
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.feedback.matrix import game_matrix
-from pipeline.proofs.answer import game_code_matrix
-from pipeline.proofs.infeasible import check_witness, searcher
-from pipeline.proofs.tree import answer_of
-from pipeline.search.infeasible import opener_witness, probe_guesses, within_solvable
-from pipeline.search.within import Within
+from pipeline.proofs.game.answer import game_code_matrix
+from pipeline.proofs.certificates.infeasible import check_witness, searcher
+from pipeline.proofs.certificates.tree import answer_of
+from pipeline.search.solvable.infeasible import opener_witness, probe_guesses, within_solvable
+from pipeline.search.solvable.within import Within
 from pipeline.stages.prove_infeasible import opener_classes, representatives
 
 CORES = (2, 8, 64)

@@ -16,8 +16,8 @@ import numpy as np
 
 from pipeline.feedback.kernel import code_matrix
 from pipeline.feedback.matrix import game_matrix
-from pipeline.compose import builtin_game
-from pipeline.search.simulate import opener_measures, opener_stats
+from pipeline.games.catalog import builtin_game
+from pipeline.search.strategies.simulate import opener_measures, opener_stats
 from timing import best_of  # benchmarks/timing.py, beside this script
 
 

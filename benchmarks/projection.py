@@ -17,7 +17,7 @@ It follows what `experiment=prove_wordle` does, stage by stage (in hard mode wit
   the levels after it (no sampled survivor left) price every projected survivor at the UB opener's cost
   and let all of them survive.  The climb stops where the stage stops: one survivor left, or every
   survivor's bound at UB;
-- the closure, by the prove stage's own code (search/closure.py): the UB opener's classes are bounded one
+- the closure, by the prove stage's own code (search/bounds/closure.py): the UB opener's classes are bounded one
   by one by `class_bound` against its UB tree's subtree totals (one task per class; a size-stratified
   sample of `--class-sample` classes, the largest included, priced by the mean), and each other
   survivor is closed by `close_opener` (one task per opener; measured on the sampled survivors of the
@@ -44,17 +44,21 @@ from omegaconf import OmegaConf
 
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.feedback.matrix import game_matrix
-from pipeline.compose import builtin_game
-from pipeline.search.apmintotal import ApSearch, rank_openers
-from pipeline.search.bounds import k_of_game
+from pipeline.games.catalog import builtin_game
+from pipeline.search.apmintotal.value import ApSearch, rank_openers
+from pipeline.search.bounds.lower import k_of_game
 from pipeline.search.hard_mode import initial_state
-from pipeline.search.closure import (ClassSolvers, class_bound, guesses_left, opener_classes, settle_opener,
-                                     subtree_totals)
-from pipeline.search.exact import ExactSolver
-from pipeline.search.funnel import FunnelSolvers, level_rule
-from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
+from pipeline.search.bounds.closure import (ClassSolvers,
+    class_bound,
+    guesses_left,
+    opener_classes,
+    settle_opener,
+    subtree_totals)
+from pipeline.search.exact.solver import ExactSolver
+from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
+from pipeline.search.symmetry.generators import first_of_each_orbit, opener_representatives
 from pipeline.search.tree import to_json
-from pipeline.stages.schemas import LowerBoundConfig, ProveConfig, UpperBoundConfig
+from pipeline.config.stages import LowerBoundConfig, ProveConfig, UpperBoundConfig
 
 CORES = (2, 8, 64, 512)
 EXPERIMENT = Path(__file__).resolve().parents[1] / "conf" / "experiment" / "prove_wordle.yaml"
@@ -105,7 +109,7 @@ def rate_upper(kept: int, sampled: int, confidence: float = CONFIDENCE) -> float
 
 
 class FunnelBounds(FunnelSolvers):
-    """V_level(g, S) of an opener by the rule the lower_bound stage uses at that level (search/funnel.py): the
+    """V_level(g, S) of an opener by the rule the lower_bound stage uses at that level (search/bounds/funnel.py): the
     hard-mode bounds from `hard_from` on when `hard_from` is given (hard mode), the normal-mode ones otherwise."""
 
     def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
@@ -361,7 +365,7 @@ def closure(game, codes, k_s, ub_row, targets, survivors, alive, settings, gener
     cpu = out.get("ub_opener", {}).get("cpu_s", 0.0) + out["others"]["cpu_s"]
     longest = max(out.get("ub_opener", {}).get("longest_s", 0.0), out["others"]["longest_s"])
     return {"per_opener_s": round(cpu / max(survivors, 1.0), 1), "openers": round(survivors, 1),
-            "priced_by": "search/closure.py class_bound (UB opener, per class) and close_opener (others)",
+            "priced_by": "search/bounds/closure.py class_bound (UB opener, per class) and close_opener (others)",
             "cpu_s": round(cpu, 1), "longest_task_s": longest, **out}
 
 

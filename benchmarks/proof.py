@@ -22,9 +22,9 @@ import time
 import numpy as np
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.compose import builtin_game
-from pipeline.search.bounds import BoundSolver, k_of_game, opener_values
-from pipeline.search.exact import ExactSolver, tree_total
+from pipeline.games.catalog import builtin_game
+from pipeline.search.bounds.lower import BoundSolver, k_of_game, opener_values
+from pipeline.search.exact.solver import ExactSolver, tree_total
 
 UB = 7920
 

@@ -23,7 +23,7 @@ import os
 import time
 from pathlib import Path
 
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.runtime import policy
 
 STAGES = ("feedback", "upper_bound", "lower_bound", "prove")

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 
 
 def pipeline(*args: str) -> tuple[float, subprocess.CompletedProcess]:

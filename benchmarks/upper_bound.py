@@ -17,11 +17,11 @@ import time
 import numpy as np
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.compose import builtin_game
-from pipeline.search.apmintotal import ApSearch, rank_openers
-from pipeline.search.greedy import greedy
+from pipeline.games.catalog import builtin_game
+from pipeline.search.apmintotal.value import ApSearch, rank_openers
+from pipeline.search.strategies.greedy import greedy
 from pipeline.search.tree import statistics, verify
-from pipeline.search.valuations import all_combinations, transposed
+from pipeline.search.strategies.valuations import all_combinations, transposed
 
 TABLE_1 = [
     "MostParts,InSet,ExpSizeSplit", "MostParts,InSet,Information", "MostParts,InSet",

@@ -1,64 +1,60 @@
 """pipeline: find and prove optimal strategies for Wordle-like guessing games."""
 
-import hashlib
-import os
-import sys
-from pathlib import Path
-
 __version__ = "0.1.0"
 
 
-def _command_line_signals() -> None:
-    """Under `python -m pipeline` or `wordle-pipeline`, Ctrl-C and SIGTERM are handled from here on (the source
-    digest below takes a moment), not only once pipeline.__main__ runs; a library import changes nothing."""
-    if sys.argv[:1] == ["-m"] or Path(sys.argv[0]).name == "wordle-pipeline":
-        from pipeline.runtime import signals
+# The one exception type that reaches a user as a single clear line, and how user text is printed.
+#
+# Every line the command line prints that holds text it did not write itself (a file or member name, an
+# override, a word, a line read from stdin) goes through `printable`: a control character (an escape
+# sequence could repaint the terminal, e.g. into "ok: certificate verified") or a format character (a
+# right-to-left override) is shown as its Python escape, `\x1b`.  A whole input quoted in a message is cut to
+# its first ECHO_CHARS characters (`echo`), and every error line, whatever it quotes, to LINE_CHARS
+# (`error_line`, used by every printer of an `error:` line).
 
-        signals.install()
+import unicodedata
 
-
-_command_line_signals()
-
-
-# The rooms whose modules hold numba kernels or what kernels read (their callees and module constants); a module
-# elsewhere that defines a kernel is found by its decorator.  Only these sources name the numba cache folder, so an
-# edit to the command line, a stage or the runtime recompiles nothing (tests/test_numba_cache.py).
-KERNEL_ROOMS = ("search", "feedback", "proofs", "blindfold", "games")
-KERNEL_MARKERS = (b"@njit", b"numba.njit")
+ECHO_CHARS = 80  # an input quoted in a message: its first 80 characters, then "…"
+LINE_CHARS = 1000  # an error line: at most this many characters (far above any message written here)
+UNPRINTABLE = ("Cc", "Cf", "Cs")  # control, format (bidirectional overrides, zero widths), lone surrogates
 
 
-def _kernel_sources() -> list[Path]:
-    """Every module a numba kernel may compile from: the kernel rooms whole, and any other module with a kernel."""
-    package = Path(__file__).parent
-    sources = []
-    for path in sorted(package.rglob("*.py")):
-        room = path.relative_to(package).parts[0]
-        if room in KERNEL_ROOMS or any(marker in path.read_bytes() for marker in KERNEL_MARKERS):
-            sources.append(path)
-    return sources
+class PipelineError(Exception):
+    """A problem with the user's input or environment, reported as one line (no traceback)."""
 
 
-def _source_digest(paths: list[Path] | None = None) -> str:
-    """A digest of the given modules (every module of the package when None), as they are on disk now."""
-    digest = hashlib.sha256()
-    package = Path(__file__).parent
-    for path in paths if paths is not None else sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
+def printable(text) -> str:
+    """`text` with every control or format character written as its escape (`\\x1b`, `\\u202e`)."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   if unicodedata.category(ch) in UNPRINTABLE else ch for ch in text)
 
 
-def _numba_cache_per_source() -> None:
-    """Keep numba's on-disk cache in a folder named by the digest of the kernels' sources.  Numba revalidates a
-    cached kernel against its own file only, so after an edit (or a `git pull`) to a kernel it calls from
-    another file, the stale machine code would run; a new digest means a fresh cache instead.  The folder
-    lies under $NUMBA_CACHE_DIR if set (the Docker image sets it), else under ~/.cache/pipeline/numba."""
-    digest = _source_digest(_kernel_sources())
-    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    root = Path(os.environ.get("NUMBA_CACHE_DIR") or Path(cache_home) / "pipeline" / "numba")
-    folder = root if root.name == digest else root / digest
-    os.environ["NUMBA_CACHE_DIR"] = str(folder)  # inherited by Ray's workers, which land on the same folder
-    if "numba" in sys.modules:
-        sys.modules["numba"].config.CACHE_DIR = str(folder)
+def cut(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and "…" when it is longer."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
-_numba_cache_per_source()
+def echo(text, limit: int = ECHO_CHARS) -> str:
+    """An input quoted in a message: printable, at most `limit` characters (then "…")."""
+    return printable(cut(str(text), limit))
+
+
+def one_line(message) -> str:
+    """`message` printable, on one line (runs of white space, newlines included, become one space), cut to
+    LINE_CHARS."""
+    return cut(printable(" ".join(str(message).split())), LINE_CHARS)
+
+
+def error_line(message) -> str:
+    """The `error: ...` line of `message`: one line, printable, at most LINE_CHARS characters."""
+    return f"error: {one_line(message)}"
+
+
+def shown_value(value, limit: int = 40) -> str:
+    """A value quoted for an error line: the repr of its text (control characters escaped), cut to `limit`
+    characters (an echo of a huge input stays short)."""
+    text = str(value)
+    return repr(text[:limit]) + ("…" if len(text) > limit else "")

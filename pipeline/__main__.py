@@ -1,4 +1,4 @@
-"""python -m pipeline ... (and the `wordle-pipeline` command): see pipeline.cli and pipeline.commands.
+"""python -m pipeline ... (and the `wordle-pipeline` command): see pipeline.app.cli and pipeline.app.commands.
 
 Ctrl-C and SIGTERM, even while the modules are still importing, end the run with one line and exit
 status 130 or 143 (pipeline.runtime.signals)."""
@@ -13,7 +13,7 @@ signals.install()
 def main(argv: list[str]) -> int:
     """The command line, with an interrupt reported as one line (its exit status: 130 SIGINT, 143 SIGTERM)."""
     try:
-        from pipeline.commands import main as commands_main
+        from pipeline.app.commands import main as commands_main
 
         return commands_main(argv)
     except KeyboardInterrupt as err:

@@ -2,7 +2,7 @@
 
 import importlib.util
 
-from pipeline.config import PROJECT_ROOT
+from pipeline.config.settings import PROJECT_ROOT
 
 
 def load_benchmark(name: str):

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import GameConfig, WordListConfig
+from pipeline.config.settings import GameConfig, WordListConfig
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 
 @pytest.fixture(scope="session", autouse=True)
 def checker_key_folder(tmp_path_factory):
-    """The session's own config folder for the checker's key (pipeline/proofs/seal.py), so that no test reads or
+    """The session's own config folder for the checker's key (pipeline/proofs/certificates/seal.py), so that no test reads or
     writes the user's ~/.config/pipeline; subprocesses inherit it.  A test wanting another key folder sets
     PIPELINE_CONFIG_DIR with monkeypatch."""
-    from pipeline.proofs.seal import CONFIG_ENV
+    from pipeline.proofs.certificates.seal import CONFIG_ENV
 
     folder = tmp_path_factory.mktemp("config")
     os.environ[CONFIG_ENV] = str(folder)
@@ -51,15 +51,14 @@ MINI_NERDLE_RUNS = {  # a small run of every stage but reproduce (which reruns t
 def mini_nerdle_store(tmp_path_factory, ray_session):
     """The store after MINI_NERDLE_RUNS on Mini Nerdle, every stage's finished artifacts in it: run once for
     the whole session (the stage contract and the version pins read it; neither writes into it)."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     outputs = tmp_path_factory.mktemp("mini_nerdle_outputs")
     for overrides in MINI_NERDLE_RUNS.values():
-        cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "game=mini_nerdle", *overrides],
-                             check=False)
+        cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "game=mini_nerdle", *overrides])
         run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
     return ArtifactStore(outputs)
 
@@ -72,10 +71,10 @@ def outputs(tmp_path):
 @pytest.fixture
 def compose_config(outputs):
     """compose_config("stage=feedback", "game=mini_nerdle") -> typed Config, outputs in a temp dir."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
 
     def make(*overrides):
-        return compose_config([f"paths.outputs={outputs}", "progress=false", *overrides], check=False)
+        return compose_config([f"paths.outputs={outputs}", "progress=false", *overrides])
 
     return make
 
@@ -128,7 +127,7 @@ def word_list_game(tmp_path):
 def small_wordle(tmp_path_factory):
     """Secrets: every 14th original answer plus RAISE (167 words); guesses: those plus every 16th allowed
     guess (967 words), so G ≠ S, codes are uint8 and an opener sweep covers words that cannot win."""
-    from pipeline.config import DATA_DIR
+    from pipeline.config.settings import DATA_DIR
 
     answers = (DATA_DIR / "wordle" / "original_answers.txt").read_text().split()
     allowed = (DATA_DIR / "wordle" / "original_guesses.txt").read_text().split()
@@ -150,7 +149,7 @@ def pytest_collection_modifyitems(config, items):
     needing = [item for item in items if item.get_closest_marker("needs_ffxivrdle")]
     if not needing:
         return
-    from pipeline.compose import game_config
+    from pipeline.config.compose import game_config
 
     cfg = game_config("ffxivrdle")
     missing = [path for path in (cfg.secrets.path, cfg.guesses.path) if not Path(path).is_file()]

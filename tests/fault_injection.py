@@ -44,6 +44,6 @@ if __name__ == "__main__":
     import fault_injection  # the wrapper must pickle as fault_injection.delayed, not __main__.delayed
 
     fault_injection.slow_tasks(float(sys.argv[1]))
-    from pipeline.commands import main
+    from pipeline.app.commands import main
 
     sys.exit(main(sys.argv[2:]))

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import pytest
 
-from pipeline.config import PROJECT_ROOT
+from pipeline.config.settings import PROJECT_ROOT
 from pipeline.games.answer import feedback
 
 SECRETS = ["abbey", "abbot", "about", "above", "abyss", "allot", "alloy", "atoll", "babel", "bloat", "tabby",
@@ -90,7 +90,7 @@ def game_args(tmp_path_factory):
 
 def tiny_game(game_args, **extra):
     """The fixture's game loaded in this process (game.<key> settings in `extra`)."""
-    from pipeline.config import GameConfig, WordListConfig
+    from pipeline.config.settings import GameConfig, WordListConfig
     from pipeline.games.catalog import load_game
 
     paths = dict(arg.split("=", 1) for arg in game_args)
@@ -142,7 +142,7 @@ def test_exclude_removes_answers_for_the_assistant(game_args, tmp_path):
         assert (row["candidates_before"], row["candidates_after"]) == (ref["n"], ref["after"])
         assert (row["played"]["total"], row["best"]["total"]) == (ref["played"], ref["best"])
     from pipeline.assistant.analysis import check_secret
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
 
     game = tiny_game(game_args, exclude=str(tmp_path / "used.txt"))
     with pytest.raises(PipelineError, match=r"^'abyss' is not a possible secret of words \(game.exclude removes it\)$"):

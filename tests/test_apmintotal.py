@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import feedback
-from pipeline.search.apmintotal import ApSearch, apmintotal, rank_openers
+from pipeline.search.apmintotal.value import ApSearch, apmintotal, rank_openers
 from pipeline.search.tree import statistics, verify
 
 
@@ -193,7 +193,7 @@ def test_narrow_breadth_matches_the_definition(game, hard):
 def test_both_rankings_of_best_n_agree_with_a_scalar_split():
     """Best_n from pairwise code comparisons (small sets) and from bounded class counting with seeds (large
     sets) give the same ranking, useful list and perfect split, checked against classes counted in Python."""
-    from pipeline.search.apmintotal_ranking import LOST, MOST, PAIRS, _pair_stats, _rank_by_counting, _rank_from_stats
+    from pipeline.search.apmintotal.ranking import LOST, MOST, PAIRS, _pair_stats, _rank_by_counting, _rank_from_stats
 
     rng = np.random.default_rng(7)
     game = random_game(3)

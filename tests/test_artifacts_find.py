@@ -6,8 +6,8 @@ import pytest
 
 from pipeline.artifacts.find import artifacts_for, best_tree, fits, stored_trees
 from pipeline.artifacts.trees import load_tree
-from pipeline.errors import PipelineError
-from pipeline.compose import builtin_game
+from pipeline import PipelineError
+from pipeline.games.catalog import builtin_game
 from pipeline.runtime.store import ArtifactStore
 
 
@@ -76,7 +76,7 @@ def test_a_damaged_manifest_is_named_or_skipped_when_asked(tmp_path, mini):
 def test_one_loader_checks_lists_rules_and_replay(tmp_path, mini):
     from pipeline.artifacts.trees import write_tree
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.search.greedy import greedy
+    from pipeline.search.strategies.greedy import greedy
     from pipeline.search.tree import statistics, to_json, verify
 
     result = greedy(game_matrix(mini), mini.secret_of_guess, mini.n_codes, ("MostParts", "InSet", "ExpSizeSplit"))

@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-from pipeline.artifacts.tree_formats import from_lines
+from pipeline.formats.trees import from_lines
 from pipeline.assistant.parse import Entry, InputError, parse_colours, parse_line
 from pipeline.assistant.session import Session
 from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
-from pipeline.config import PROJECT_ROOT
-from pipeline.errors import PipelineError
+from pipeline.config.settings import PROJECT_ROOT
+from pipeline import PipelineError
 from pipeline.games.answer import feedback
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.games.constraints import hard_mode_allowed
 from pipeline.search.tree import from_json, to_json
 
@@ -268,7 +268,7 @@ def test_greedy_scan_agrees_with_the_valuations_module(name):
 
     from pipeline.assistant.strategy import greedy_choice, split_scan
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.search import valuations
+    from pipeline.search.strategies import valuations
 
     game = builtin_game(name)
     if name == "wordle_original":  # a slice keeps it fast

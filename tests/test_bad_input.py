@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.commands import main
-from pipeline.config import PROJECT_ROOT
+from pipeline.app.commands import main
+from pipeline.config.settings import PROJECT_ROOT
 
 WORDS = ["crane", "slate", "trace", "crate", "plane", "shine", "brick", "flute"]
 
@@ -260,7 +260,7 @@ def test_top_level_usage_has_no_repeated_line(capsys):
 
 
 def test_split_words_keeps_paths_with_equals_and_slashes():
-    from pipeline.commands import split_words
+    from pipeline.app.commands import split_words
 
     positional, overrides, legacy = split_words(
         ["runs/a=b/tree.json", "game=mini_nerdle", "game.hard_mode=true", "paths.outputs=/x=y", "+game.x=1",
@@ -293,7 +293,7 @@ def test_settings_that_used_to_hang_fail_at_once(setting, message, tmp_path):
 
 def test_a_silent_server_is_not_a_ray_head():
     """A port that accepts connections but never answers (a firewall, a proxy) is refused within the timeout."""
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
     from pipeline.runtime.ray_session import check_reachable
 
     server = socket.socket()
@@ -311,7 +311,7 @@ def test_a_silent_server_is_not_a_ray_head():
 
 
 def test_fan_out_refuses_an_empty_window_before_touching_ray():
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
     from pipeline.runtime.executors import fan_out
 
     with pytest.raises(PipelineError, match="ray.max_in_flight must be at least 1, got 0"):
@@ -369,7 +369,7 @@ def test_exact_writes_trees_of_openers_with_slashes(ray_session, tmp_path, run_p
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory, ray_session):
     """feedback -> upper_bound -> lower_bound for an eight-word game, run once; tests copy the folder."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -378,7 +378,7 @@ def finished(tmp_path_factory, ray_session):
     words = root / "words.txt"
     words.write_text("\n".join(WORDS) + "\n")
     args = ["game=words", "game.length=5", f"game.secrets.path={words}"]
-    cfg = compose_config([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args], check=False)
+    cfg = compose_config([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args])
     run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
     return root / "outputs", args
 
@@ -482,8 +482,8 @@ def test_a_digit_word_read_as_a_number_is_still_a_word():
     """Hydra reads `stage.openers=[45817]` as the integer 45817: for Primel it is the word '45817'."""
     from types import SimpleNamespace
 
-    from pipeline.errors import PipelineError
-    from pipeline.validation import word_list
+    from pipeline import PipelineError
+    from pipeline.config.validation import word_list
     game = SimpleNamespace(name="digits", guess_index={"45817": 0, "14783": 1})
     assert word_list(SimpleNamespace(openers=[45817, "14783"]), "openers", game) == ["45817", "14783"]
     with pytest.raises(PipelineError, match="99991"):

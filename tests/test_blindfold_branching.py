@@ -188,7 +188,7 @@ def test_stage_records_the_method(run_pipeline, word_game, decision, method):
 
 
 def test_stage_refuses_an_unknown_decision(run_pipeline, word_game):
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
 
     with pytest.raises(PipelineError, match="stage.decision must be branching or mip, not 'beam'"):
         run_pipeline(*word_game, "stage.fixed=2", "stage.depth=1", "stage.decision=beam")
@@ -198,7 +198,7 @@ def test_the_three_plus_two_set_found_on_wordle_nyt_apr2022():
     """The stage's answer to 3 fixed guesses, then trees of 2 (docs/blindfold.md): ABHOR CLEFT GAWPS leaves
     no class that one guess cannot tell apart, every secret within 5 guesses, total 10102."""
     from pipeline.blindfold.hybrid import evaluate
-    from pipeline.compose import builtin_game
+    from pipeline.games.catalog import builtin_game
     from pipeline.feedback.matrix import answer_matrix
 
     game = builtin_game("wordle_nyt_apr2022")

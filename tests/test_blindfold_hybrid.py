@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pipeline.blindfold.hybrid import most_secrets
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.answer import feedback
 
 SECRETS = ["batch", "catch", "hatch", "latch", "match", "patch", "watch", "crane", "crate", "grate", "irate", "plate"]

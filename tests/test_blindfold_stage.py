@@ -6,7 +6,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.answer import feedback
 
 WORDS = ["batch", "catch", "hatch", "latch", "match", "patch", "watch", "crane", "crate", "grate", "irate", "plate"]

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.feedback.matrix import game_matrix
-from pipeline.search.bounds import UNBOUNDED, BoundSolver, bound, k_of_game, opener_values
-from pipeline.search.max_parts import NEIGHBOUR_SIZES, max_parts, most_parts_above, parts_index
+from pipeline.search.bounds.lower import UNBOUNDED, BoundSolver, bound, k_of_game, opener_values
+from pipeline.search.bounds.max_parts import NEIGHBOUR_SIZES, max_parts, most_parts_above, parts_index
 from pipeline.search.partition import split_parts
 from test_exact import ALPHABET, GAMES, brute_min_total, build
 
@@ -256,7 +256,7 @@ def two_speed_matrix():
 
 
 def test_only_lb3_is_a_floor_for_every_level(monkeypatch):
-    import pipeline.search.bounds as bounds
+    import pipeline.search.bounds.lower as bounds
 
     codes, sog = two_speed_matrix()
     k_s = k_of_game(codes, 10)

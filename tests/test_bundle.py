@@ -1,6 +1,6 @@
 """Self-contained proofs: a proof folder stores its game (game.json.gz), `verify-certificate <folder>` needs no
 override and no list file, and `bundle` packs the folder into one archive `verify-certificate <archive>` checks
-after unpacking it warily (pipeline/proofs/archive.py).  The proofs are of tiny games (a 29-word list, a
+after unpacking it warily (pipeline/proofs/files/archive.py).  The proofs are of tiny games (a 29-word list, a
 3-peg Mastermind): seconds each."""
 
 import gzip
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import DATA_DIR
-from pipeline.proofs import archive
-from pipeline.proofs.record import RECORD, UNVERIFIED, VERIFIED, status
+from pipeline.config.settings import DATA_DIR
+from pipeline.proofs.files import archive
+from pipeline.proofs.certificates.record import RECORD, UNVERIFIED, VERIFIED, status
 from tests.test_bad_input import assert_one_error, fresh_console, run_main  # noqa: F401 (fresh_console: autouse)
 
 WORDS = (DATA_DIR / "wordle" / "original_answers.txt").read_text().split()[::80]  # 29 answers
@@ -24,13 +24,13 @@ EXCLUDED = WORDS[:3]
 
 def proved(folder: Path, overrides: list[str]) -> Path:
     """The prove artifact folder of a run with `overrides`, its outputs under `folder`."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     cfg = compose_config([f"paths.outputs={folder / 'outputs'}", "progress=false", "ray.executor=local",
-                          "stage=prove", *overrides], check=False)
+                          "stage=prove", *overrides])
     return run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs)).path
 
 

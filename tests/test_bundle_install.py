@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from pipeline.config import PROJECT_ROOT
+from pipeline.config.settings import PROJECT_ROOT
 from tests.test_bundle import EXCLUDED, WORDS, proved
 from tests.test_bad_input import fresh_console, run_main  # noqa: F401 (fresh_console: autouse)
 

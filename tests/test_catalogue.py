@@ -11,7 +11,8 @@ from urllib.parse import quote
 
 import pytest
 
-from pipeline.proofs import record, seal
+from pipeline.proofs.certificates import record
+from pipeline.proofs.certificates import seal
 from pipeline.runtime.store import ArtifactStore
 from test_bad_input import fresh_console, run_main  # noqa: F401 (the in-process command line and its log reset)
 

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 import pytest
 
 from pipeline.artifacts.catalogue_page import LINKS, SHA, STATE, cells, links
-from pipeline.proofs import record
+from pipeline.proofs.certificates import record
 from test_catalogue import certificate, copied, edited_copy
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

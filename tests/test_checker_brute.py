@@ -1,5 +1,5 @@
-"""The checker's own exact MinTotal (proofs/exact.py), lower bounds (proofs/bounds.py, proofs/hard_bounds.py) and
-feasibility search (proofs/feasibility.py) against a brute force written from the definitions
+"""The checker's own exact MinTotal (proofs/exact/solver.py), lower bounds (proofs/bounds/lower.py, proofs/bounds/hard.py) and
+feasibility search (proofs/solvable/within.py) against a brute force written from the definitions
 (tests/helpers/brute.py, which imports neither prover nor checker), on many small random games where the guess
 limit binds: normal mode on random code matrices, hard mode on random words answered by Wordle's rule.
 
@@ -12,10 +12,10 @@ from itertools import combinations, islice
 import numpy as np
 import pytest
 
-from pipeline.proofs.bounds import LowerBounds
-from pipeline.proofs.exact import INFEASIBLE, ExactSolver
-from pipeline.proofs.feasibility import Feasibility
-from pipeline.proofs.hard_bounds import HardLowerBounds
+from pipeline.proofs.bounds.lower import LowerBounds
+from pipeline.proofs.exact.solver import INFEASIBLE, ExactSolver
+from pipeline.proofs.solvable.within import Feasibility
+from pipeline.proofs.bounds.hard import HardLowerBounds
 from tests.helpers.brute import NO_STRATEGY, BruteGame, code_table, random_matrix, random_words, wordle_code
 
 LIMITS = (None, 2, 3, 4, 5)  # guesses left at the queried set; None: no limit

@@ -1,4 +1,4 @@
-"""The checker's hard-mode `Rule` (pipeline/proofs/hard_mode.py) against its own string-level `violation`: after one
+"""The checker's hard-mode `Rule` (pipeline/proofs/game/hard_mode.py) against its own string-level `violation`: after one
 or two answered guesses, the words the rule allows are exactly the words that break no requirement, with repeated
 letters in guesses and secrets."""
 
@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from pipeline.proofs.hard_mode import Rule, letter_counts, violation
+from pipeline.proofs.game.hard_mode import Rule, letter_counts, violation
 
 WORDS = ["eerie", "geese", "sheep", "tepee", "elder", "lever", "steel", "sleet", "reset", "terse", "trees", "ester",
          "egret", "greet", "there", "three", "ether", "leers", "reels", "seers", "sires", "rises", "tries", "tiers"]

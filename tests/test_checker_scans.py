@@ -1,4 +1,4 @@
-"""The checker's pruned scans for LB_2 / LB_3 (pipeline/proofs/bounds.py, hard_bounds.py) against the definitions.
+"""The checker's pruned scans for LB_2 / LB_3 (pipeline/proofs/bounds/lower.py, hard_bounds.py) against the definitions.
 
 The scans skip guesses whose part count on all secrets cannot beat the best found, count a set's own guesses
 first and stop at |C| + 1 (inside) or |C| (outside).  Each is compared with the definition computed in plain
@@ -10,8 +10,8 @@ value.
 import numpy as np
 import pytest
 
-from pipeline.proofs.bounds import BLOCK, WIDE, LowerBounds, bound, least_v1, most_parts_inside
-from pipeline.proofs.hard_bounds import most_count_listed, most_parts_listed
+from pipeline.proofs.bounds.lower import BLOCK, WIDE, LowerBounds, bound, least_v1, most_parts_inside
+from pipeline.proofs.bounds.hard import most_count_listed, most_parts_listed
 
 N_CODES = 16  # 15 colours and the win: K_S <= 7, so sets of 9 or more take the general LB_3 branch
 

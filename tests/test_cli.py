@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from pipeline.config import PROJECT_ROOT
+from pipeline.config.settings import PROJECT_ROOT
 
 
 def pipeline(*args, outputs):

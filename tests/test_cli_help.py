@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.commands import COMMANDS
-from pipeline.config import CONF_DIR, PROJECT_ROOT
-from pipeline.stages.schemas import SCHEMAS
+from pipeline.app.commands import COMMANDS
+from pipeline.config.settings import CONF_DIR, PROJECT_ROOT
+from pipeline.config.stages import SCHEMAS
 from test_bad_input import assert_one_error, run_main
 
 GAMES = sorted(p.stem for p in (Path(CONF_DIR) / "game").glob("*.yaml"))
@@ -43,7 +43,7 @@ def test_list_describes_every_stage_game_and_experiment(capsys):
 
 
 def test_a_description_is_the_first_sentence_of_the_leading_comment(tmp_path):
-    from pipeline.suggest import describe_yaml
+    from pipeline.config.suggest import describe_yaml
 
     conf = tmp_path / "x.yaml"
     conf.write_text("# @package _global_\n# Two lines, i.e. one sentence\n# that ends here. Not this.\n"
@@ -73,7 +73,7 @@ def test_list_has_its_own_help(capsys):
 @pytest.mark.parametrize("word,expected", [("paly", "play"), ("slove", "solve"), ("lsit", "list"),
                                            ("anlayse", "analyse"), ("dat", "data")])
 def test_did_you_mean_finds_the_sub_command(word, expected):
-    from pipeline.suggest import did_you_mean
+    from pipeline.config.suggest import did_you_mean
 
     assert did_you_mean(word, COMMANDS).startswith(f" (did you mean {expected}")
     assert did_you_mean("zzzz", COMMANDS) == ""

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.config import PROJECT_ROOT
+from pipeline.config.settings import PROJECT_ROOT
 
 STAGE = ["stage=lower_bound", "game=mini_nerdle", "stage.ub=544"]
 RAY = str(Path(sys.executable).with_name("ray"))

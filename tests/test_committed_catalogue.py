@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.proofs import archive
+from pipeline.proofs.files import archive
 from tests.test_bad_input import fresh_console, run_main  # noqa: F401 (fresh_console: autouse)
 
 FOLDER = Path(__file__).resolve().parent.parent / "catalogue"

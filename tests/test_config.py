@@ -1,4 +1,4 @@
-"""Every config file composes through the one composer (pipeline.compose) and validates against its schema;
+"""Every config file composes through the one composer (pipeline.config.compose) and validates against its schema;
 every default is written once, in the schemas, and `python -m pipeline list stage=<name>` shows each setting
 with its default and help line."""
 
@@ -7,15 +7,15 @@ import dataclasses
 import pytest
 import yaml
 
-from pipeline.compose import compose_config
-from pipeline.config import CONF_DIR, Config, GameConfig, PathsConfig, RayConfig, help_of
+from pipeline.config.compose import compose_config
+from pipeline.config.settings import CONF_DIR, Config, GameConfig, PathsConfig, RayConfig, help_of
 from pipeline.stages import STAGES
 
 GAMES = sorted(p.stem for p in (CONF_DIR / "game").glob("*.yaml"))
 
 
 def composed(*overrides: str) -> Config:
-    config = compose_config(list(overrides), check=False)
+    config = compose_config(list(overrides))
     assert isinstance(config, Config)
     return config
 
@@ -93,8 +93,8 @@ def test_a_game_file_repeats_no_default_of_the_game_schema(game):
 def test_the_listing_shows_every_setting_with_its_default_and_help(section):
     """`python -m pipeline list stage=<name>` (and game, ray, paths) is read from the schema: one row per setting,
     `key=default` then its help line."""
-    from pipeline.stages.schemas import INHERITED_HELP, SCHEMAS
-    from pipeline.suggest import settings_listing, shown
+    from pipeline.config.stages import INHERITED_HELP, SCHEMAS
+    from pipeline.config.suggest import settings_listing, shown
 
     group, _, name = section.partition("=")
     schema = {"stage": STAGES[name].SCHEMA if name else None, "game": GameConfig, "ray": RayConfig,
@@ -121,7 +121,7 @@ def test_the_listing_shows_every_setting_with_its_default_and_help(section):
 
 
 def test_the_listing_command_prints_a_stage_s_settings(capsys):
-    from pipeline.commands import main
+    from pipeline.app.commands import main
 
     assert main(["list", "stage=upper_bound"]) == 0
     out = capsys.readouterr().out
@@ -137,17 +137,17 @@ def test_composing_a_config_imports_no_stage_module():
     import sys
     from pathlib import Path
 
-    code = ("import sys; from pipeline.compose import compose_config; "
-            "config = compose_config(['experiment=prove_wordle'], check=False); "
+    code = ("import sys; from pipeline.config.compose import compose_config; "
+            "config = compose_config(['experiment=prove_wordle']); "
             "print(config.upstream.upper_bound.breadth, sorted(m for m in sys.modules if m.startswith("
             "('pipeline.stages.', 'pipeline.search', 'pipeline.blindfold', 'numba', 'pyarrow', 'ray'))))")
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["10", "['pipeline.stages.base',", "'pipeline.stages.schemas']"]
+    assert out.split() == ["10", "['pipeline.stages.base',", "'pipeline.config.stages']"]
 
 
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_each_stage_declares_the_schema_the_command_line_registers(stage):
-    from pipeline.stages.schemas import SCHEMAS
+    from pipeline.config.stages import SCHEMAS
 
     assert STAGES[stage].SCHEMA is SCHEMAS[stage]

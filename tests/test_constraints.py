@@ -71,7 +71,7 @@ def test_history_filter_equals_feedback_filter(length, data):
 
 
 def test_hard_mode_after_all_grey_allows_anything():
-    from pipeline.compose import builtin_game
+    from pipeline.games.catalog import builtin_game
 
     game = builtin_game("wordle_original")
     history = [("salet", "00000")]

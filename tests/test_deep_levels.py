@@ -2,10 +2,10 @@
 wherever they are within the threshold."""
 
 from benchmark_module import load_benchmark
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.feedback.matrix import game_matrix
-from pipeline.proofs.answer import game_code_matrix
-from pipeline.proofs.tree import answer_of
+from pipeline.proofs.game.answer import game_code_matrix
+from pipeline.proofs.certificates.tree import answer_of
 
 
 def test_one_and_two_passes_agree_within_the_threshold_on_mini_nerdle():

@@ -388,9 +388,9 @@ def test_rayjob_is_bounded_in_time_and_scales_only_when_autoscaling_is_on():
 def test_rayjob_entrypoint_is_a_valid_pipeline_command_writing_to_the_claim():
     argv = shlex.split(load("rayjob.yaml")["spec"]["entrypoint"])
     assert argv[:3] == ["python", "-m", "pipeline"]
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
 
-    cfg = compose_config(argv[3:], check=False)  # raises a one-line PipelineError if any override is invalid
+    cfg = compose_config(argv[3:])  # raises a one-line PipelineError if any override is invalid
     assert cfg.ray.address == "auto"
     assert cfg.paths.outputs == OUTPUTS_IN_IMAGE
 

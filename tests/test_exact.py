@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import colours_to_code, feedback
-from pipeline.search.exact import IMPOSSIBLE, ExactSolver, tree_total
+from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver, tree_total
 from pipeline.search.hard_mode import allowed_into, state_after, symbol_counts
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
@@ -110,7 +110,7 @@ def test_writable_and_read_only_inputs_share_one_compiled_search():
     """Ray hands tasks read-only arrays, other callers writable ones: numba compiles a kernel per argument
     type, so the solver hands its kernels read-only arrays either way (one compilation of the search, about a
     minute, not two) and finds the same values."""
-    from pipeline.search import exact_steps
+    from pipeline.search.exact import steps as exact_steps
 
     secrets, guesses, codes, sog, n_codes = build("eels")
     words = encode_words(guesses, ALPHABET)
@@ -372,7 +372,7 @@ def test_salet_is_7920_on_original_wordle():
 
 def test_memo_grows_and_keeps_its_entries():
     """A memo over half full doubles (up to its limit) and every stored value and flag is found again."""
-    from pipeline.search.exact_kernels import EXACT, LOWER, Memo, memo_find, memo_grown, memo_store
+    from pipeline.search.exact.kernels import EXACT, LOWER, Memo, memo_find, memo_grown, memo_store
 
     memo = Memo(np.zeros((16, 2), np.uint64), np.zeros(16, np.int8), np.zeros((16, 3), np.int64),
                 np.array([0, 1024], dtype=np.int64))
@@ -390,7 +390,7 @@ def test_memo_grows_and_keeps_its_entries():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_select_smallest_puts_the_b_smallest_first(seed):
-    from pipeline.search.exact_kernels import select_smallest
+    from pipeline.search.exact.kernels import select_smallest
 
     rng = np.random.default_rng(seed)
     for size in (1, 2, 3, 17, 40, 1000):
@@ -417,7 +417,7 @@ def test_small_set_scan_over_several_blocks_matches_direct_counts(layout, size):
     its useful guesses, bounds, ordering keys and most classes match counting every guess directly, and a
     perfect splitter in a later block ends the scan there.  At the largest small set one guess leaves all
     but one candidate together: the most equal pairs its 16-bit counts must hold."""
-    from pipeline.search.exact_kernels import BLOCK, INF, KEY_MASK, KEY_SHIFT, SMALL_SET, scan
+    from pipeline.search.exact.kernels import BLOCK, INF, KEY_MASK, KEY_SHIFT, SMALL_SET, scan
 
     rng = np.random.default_rng(7)
     n_guesses, n_secrets, win = 3 * BLOCK + 100, 300, 242

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.config import RayConfig
-from pipeline.errors import PipelineError
+from pipeline.config.settings import RayConfig
+from pipeline import PipelineError
 from pipeline.runtime import codec, executors, policy
 from pipeline.runtime.executors import InProcessExecutor, RayExecutor, choose_executor
 from pipeline.runtime.shards import FanOutStats, load_done, save_shard
@@ -204,7 +204,7 @@ def test_contradictory_executor_settings_are_refused(settings, message):
 
 
 def test_bad_executor_on_the_command_line_is_one_error_line(tmp_path, capsys):
-    from pipeline.commands import main as command_line
+    from pipeline.app.commands import main as command_line
 
     with pytest.raises(SystemExit) as exit_:
         command_line(["stage=feedback", "game=mini_nerdle", "ray.executor=sometimes", f"paths.outputs={tmp_path}"])
@@ -215,7 +215,7 @@ def test_bad_executor_on_the_command_line_is_one_error_line(tmp_path, capsys):
 
 RUN_WITHOUT_RAY = """
 import sys
-from pipeline.commands import main
+from pipeline.app.commands import main
 main(sys.argv[1:])
 ray = sys.modules.get("ray")
 print("ray started:", ray is not None and ray.is_initialized())
@@ -258,7 +258,7 @@ def same_value(a, b) -> bool:
 
 
 def rich_result():
-    from pipeline.search.apmintotal import ApResult
+    from pipeline.search.apmintotal.value import ApResult
 
     tree = (12, {3: (7, {}), 80: (1, {5: (2, {})})})  # an exact solver's tree: int keys
     ap = ApResult(breadth=10, total=7920, opener=5, node_guess=np.arange(4, dtype=np.int32),
@@ -369,7 +369,7 @@ def test_the_policy_sizes_work_to_the_cluster():
                                                            (138, 64, None, 2000), (100, 2, 7, 2000), (9000, 1, 2, 1000)])
 def test_lower_bound_batches_cover_every_opener_once(n, cpus, override, max_batch):
     from pipeline.stages.lower_bound import batches
-    from pipeline.stages.schemas import LowerBoundConfig
+    from pipeline.config.stages import LowerBoundConfig
 
     openers = np.arange(100, 100 + n, dtype=np.int32)
     parts = batches(openers, LowerBoundConfig(batches_per_level=override, max_batch=max_batch), cpus)
@@ -455,7 +455,7 @@ def test_the_runtime_stands_apart_from_the_games_the_maths_and_the_stages():
     imports nothing from runtime/; no stage reaches for the Ray session (the context sizes its batches)."""
     import ast
 
-    from pipeline.config import PROJECT_ROOT
+    from pipeline.config.settings import PROJECT_ROOT
 
     package = PROJECT_ROOT / "pipeline"
 

@@ -8,10 +8,10 @@ import sys
 import numpy as np
 import pytest
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.feedback.parquet import read_matrix, write_matrix
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.runtime.store import ArtifactStore
 
 
@@ -178,7 +178,7 @@ def test_matrix_cache_serves_the_parquet_codes_and_never_stale_ones(tmp_path, sm
 @pytest.mark.parametrize("cpus, blocks", [(1, 7), (2, 8), (64, 256), (10_000, 12972)])
 def test_row_blocks_follow_the_cluster_and_cover_every_row_once(cpus, blocks):
     from pipeline.stages.feedback import blocks_for
-    from pipeline.stages.schemas import FeedbackConfig
+    from pipeline.config.stages import FeedbackConfig
 
     got = blocks_for(12972, FeedbackConfig(), cpus)  # Wordle's guesses; at most 2048 rows a block
     assert len(got) == blocks

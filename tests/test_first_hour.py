@@ -153,7 +153,7 @@ def play(*args, stdin, outputs):
     import subprocess
     import sys
 
-    from pipeline.config import PROJECT_ROOT
+    from pipeline.config.settings import PROJECT_ROOT
 
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env["PYTHONPATH"] = str(PROJECT_ROOT)
@@ -163,7 +163,7 @@ def play(*args, stdin, outputs):
 
 @pytest.fixture(scope="module")
 def mini_game():
-    from pipeline.compose import builtin_game
+    from pipeline.games.catalog import builtin_game
 
     return builtin_game("mini_nerdle")
 
@@ -193,7 +193,7 @@ def test_the_published_optimum_needs_the_shipped_lists_and_normal_mode(mini_game
     import dataclasses
 
     from pipeline.assistant.known import published_optimum
-    from pipeline.compose import builtin_game
+    from pipeline.games.catalog import builtin_game
 
     assert published_optimum(mini_game) == (544, "4*7=28")
     assert published_optimum(builtin_game("mini_nerdle", hard_mode=True)) is None
@@ -260,7 +260,7 @@ def greedy_tree(game):
     """A LoadedTree of the assistant's own play (published opener, then greedy) against every secret."""
     from pipeline.artifacts.trees import LoadedTree
     from pipeline.games.answer import feedback
-    from pipeline.artifacts.tree_formats import from_lines
+    from pipeline.formats.trees import from_lines
     from pipeline.search.tree import from_json, statistics
 
     session = new_session(game)

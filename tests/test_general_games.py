@@ -7,13 +7,13 @@ from itertools import permutations, product
 import numpy as np
 import pytest
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.matrix import answer_matrix
 from pipeline.games import pegs
 from pipeline.games.answer import Answering
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.games.encoding import encode_words
-from pipeline.proofs import answer as checker
+from pipeline.proofs.game import answer as checker
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
@@ -183,8 +183,8 @@ def brute_min_total(words, respond, secrets=None):
 def test_exact_search_matches_brute_force(game, overrides, sample):
     """MinTotal of all secrets, or of a random sample of them with every guess allowed."""
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.proofs.exact import ExactSolver as CheckerExact
-    from pipeline.search.exact import ExactSolver
+    from pipeline.proofs.exact.solver import ExactSolver as CheckerExact
+    from pipeline.search.exact.solver import ExactSolver
 
     g = builtin_game(game, **overrides)
     codes = game_matrix(g)
@@ -203,7 +203,7 @@ def test_exact_search_matches_brute_force(game, overrides, sample):
 
 def test_upper_bound_tree_replays_with_peg_answers():
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.search.apmintotal import apmintotal
+    from pipeline.search.apmintotal.value import apmintotal
     from pipeline.search.tree import statistics, verify
 
     g = builtin_game("mastermind", pegs=3, colours=4)
@@ -218,20 +218,20 @@ def test_upper_bound_tree_replays_with_peg_answers():
 
 
 def test_prove_small_mastermind_and_verify(tmp_path, ray_session):
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
-    from pipeline.proofs.certificate import CertificateError, verify_certificate
+    from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     cfg = compose_config([f"paths.outputs={tmp_path}", "progress=false", "experiment=prove", "game=mastermind",
-                             "game.pegs=3", "game.colours=3"], check=False)
+                             "game.pegs=3", "game.colours=3"])
     game = load_game(cfg.game)
     folder = run_stage(cfg.stage, cfg, game, ArtifactStore(tmp_path)).path
     result = verify_certificate(folder, game)
     assert result["ub"] == 73 and result["complete"]
     wordle_rules = load_game(compose_config(["game=mastermind", "game.pegs=3", "game.colours=3",
-                                                "game.answer=wordle"], check=False).game)
+                                                "game.answer=wordle"]).game)
     with pytest.raises(CertificateError, match="answers"):
         verify_certificate(folder, wordle_rules)
 
@@ -243,7 +243,7 @@ def run_cli(*args, stdin=""):
     import subprocess
     import sys
 
-    from pipeline.config import PROJECT_ROOT
+    from pipeline.config.settings import PROJECT_ROOT
 
     return subprocess.run([sys.executable, "-m", "pipeline", *args, "tree=none"], input=stdin, capture_output=True,
                           text=True, cwd=PROJECT_ROOT, timeout=300)

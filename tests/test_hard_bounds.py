@@ -1,4 +1,4 @@
-"""Hard-mode lower bounds (prover's search/hard_bounds.py and the checker's proofs/hard_bounds.py).
+"""Hard-mode lower bounds (prover's search/bounds/hard.py and the checker's proofs/bounds/hard.py).
 
 Both are checked against a brute-force hard-mode MinTotal written from the rules (tests/
 test_hard_mode_chain.py), against each other (two implementations from the same definitions), and
@@ -12,11 +12,11 @@ import pytest
 
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.answer import code_to_colours
-from pipeline.proofs.answer import symbols
-from pipeline.proofs.bounds import LowerBounds
-from pipeline.proofs.hard_bounds import HardLowerBounds
-from pipeline.search.bounds import BoundSolver, k_of_game
-from pipeline.search.hard_bounds import HardBoundSolver
+from pipeline.proofs.game.answer import symbols
+from pipeline.proofs.bounds.lower import LowerBounds
+from pipeline.proofs.bounds.hard import HardLowerBounds
+from pipeline.search.bounds.lower import BoundSolver, k_of_game
+from pipeline.search.bounds.hard import HardBoundSolver
 from pipeline.search.hard_mode import initial_state
 from tests.test_hard_mode_chain import HARD_BINDS, LIMIT_BINDS, brute_min_total, tiny_game
 
@@ -93,7 +93,7 @@ def test_hard_class_bounds_after_one_guess_match_and_bound(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_checker_class_scans_inside_their_parent_give_the_same_bounds(name):
     """The checker's LB_2 / LB_3 of a class D of C, skipping guesses whose part count on C cannot beat the best
-    (proofs/hard_bounds.py `_caps_on`), against the same scans capped by all secrets only: V_4..V_6 of every
+    (proofs/bounds/hard.py `_caps_on`), against the same scans capped by all secrets only: V_4..V_6 of every
     opener are equal."""
     game, _, _, _, checker = solvers(GAMES[name])
     plain = solvers(GAMES[name])[4]
@@ -129,8 +129,8 @@ def assert_budgeted(result, truth, budget):
 
 
 def test_parts_above_is_the_largest_part_count_whose_bound_exceeds_the_budget():
-    from pipeline.search.bounds import bound
-    from pipeline.search.bounds import parts_above
+    from pipeline.search.bounds.lower import bound
+    from pipeline.search.bounds.lower import parts_above
 
     for n in range(3, 60):
         for budget in range(2 * n - 3, n * (n + 1) // 2 + 2):
@@ -169,9 +169,9 @@ def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
     """Hard LB_3 by the part-count scan (winning guesses first and letter ceilings, or neither) against min V_1 over every allowed
     guess, and hard LB_2 against Bound of the most parts they make, on Wordle classes and the states that
     two guesses leave."""
-    from pipeline.compose import builtin_game
-    from pipeline.search.bounds import UNBOUNDED, bound
-    from pipeline.search.hard_bounds import v1_among
+    from pipeline.games.catalog import builtin_game
+    from pipeline.search.bounds.lower import UNBOUNDED, bound
+    from pipeline.search.bounds.hard import v1_among
 
     game = builtin_game("wordle_original")
     codes = game_matrix(game)

@@ -13,18 +13,18 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from pipeline.config import PROJECT_ROOT
-from pipeline.errors import PipelineError
+from pipeline.config.settings import PROJECT_ROOT
+from pipeline import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.answer import code_to_colours, feedback
 from pipeline.games.game import Game
-from pipeline.search.apmintotal import ApSearch
-from pipeline.search.exact import IMPOSSIBLE, ExactSolver
-from pipeline.search.greedy import greedy
+from pipeline.search.apmintotal.value import ApSearch
+from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
+from pipeline.search.strategies.greedy import greedy
 from pipeline.search.hard_mode import state_after
 from pipeline.search.tree import paths, statistics, verify
-from pipeline.search.valuations import all_combinations
-from pipeline.proofs.tree import verify_tree_file
+from pipeline.search.strategies.valuations import all_combinations
+from pipeline.proofs.certificates.tree import verify_tree_file
 
 INF = float("inf")
 ORIGINAL_GUESSES = PROJECT_ROOT / "data" / "wordle" / "original_guesses.txt"
@@ -220,7 +220,7 @@ def rests_on_hard_bounds(folder, cert, game, scratch):
     hard-mode V_3 while its normal-mode V_3 is 42 (a normal-mode funnel keeps it)."""
     import shutil
 
-    from pipeline.proofs.certificate import CertificateError, verify_certificate
+    from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
 
     result = verify_certificate(folder, game, workers=2)
     assert result["complete"] and result["ub"] == 42
@@ -239,11 +239,11 @@ def rests_on_hard_bounds(folder, cert, game, scratch):
 
 def test_verify_tree_refuses_a_normal_tree_in_hard_mode(run_pipeline, ray_session, ight_overrides):
     from pipeline.games.catalog import load_game
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
 
     normal = run_pipeline("stage=upper_bound", *ight_overrides)
     hard = run_pipeline("stage=upper_bound", *ight_overrides, "game.hard_mode=true")
-    hard_game = load_game(compose_config([*ight_overrides, "game.hard_mode=true"], check=False).game)
+    hard_game = load_game(compose_config([*ight_overrides, "game.hard_mode=true"]).game)
     assert verify_tree_file(hard.file("tree.json"), hard_game)["total"] == 42
     with pytest.raises(PipelineError, match="breaks hard mode"):
         verify_tree_file(normal.file("tree.json"), hard_game)
@@ -281,7 +281,7 @@ def test_heuristics_flag_trees_deeper_than_the_limit(run_pipeline, ray_session, 
 def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
     """prove's closure of an opener without a UB subtree: at ub its value is exact (an optimal opener),
     otherwise a lower bound above ub; with a lower ub every opener is shown worse, never better than it is."""
-    from pipeline.search.closure import ClassSolvers, close_opener, opener_classes
+    from pipeline.search.bounds.closure import ClassSolvers, close_opener, opener_classes
 
     game = tiny_game(case, hard, limit)
     codes = game_matrix(game)

@@ -1,5 +1,5 @@
-"""The history stabiliser below the root (issue 30): the prover's (search/stabiliser.py, exact_symmetric.py) and
-the checker's (proofs/stabiliser.py, proofs/exact.py), each against brute force on tiny games where the symmetry
+"""The history stabiliser below the root (issue 30): the prover's (search/symmetry/stabiliser.py, exact_symmetric.py) and
+the checker's (proofs/symmetry/stabiliser.py, proofs/exact/solver.py), each against brute force on tiny games where the symmetry
 binds -- orbits against every symbol x position map fixing the history, optima against the search without
 symmetry, in normal and hard mode, with and without a guess limit -- and planted wrong reductions caught."""
 
@@ -8,16 +8,17 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.feedback.matrix import game_matrix
-from pipeline.proofs import exact as checker_exact
-from pipeline.proofs.answer import symbols as checker_symbols
-from pipeline.proofs.stabiliser import NotAProduct, ProductSymmetry
-from pipeline.search import exact_symmetric, symmetry
-from pipeline.search.closure import opener_classes
-from pipeline.search.exact import ExactSolver, tree_total
-from pipeline.search.exact_symmetric import SymmetricExact
-from pipeline.search.stabiliser import HistoryStabiliser
+from pipeline.proofs.exact import solver as checker_exact
+from pipeline.proofs.game.answer import symbols as checker_symbols
+from pipeline.proofs.symmetry.stabiliser import NotAProduct, ProductSymmetry
+from pipeline.search.exact import symmetric as exact_symmetric
+from pipeline.search.symmetry import generators as symmetry
+from pipeline.search.bounds.closure import opener_classes
+from pipeline.search.exact.solver import ExactSolver, tree_total
+from pipeline.search.exact.symmetric import SymmetricExact
+from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 
 GAMES = {  # name: (shipped game, overrides); each has a symmetry the stabiliser keeps below the root
     "mastermind 3x3": ("mastermind", {"pegs": 3, "colours": 3}),

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from test_bad_input import assert_one_error, fresh_console, nothing_written, run_main  # noqa: F401
 
 TEN = ["awake", "blush", "cigar", "evade", "focal", "humph", "naval", "rebut", "serve", "sissy"]
@@ -89,7 +89,7 @@ def test_md_text_examples():
 @pytest.fixture(scope="module")
 def ten_proof(tmp_path_factory, ray_session):
     """A prove artifact of the ten-word game named `ten`, made by the real stages (and its store)."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -98,7 +98,7 @@ def ten_proof(tmp_path_factory, ray_session):
     (folder / "secrets.txt").write_text("\n".join(TEN) + "\n")
     outputs = folder / "outputs"
     cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=prove", "game=words",
-                          f"game.secrets.path={folder / 'secrets.txt'}", "game.name=ten"], check=False)
+                          f"game.secrets.path={folder / 'secrets.txt'}", "game.name=ten"])
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)), game
 
@@ -171,7 +171,7 @@ def test_catalogue_md_writes_checked_at_as_text(ten_proof, outputs, capsys):
 
 def test_report_and_sweep_tables_are_literal():
     from pipeline.stages.report import _table
-    from pipeline.sweep_summary import markdown
+    from pipeline.app.sweep_summary import markdown
 
     [line] = [ln for ln in _table(["opener", "total"], [["4*7=28 <b>|", 544]]).splitlines() if "544" in ln]
     assert table_cells(line) == ["4\\*7=28 &lt;b&gt;\\|", "544"]
@@ -210,8 +210,8 @@ def test_a_setting_the_checker_would_refuse_is_refused_when_composed(setting, me
 
 def test_the_composer_and_the_checker_apply_one_name_rule():
     """Names the composer accepts are the ones a certificate may carry: the checker's own field type decides."""
-    from pipeline.compose import compose_config
-    from pipeline.proofs.schema import GAME, CertificateError
+    from pipeline.config.compose import compose_config
+    from pipeline.proofs.certificates.schema import GAME, CertificateError
 
     for name in ["ten", "my-game_2", "x" * 64, "../x", "a b", "ten\n", "x" * 65, "", "é"]:
         try:
@@ -220,7 +220,7 @@ def test_the_composer_and_the_checker_apply_one_name_rule():
         except CertificateError:
             checker = False
         try:
-            compose_config(["game=words", f"game.name={json.dumps(name)}"], check=False)
+            compose_config(["game=words", f"game.name={json.dumps(name)}"])
             composer = True
         except PipelineError:
             composer = False
@@ -229,7 +229,7 @@ def test_the_composer_and_the_checker_apply_one_name_rule():
 
 
 def test_a_named_custom_game_writes_a_certificate_its_checker_verifies(ten_proof):
-    from pipeline.proofs.certificate import verify_certificate
+    from pipeline.proofs.certificates.optimal import verify_certificate
 
     proof, game = ten_proof
     assert json.loads(proof.file("certificate.json").read_text())["game"] == game.name == "ten"
@@ -324,7 +324,7 @@ def test_a_bundle_names_its_members_under_one_safe_folder(ten_proof, tmp_path, c
 
 def serve_classes() -> dict[str, list[str]]:
     """The classes SERVE cuts TEN into, by response (the checker's own answering function)."""
-    from pipeline.proofs.answer import response
+    from pipeline.proofs.game.answer import response
 
     classes = {}
     for word in TEN:
@@ -335,7 +335,7 @@ def serve_classes() -> dict[str, list[str]]:
 
 def ten_tree(dead: dict | None = None) -> dict:
     """SERVE first, then each class's words in turn; `dead` hangs under a response no secret of TEN gives."""
-    from pipeline.proofs.answer import response
+    from pipeline.proofs.game.answer import response
 
     def chain(words):
         node = {"guess": words[0], "candidates": len(words), "children": {}}
@@ -360,12 +360,12 @@ def chain_total() -> int:
     {"guess": "cigar", "candidates": 0, "children": {"00000": {"guess": "qqqqq", "candidates": 0}}},
 ])
 def test_verify_tree_refuses_a_branch_no_secret_reaches(word_list_game, tmp_path, capsys, dead):
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
-    from pipeline.proofs.tree import TreeRejected, check_tree
+    from pipeline.proofs.certificates.tree import TreeRejected, check_tree
 
     args = word_list_game(TEN)
-    game = load_game(compose_config(args, check=False).game)
+    game = load_game(compose_config(args).game)
     assert check_tree(ten_tree(), game, False, 6)["total"] == chain_total()  # sound without the dead branch
     with pytest.raises(TreeRejected, match="is reached by no secret"):
         check_tree(ten_tree(dead), game, False, 6)
@@ -394,7 +394,7 @@ ANALYSE = ["abbey", "abbot", "about", "above", "abyss", "allot", "alloy", "atoll
 def coach_store(tmp_path_factory, ray_session):
     """The analyse tests' game with a stored upper bound of its best opener and the exact value of its worst
     (by brute force): the bound is below the exact value, so a sound ranking lists the bounded opener first."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -409,7 +409,7 @@ def coach_store(tmp_path_factory, ray_session):
     best = min(values, key=values.get)
     worst = max((g for g in values if values[g] < 10**9), key=values.get)
     for stage in (["stage=upper_bound", f"stage.openers=[{best}]"], ["stage=exact", f"stage.openers=[{worst}]"]):
-        cfg = compose_config([*args, "progress=false", "ray.executor=local", *stage], check=False)
+        cfg = compose_config([*args, "progress=false", "ray.executor=local", *stage])
         run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
     return args, best, worst, values
 
@@ -417,12 +417,12 @@ def coach_store(tmp_path_factory, ray_session):
 def test_top_ranks_exact_values_and_bounds_together_by_value(coach_store, monkeypatch):
     from pipeline.assistant import values as valuing
     from pipeline.assistant.ranking import top_guesses
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.feedback.matrix import game_matrix
     from pipeline.games.catalog import load_game
 
     args, best, worst, exact = coach_store
-    config = compose_config(args, check=False)
+    config = compose_config(args)
     game = load_game(config.game)
     monkeypatch.setattr(valuing, "IN_PROCESS_CELLS", 0)  # nothing solved here: only what is stored
     valuer = valuing.Valuer(game, game_matrix(game), budget=0, outputs=Path(config.paths.outputs))
@@ -487,12 +487,12 @@ def test_the_checker_refuses_a_stored_game_with_a_limit_no_run_may_have(word_lis
     import gzip
 
     from pipeline.artifacts.stored_game import stored_game
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
-    from pipeline.proofs.schema import CertificateError
-    from pipeline.proofs.stored_game import GAME_FILE, read_stored_game
+    from pipeline.proofs.certificates.schema import CertificateError
+    from pipeline.proofs.game.stored_game import GAME_FILE, read_stored_game
 
-    game = load_game(compose_config(word_list_game(TEN), check=False).game)
+    game = load_game(compose_config(word_list_game(TEN)).game)
     body = stored_game(game, "prove", 1)
     cases = [({}, None), ({"max_guesses": 1001}, "game.max_guesses is not null or a count from 1 to 1000"),
              ({"name": "words\n"}, "game.name is not a name")]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import PROJECT_ROOT
+from pipeline.config.settings import PROJECT_ROOT
 from test_bad_input import MINI, assert_one_error, nothing_written, run_main
 
 GIB = 2**30
@@ -70,12 +70,12 @@ def test_chdir_and_a_bad_boolean_are_refused_in_a_sweep_too(tmp_path, capsys):
 
 
 def test_true_and_false_still_work():
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
 
-    assert compose_config([*MINI, "game.hard_mode=true"], check=False).game.hard_mode is True
-    assert compose_config([*MINI, "game.hard_mode=False"], check=False).game.hard_mode is False
-    assert compose_config([*MINI, "game.hard_mode='true'"], check=False).game.hard_mode is True
-    assert compose_config([*MINI, "++game.hard_mode=true", "experiment=prove"], check=False).game.hard_mode is True
+    assert compose_config([*MINI, "game.hard_mode=true"]).game.hard_mode is True
+    assert compose_config([*MINI, "game.hard_mode=False"]).game.hard_mode is False
+    assert compose_config([*MINI, "game.hard_mode='true'"]).game.hard_mode is True
+    assert compose_config([*MINI, "++game.hard_mode=true", "experiment=prove"]).game.hard_mode is True
 
 
 # ---- sizes ----------------------------------------------------------------------------------------------------
@@ -106,9 +106,9 @@ def test_a_size_that_cannot_fit_is_refused_before_allocating(args, message, tmp_
 
 def test_a_breadth_is_sized_against_memory(tmp_path, capsys, monkeypatch):
     """ApMinTotal's ranking rows take 272 bytes per unit of breadth: 10**12 needs 253,320 GiB."""
-    from pipeline.validation import BREADTH_ENTRY_BYTES, fits_memory
+    from pipeline.config.validation import BREADTH_ENTRY_BYTES, fits_memory
 
-    monkeypatch.setattr("pipeline.validation.total_memory", lambda: 64 * GIB)
+    monkeypatch.setattr("pipeline.config.validation.total_memory", lambda: 64 * GIB)
     needed = f"{10**12 * BREADTH_ENTRY_BYTES / GIB:.1f} GiB per task, more than this machine's 64.0 GiB"
     run_bad(["stage=upper_bound", *MINI, f"stage.breadth={10**12}"], tmp_path, capsys, "stage.breadth asks for "
             + needed)
@@ -128,9 +128,9 @@ def write_words(path: Path, count: int) -> Path:
 def test_a_long_word_list_runs_if_its_matrix_fits_else_is_refused(tmp_path, capsys, monkeypatch):
     """With 1 GiB of memory a game may take 512 MiB: 20,000 words (381.5 MiB) load, 200,000 (37.3 GiB) do not."""
     from pipeline.games.catalog import load_game
-    from pipeline.compose import game_config
+    from pipeline.config.compose import game_config
 
-    monkeypatch.setattr("pipeline.validation.total_memory", lambda: GIB)
+    monkeypatch.setattr("pipeline.config.validation.total_memory", lambda: GIB)
     big = write_words(tmp_path / "big.txt", 200_000)
     run_bad(["stage=feedback", "game=words", f"game.secrets.path={big}"], tmp_path, capsys,
             "game words: 200,000 guesses x 200,000 secrets make a 37.3 GiB feedback matrix, more than half of "
@@ -165,7 +165,7 @@ def test_verify_certificate_workers_are_capped_at_the_cpu_count(tmp_path, capsys
     cpus = os.cpu_count()
     assert err.splitlines()[0] == f"warning: --workers 10000 is more than this machine's {cpus} CPU(s); using {cpus}"
     assert_one_error(code, err, "no certificate.json in", log_lines=True)
-    from pipeline.commands import capped_workers
+    from pipeline.app.commands import capped_workers
 
     assert capped_workers(1) == 1
 
@@ -186,9 +186,9 @@ def test_nerdle_lengths_are_refused_in_a_sweep(tmp_path, capsys):
 
 
 def test_validation_and_the_generator_share_the_bound():
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
     from pipeline.games.catalog import LENGTHS, _rules
-    from pipeline.compose import game_config
+    from pipeline.config.compose import game_config
     from pipeline.games.generators import NERDLE_LENGTHS, nerdle_equations
 
     assert LENGTHS["nerdle"] is NERDLE_LENGTHS
@@ -231,7 +231,7 @@ def test_outputs_under_proc_is_refused(capsys):
 
 
 def test_the_writability_probe_leaves_nothing(tmp_path):
-    from pipeline.preflight import check_folder
+    from pipeline.config.validation import check_folder
 
     check_folder(str(tmp_path / "new" / "deeper"), "paths.outputs")
     assert list(tmp_path.iterdir()) == []
@@ -324,7 +324,7 @@ def test_a_cluster_is_named_and_one_whose_workers_cannot_import_this_package_ref
     outputs = tmp_path / "outputs"
     command = [sys.executable, "-m", "pipeline", "stage=feedback", *MINI, f"ray.address={address}",
                f"paths.outputs={outputs}"]
-    accepted = subprocess.run([sys.executable, "-c", "from pipeline.config import RayConfig; "
+    accepted = subprocess.run([sys.executable, "-c", "from pipeline.config.settings import RayConfig; "
                                "from pipeline.runtime.cluster_check import check_cluster; "
                                f"check_cluster(RayConfig(address={address!r})); print('accepted')"],
                               env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)

@@ -76,7 +76,7 @@ CHECKER_REASONS = {"folder": "not a regular file (a folder)", "loop": "cannot be
 
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_the_pipeline_reader_refuses_hostile_files(kind, tmp_path):
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
     from pipeline.runtime.files import UnreadableFile, read_json
 
     path = make_hostile(tmp_path / "x.json", kind)
@@ -89,8 +89,8 @@ def test_the_pipeline_reader_refuses_hostile_files(kind, tmp_path):
 
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_the_checker_reader_refuses_hostile_files(kind, tmp_path):
-    from pipeline.errors import PipelineError
-    from pipeline.proofs.files import FileRefused, file_bytes, json_of
+    from pipeline import PipelineError
+    from pipeline.proofs.files.reader import FileRefused, file_bytes, json_of
 
     path = make_hostile(tmp_path / "x.json", kind)
     with pytest.raises(FileRefused) as err:
@@ -100,7 +100,7 @@ def test_the_checker_reader_refuses_hostile_files(kind, tmp_path):
 
 
 def test_both_readers_read_plain_json_and_a_link_to_it(tmp_path):
-    from pipeline.proofs.files import file_bytes, json_of
+    from pipeline.proofs.files.reader import file_bytes, json_of
     from pipeline.runtime.files import depth, read_json
 
     path = tmp_path / "ok.json"
@@ -116,7 +116,7 @@ def test_both_readers_read_plain_json_and_a_link_to_it(tmp_path):
 
 
 def test_a_missing_file_is_told_apart(tmp_path):
-    from pipeline.proofs.files import FileRefused, file_bytes
+    from pipeline.proofs.files.reader import FileRefused, file_bytes
     from pipeline.runtime.files import MissingFile, read_json
 
     with pytest.raises(MissingFile, match="nowhere.json is missing"):
@@ -145,7 +145,7 @@ def test_verify_tree_refuses_a_hostile_tree_file(kind, tmp_path, capsys):
 
 def mini_certificate(folder: Path) -> dict:
     """The opening fields of a Mini Nerdle certificate: enough to reach the UB tree file."""
-    from pipeline.compose import builtin_game
+    from pipeline.games.catalog import builtin_game
 
     game = builtin_game("mini_nerdle")
     return {"game": "mini_nerdle", "hard_mode": False, "objective": "total", "guesses_sha256": game.guesses_digest,
@@ -158,7 +158,7 @@ def mini_certificate(folder: Path) -> dict:
 def test_verify_certificate_refuses_a_hostile_certificate(kind, tmp_path, capsys):
     folder = tmp_path / "prove"
     folder.mkdir()
-    from pipeline.proofs.schema import MAX_BYTES
+    from pipeline.proofs.certificates.schema import MAX_BYTES
 
     make_hostile(folder / "certificate.json", kind)
     code, _, err = run_main(["verify-certificate", str(folder)], capsys)
@@ -206,7 +206,7 @@ def test_the_assistant_skips_hostile_stored_artifacts(tmp_path):
     but unverified certificate beside them is read and, claiming more than the published optimum, changes nothing
     (reading verified certificates: tests/test_trust_checker.py)."""
     from pipeline.assistant.values import KnownValues
-    from pipeline.compose import builtin_game
+    from pipeline.games.catalog import builtin_game
 
     game = builtin_game("mini_nerdle")
     outputs = tmp_path / "outputs"
@@ -241,7 +241,7 @@ def test_a_word_list_that_is_a_fifo_is_refused_at_once(tmp_path, capsys):
 def finished(tmp_path_factory):
     """feedback -> upper_bound -> lower_bound for an eight-word game, run once in this process (no Ray: the
     cases below only read what it wrote); (outputs, the overrides that select the game and executor)."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -250,7 +250,7 @@ def finished(tmp_path_factory):
     words = root / "words.txt"
     words.write_text("\n".join(WORDS) + "\n")
     args = ["game=words", "game.length=5", f"game.secrets.path={words}", "ray.executor=local"]
-    cfg = compose_config([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args], check=False)
+    cfg = compose_config([f"paths.outputs={root / 'outputs'}", "progress=false", "stage=lower_bound", *args])
     run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
     return root / "outputs", args
 
@@ -374,7 +374,7 @@ def test_absurd_matrix_metadata_is_named(meta, why, finished, tmp_path, capsys):
 
 
 def test_a_shape_that_disagrees_with_the_column_is_corrupt(finished, tmp_path):
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
     from pipeline.feedback.parquet import read_matrix, read_meta
 
     folder = next((finished[0] / "feedback").glob("[!.]*/matrix.parquet")).parent
@@ -420,7 +420,7 @@ def test_the_checker_reads_files_without_the_pipeline_side():
     import sys
     import textwrap
 
-    from pipeline.config import PROJECT_ROOT
+    from pipeline.config.settings import PROJECT_ROOT
 
     script = textwrap.dedent("""
         import os, sys, tempfile
@@ -430,8 +430,8 @@ def test_the_checker_reads_files_without_the_pipeline_side():
                                            ["pipeline", "stages"], ["pipeline", "artifacts"]):
                     raise ImportError(f"blocked: {name}")
         sys.meta_path.insert(0, Block())
-        from pipeline.proofs.certificate import load_certificate
-        from pipeline.proofs.tree import read_tree_body
+        from pipeline.proofs.certificates.optimal import load_certificate
+        from pipeline.proofs.certificates.tree import read_tree_body
         folder = tempfile.mkdtemp()
         os.mkfifo(os.path.join(folder, "certificate.json"))
         try:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import CONF_DIR
-from pipeline.errors import ECHO_CHARS, LINE_CHARS, PipelineError, echo, error_line, printable
+from pipeline.config.settings import CONF_DIR
+from pipeline import ECHO_CHARS, LINE_CHARS, PipelineError, echo, error_line, printable
 from test_bad_input import MINI, assert_one_error, fresh_console, nothing_written, run_main  # noqa: F401 (autouse)
 
 
@@ -201,7 +201,7 @@ def test_a_run_folder_outside_the_outputs_is_refused(tmp_path, capsys):
 
 
 def test_the_taken_hydra_settings_still_compose(tmp_path):
-    from pipeline.compose import compose_run
+    from pipeline.config.compose import compose_run
 
     outputs = tmp_path / "outputs"
     cfg, _ = compose_run([f"paths.outputs={outputs}", "stage=feedback", *MINI, f"hydra.run.dir={outputs}/run",
@@ -219,7 +219,7 @@ def test_a_sweep_with_a_search_path_is_refused(evil, tmp_path, capsys):
 def test_a_run_never_configures_logging_from_hydras_config(tmp_path, capsys, monkeypatch):
     """Behind the override checks: were a logging config to reach the run, the run still builds no handler from it
     (Hydra's job logging is off: the pipeline logs itself)."""
-    monkeypatch.setattr("pipeline.compose.check_routes", lambda overrides: None)
+    monkeypatch.setattr("pipeline.config.compose.check_routes", lambda overrides: None)
     written, outputs = tmp_path / "written", tmp_path / "outputs"
     code, out, err = run_main([f"paths.outputs={outputs}", "progress=false", "ray.executor=local", "stage=feedback",
                                *MINI, "+hydra.job_logging.handlers.f.class=logging.FileHandler",
@@ -232,10 +232,10 @@ def test_a_run_never_configures_logging_from_hydras_config(tmp_path, capsys, mon
 
 def test_a_certificate_naming_a_game_by_path_loads_no_config(evil, tmp_path):
     """The game a certificate or a tree.json names becomes a `game=<name>` override: a path there is refused."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
 
     with pytest.raises(PipelineError, match="game= takes one of the names in conf/game/"):
-        compose_config([f"game={os.path.relpath(evil / 'game' / 'x', Path(CONF_DIR) / 'game')}"], check=False)
+        compose_config([f"game={os.path.relpath(evil / 'game' / 'x', Path(CONF_DIR) / 'game')}"])
     assert not (tmp_path / "written").exists()
 
 
@@ -245,7 +245,7 @@ def test_a_certificate_naming_a_game_by_path_loads_no_config(evil, tmp_path):
 def test_a_huge_sweep_is_refused_without_listing_a_value(tmp_path, capsys, monkeypatch):
     from hydra.core.override_parser.types import Override
 
-    from pipeline.sweep import MAX_POINTS
+    from pipeline.app.sweep import MAX_POINTS
 
     def listed(self):
         raise AssertionError("a value of the sweep was listed")
@@ -287,7 +287,7 @@ def test_a_sweeps_size_is_the_number_of_points_it_makes(overrides):
     makes, at the cap and one below it."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    from pipeline.compose import sweep_points
+    from pipeline.config.compose import sweep_points
 
     listed = {item.get_key_element(): len(list(item.sweep_string_iterator())) if item.is_sweep_override() else 1
               for item in OverridesParser.create().parse_overrides(overrides)}
@@ -306,7 +306,7 @@ def test_a_sweeps_size_is_the_number_of_points_it_makes(overrides):
 
 @pytest.fixture(scope="module")
 def mini_game():
-    from pipeline.compose import builtin_game
+    from pipeline.games.catalog import builtin_game
 
     return builtin_game("mini_nerdle")
 
@@ -375,9 +375,9 @@ def test_bundle_of_the_intact_folder_is_written(mini_game, tmp_path):
 @pytest.fixture
 def tree_file(tmp_path) -> tuple[Path, list[str]]:
     """A tree.json for a 10-word game and the overrides of that game."""
-    from pipeline.artifacts.tree_formats import from_lines
+    from pipeline.formats.trees import from_lines
     from pipeline.artifacts.trees import tree_body
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.answer import feedback
     from pipeline.games.catalog import load_game
     from pipeline.search.tree import from_json
@@ -385,7 +385,7 @@ def tree_file(tmp_path) -> tuple[Path, list[str]]:
     words = ["crane", "slate", "trace", "crate", "plane", "shine", "brick", "flute", "ghost", "react"]
     (tmp_path / "words.txt").write_text("\n".join(words) + "\n")
     overrides = ["game=words", f"game.secrets.path={tmp_path / 'words.txt'}"]
-    game = load_game(compose_config(overrides, check=False).game)
+    game = load_game(compose_config(overrides).game)
     lines = "".join(f"crane,{w}\n" if w != "crane" else "crane\n" for w in words)
     tree = from_json(from_lines(lines, feedback))
     path = tmp_path / "tree.json"
@@ -416,7 +416,7 @@ def data_folder(tmp_path, monkeypatch) -> Path:
     (folder / "wordle" / "a.txt").write_text("crane\nslate\n")
     record = {"count": 2, "sorted_sha256": sorted_sha256(["crane", "slate"])}
     (folder / "PROVENANCE.json").write_text(json.dumps({"wordle/a.txt": record}))
-    monkeypatch.setattr("pipeline.config.DATA_DIR", folder)
+    monkeypatch.setattr("pipeline.config.settings.DATA_DIR", folder)
     return folder
 
 
@@ -462,7 +462,7 @@ class Key(str):
 
 def test_the_duplicate_key_check_is_linear():
     """Each key is hashed or compared a bounded number of times (a `keys.count` per key compared n² times)."""
-    from pipeline.proofs.files import _unique_keys
+    from pipeline.proofs.files.reader import _unique_keys
 
     n = 2000
     pairs = [(Key(f"k{i}"), i) for i in range(n)] + [(Key("k7"), 0)]
@@ -476,7 +476,7 @@ def test_the_duplicate_key_check_is_linear():
 
 
 def test_a_json_of_200000_keys_is_read_and_a_duplicate_named(tmp_path):
-    from pipeline.proofs.files import FileRefused, json_of
+    from pipeline.proofs.files.reader import FileRefused, json_of
 
     keys = [f"key{i}" for i in range(200_000)]
     body = "{" + ",".join(f'"{k}":{i}' for i, k in enumerate(keys))

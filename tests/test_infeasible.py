@@ -1,5 +1,5 @@
-"""Infeasible guess limits: the prover's witnesses (search/infeasible.py) and the checker's re-derivation
-(proofs/infeasible.py) against brute force on tiny games where the limit binds, normal and hard mode; planted
+"""Infeasible guess limits: the prover's witnesses (search/solvable/infeasible.py) and the checker's re-derivation
+(proofs/certificates/infeasible.py) against brute force on tiny games where the limit binds, normal and hard mode; planted
 off-by-ones; tampered certificates; the command line end to end."""
 
 import json
@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.compose import builtin_game
-from pipeline.config import GameConfig, WordListConfig
+from pipeline.games.catalog import builtin_game
+from pipeline.config.settings import GameConfig, WordListConfig
 from pipeline.games.constraints import hard_mode_allowed
-from pipeline.proofs import infeasible as checker
-from pipeline.proofs.answer import response
-from pipeline.proofs.certificate import CertificateError
-from pipeline.search import infeasible
-from pipeline.search.exact import IMPOSSIBLE
+from pipeline.proofs.certificates import infeasible as checker
+from pipeline.proofs.game.answer import response
+from pipeline.proofs.certificates.optimal import CertificateError
+from pipeline.search.solvable import infeasible
+from pipeline.search.exact.solver import IMPOSSIBLE
 from pipeline.stages.prove_infeasible import opener_classes, witness_batch
 from tests.test_proofs_checker import tampered
 
@@ -77,8 +77,8 @@ def prover_witnesses(game, limit):
 
 def checker_opener_feasible(game, codes, opener: int, limit: int) -> bool:
     """The checker's own search: every non-win class of the opener solvable within limit - 1 guesses."""
-    from pipeline.proofs.answer import symbols
-    from pipeline.proofs.hard_mode import Rule
+    from pipeline.proofs.game.answer import symbols
+    from pipeline.proofs.game.hard_mode import Rule
 
     search = checker.Feasibility(codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, game.n_codes,
                                  len(game.alphabet), game.hard_mode)
@@ -156,7 +156,7 @@ def test_planted_counting_bound_one_too_small_fails(ight_lists, monkeypatch):
 
 def tight_counting_claim_refused(mm22) -> bool:
     """Whether the checker refuses "counting" for opener 12's class 1B0W = {11, 22} within 3 guesses."""
-    from pipeline.proofs.answer import game_code_matrix, symbols
+    from pipeline.proofs.game.answer import game_code_matrix, symbols
 
     codes = game_code_matrix(mm22.guesses, mm22.secrets, mm22.alphabet, "mastermind")
     search = checker.Feasibility(codes, symbols(mm22.guesses, mm22.alphabet), mm22.guess_of_secret, mm22.n_codes,
@@ -185,12 +185,12 @@ def test_planted_witness_with_one_guess_fewer_fails(ight_lists, monkeypatch):
 
 def run(outputs, *overrides):
     """(artifact folder, game) of the stage the overrides compose, run in `outputs`."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
-    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", *overrides], check=False)
+    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", *overrides])
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)).path, game
 
@@ -206,7 +206,7 @@ def mm33_proof(tmp_path_factory, ray_session):
 
 
 def verify(folder, game, **kw):
-    from pipeline.proofs.record import verify_and_record
+    from pipeline.proofs.certificates.record import verify_and_record
 
     return verify_and_record(folder, game, **kw)[0]
 
@@ -243,7 +243,7 @@ def solvable_hard_class(game) -> tuple[str, str, int]:
     """(opener, response, size) of a class of at least 3 secrets that the prover solves within 3 hard-mode
     guesses (the deepest shallow case), for a witness moved onto it."""
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.search.shallow import Shallow
+    from pipeline.search.solvable.shallow import Shallow
 
     codes, words = game_matrix(game), game.encoded_guesses()
     shallow = Shallow(codes, game.n_codes, np.ones(codes.shape[1], dtype=bool), words)
@@ -312,7 +312,7 @@ def test_a_class_no_strategy_solves_in_time_settles_a_survivor(ight_lists, tmp_p
     """Hard mode within 5 guesses: PSALM survives the funnel, and its class 00000 cannot be solved in the 4 guesses
     left.  The prover names that one class (its other classes stay at their floors) and the checker decides the
     claim by its own feasibility search; the claim moved to a class that can be solved in time is refused."""
-    from pipeline.proofs.certificate import verify_certificate
+    from pipeline.proofs.certificates.optimal import verify_certificate
 
     folder, game = prove(tmp_path, "game=words", f"game.secrets.path={ight_lists / 'secrets.txt'}",
                          f"game.guesses.path={ight_lists / 'guesses.txt'}", "game.length=5", "game.hard_mode=true",

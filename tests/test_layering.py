@@ -114,8 +114,8 @@ def circles() -> list[list[str]]:
 
 def test_the_reader_sees_the_package():
     """The checks below read real modules and real imports (a guard against a test that checks nothing)."""
-    assert {"pipeline.cli", "pipeline.search.exact", "pipeline.runtime.executors"} <= set(modules())
-    assert any(d.module == "numba" for d in imports("pipeline.search.exact_kernels"))
+    assert {"pipeline.app.cli", "pipeline.search.exact.solver", "pipeline.runtime.executors"} <= set(modules())
+    assert any(d.module == "numba" for d in imports("pipeline.search.exact.kernels"))
     assert {d.module for d in imports("pipeline.blindfold.model")} >= {"pipeline.blindfold", "pipeline.blindfold.pairs"}
 
 
@@ -132,20 +132,20 @@ def test_no_import_circle():
 # (what, the modules a rule covers, the packages or modules they may not import)
 RULES = [
     ("search/ is mathematics over code matrices", "pipeline.search",
-     ("pipeline.runtime", "pipeline.stages", "pipeline.cli", "pipeline.commands", "pipeline.artifacts",
+     ("pipeline.runtime", "pipeline.stages", "pipeline.app.cli", "pipeline.app.commands", "pipeline.artifacts",
       "pipeline.assistant", "pipeline.report", "ray", "hydra", "pyarrow")),
     ("runtime/ knows nothing about games", "pipeline.runtime",
      ("pipeline.games", "pipeline.search", "pipeline.feedback", "pipeline.stages", "pipeline.blindfold",
-      "pipeline.proofs", "pipeline.artifacts", "pipeline.assistant", "pipeline.report", "pipeline.cli",
-      "pipeline.commands")),
+      "pipeline.proofs", "pipeline.artifacts", "pipeline.assistant", "pipeline.report", "pipeline.app.cli",
+      "pipeline.app.commands")),
     ("proofs/ is independent of the prover", "pipeline.proofs",
      ("pipeline.search", "pipeline.feedback", "pipeline.stages", "pipeline.blindfold")),
     ("games/ is what a game is", "pipeline.games",
-     ("pipeline.cli", "pipeline.commands", "pipeline.stages", "pipeline.search")),
+     ("pipeline.app.cli", "pipeline.app.commands", "pipeline.stages", "pipeline.search")),
     ("artifacts/ is below the stages", "pipeline.artifacts",
-     ("pipeline.stages", "pipeline.cli", "pipeline.commands")),
+     ("pipeline.stages", "pipeline.app.cli", "pipeline.app.commands")),
 ]
-ENTRY_POINTS = ("pipeline.__main__", "pipeline.cli", "pipeline.commands")
+ENTRY_POINTS = ("pipeline.__main__", "pipeline.app.cli", "pipeline.app.commands")
 
 
 @pytest.mark.parametrize("what, layer, forbidden", RULES, ids=[rule[1] for rule in RULES])
@@ -157,7 +157,7 @@ def test_layer_imports_nothing_above_it(what, layer, forbidden):
 
 
 def test_nothing_below_the_command_line_imports_it():
-    """Only the entry points import pipeline.cli or pipeline.commands."""
+    """Only the entry points import pipeline.app.cli or pipeline.app.commands."""
     problems = [f"{describe(name, d)} imports {d.module}" for name in modules() if name not in ENTRY_POINTS
                 for d in imports(name) if any(within(d.module, e) for e in ENTRY_POINTS[1:])]
     assert not problems, "modules below the command line:\n" + "\n".join(problems)

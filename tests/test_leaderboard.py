@@ -13,9 +13,9 @@ from functools import lru_cache
 
 import pytest
 
-from pipeline.errors import PipelineError
-from pipeline.proofs.certificate import CertificateError
-from pipeline.proofs.leaderboard import verify_leaderboard
+from pipeline import PipelineError
+from pipeline.proofs.certificates.optimal import CertificateError
+from pipeline.proofs.certificates.leaderboard import verify_leaderboard
 
 INF = float("inf")
 
@@ -80,7 +80,7 @@ def brute_force_values(secrets: list[str], guesses: list[str], limit: int, hard:
 def tiny_game(tmp_path_factory):
     """Secrets: the 16 original answers _IGHT and _ATCH, where hard mode binds (a green IGHT must be kept);
     guesses: those and 21 other allowed words; limit 6 guesses.  (overrides, normal values, hard values)."""
-    from pipeline.config import DATA_DIR
+    from pipeline.config.settings import DATA_DIR
 
     answers = (DATA_DIR / "wordle" / "original_answers.txt").read_text().split()
     allowed = (DATA_DIR / "wordle" / "original_guesses.txt").read_text().split()
@@ -102,7 +102,7 @@ def first_tie(values: dict) -> int:
 
 def leaderboard(tiny_game, outputs, hard: bool):
     """The leaderboard of the tiny game at its first k with a tie: (artifact, game, brute-force values, k)."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -111,7 +111,7 @@ def leaderboard(tiny_game, outputs, hard: bool):
     values = hard_values if hard else normal
     k = first_tie(values)
     cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=leaderboard", f"stage.k={k}",
-                             f"game.hard_mode={str(hard).lower()}", *overrides], check=False)
+                             f"game.hard_mode={str(hard).lower()}", *overrides])
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)), game, values, k
 

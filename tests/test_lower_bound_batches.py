@@ -3,7 +3,7 @@
 import numpy as np
 
 from pipeline.stages.lower_bound import batches, level_values
-from pipeline.stages.schemas import LowerBoundConfig
+from pipeline.config.stages import LowerBoundConfig
 
 
 def test_batches_deal_every_opener_once_and_results_come_back_in_order():

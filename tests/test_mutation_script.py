@@ -20,7 +20,7 @@ def test_every_listed_slip_finds_its_original_once(capsys):
 
 @pytest.mark.parametrize("original", ["no such text in the file", "return 2 * n - 1"], ids=["absent", "twice"])
 def test_an_original_found_other_than_once_is_one_error_line(monkeypatch, capsys, original):
-    slip = mutation.Slip("planted", "pipeline/proofs/exact.py", original, "x", ("tests/test_checker_brute.py",))
+    slip = mutation.Slip("planted", "pipeline/proofs/exact/solver.py", original, "x", ("tests/test_checker_brute.py",))
     count = (mutation.ROOT / slip.file).read_text().count(original)
     assert count != 1
     monkeypatch.setattr(mutation, "SLIPS", (slip,))
@@ -28,7 +28,7 @@ def test_an_original_found_other_than_once_is_one_error_line(monkeypatch, capsys
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert err.startswith(f"error: planted: the original text {original!r} occurs {count} times in "
-                          "pipeline/proofs/exact.py, not once")
+                          "pipeline/proofs/exact/solver.py, not once")
 
 
 @pytest.mark.parametrize("argv, message", [(["--only", "nothing"], "no slip named 'nothing'"),
@@ -40,13 +40,13 @@ def test_bad_options_are_one_error_line(capsys, argv, message):
 
 
 def test_a_slip_invalidates_the_cache_of_every_module_that_depends_on_it(tmp_path):
-    """A slip in proofs/bounds.py: bounds.py and exact.py (whose kernels call bounds' split) lose their cache
+    """A slip in proofs/bounds/lower.py: bounds.py and exact.py (whose kernels call bounds' split) lose their cache
     entries, an unrelated kernel module (feedback/kernel.py) keeps them."""
     copy = mutation.ROOT
-    stale = mutation.importers(copy, "pipeline.proofs.bounds")
+    stale = mutation.importers(copy, "pipeline.proofs.bounds.lower")
     names = {p.relative_to(copy).as_posix() for p in stale}
-    assert {"pipeline/proofs/bounds.py", "pipeline/proofs/exact.py", "pipeline/proofs/certificate.py"} <= names
-    assert "pipeline/feedback/kernel.py" not in names and "pipeline/search/exact.py" not in names
+    assert {"pipeline/proofs/bounds/lower.py", "pipeline/proofs/exact/solver.py", "pipeline/proofs/certificates/optimal.py"} <= names
+    assert "pipeline/feedback/kernel.py" not in names and "pipeline/search/exact/solver.py" not in names
     baseline = tmp_path / "base"
     for folder, entry in [("proofs_1", "bounds.split-233.py311.nbi"), ("proofs_1", "exact.node_options-31.py311.nbi"),
                           ("feedback_2", "kernel._fill_codes-80.py311.nbi"), ("search_3", "exact.run-5.py311.nbi")]:

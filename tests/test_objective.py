@@ -14,11 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.artifacts.tree_nodes import exact_tree
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.answer import feedback
-from pipeline.compose import builtin_game
-from pipeline.search.objective import depth_lower_bound, least_limit
+from pipeline.games.catalog import builtin_game
+from pipeline.search.strategies.objective import depth_lower_bound, least_limit
 from pipeline.search.tree import statistics, verify
 from pipeline.stages import exact, upper_bound
 from tests.test_hard_mode_chain import HARD_BINDS, INF, LIMIT_BINDS, hard_ok, tiny_game, tree_keeps_rules

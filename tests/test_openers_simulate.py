@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.answer import feedback
 
 
@@ -79,7 +79,7 @@ def reference_elimination(secret, guesses, universe, opener, uniforms):
 
 
 def test_simulate_every_strategy_wins_every_secret(run_pipeline, ray_session, small_wordle):
-    from pipeline.search.simulate import seeded_uniforms
+    from pipeline.search.strategies.simulate import seeded_uniforms
     from pipeline.stages.simulate import UNLIMITED_CAP
 
     game = small_wordle.game
@@ -177,7 +177,7 @@ def test_openers_bad_candidates(run_pipeline):
 
 
 def test_summarize_ci_and_failures():
-    from pipeline.search.simulate import summarize
+    from pipeline.search.strategies.simulate import summarize
 
     stats = summarize(np.array([2, 3, 4, 0, 3]))
     assert stats["failures"] == 1 and stats["mean"] == 3.0 and stats["max"] == 4 and stats["total"] == 12
@@ -190,8 +190,8 @@ def test_summarize_ci_and_failures():
 def test_elimination_guess_splits_by_undecided_letters(rule):
     """Candidates batch/catch/hatch/latch/match/patch/watch: both rules play a non-candidate covering b,l,m,p."""
     from pipeline.feedback.kernel import code_matrix, encode_words
-    from pipeline.search import simulate
-    from pipeline.search.simulate import first_occurrences, play
+    from pipeline.search.strategies import simulate
+    from pipeline.search.strategies.simulate import first_occurrences, play
 
     secrets = ["batch", "catch", "hatch", "latch", "match", "patch", "watch"]
     guesses = sorted(secrets + ["blimp", "whelp", "zzzzz"])

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import PROJECT_ROOT, GameConfig, WordListConfig
-from pipeline.errors import PipelineError
+from pipeline.config.settings import PROJECT_ROOT, GameConfig, WordListConfig
+from pipeline import PipelineError
 from pipeline.games.digest import sorted_sha256
 
 PYPROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())
@@ -85,7 +85,7 @@ def test_installed_copy_runs_from_an_empty_folder(tmp_path):
     here = tmp_path / "empty"
     here.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site)}
-    check = [sys.executable, "-c", "import pipeline, pipeline.config as c; print(pipeline.__file__, c.CONF_DIR)"]
+    check = [sys.executable, "-c", "import pipeline, pipeline.config.settings as c; print(pipeline.__file__, c.CONF_DIR)"]
     where = subprocess.run(check, capture_output=True, text=True, cwd=here, env=env).stdout
     assert where.split() == [str(site / "pipeline" / "__init__.py"), str(site / "pipeline" / "conf")]
     verify = subprocess.run([str(site / "bin" / "wordle-pipeline"), "data", "verify"], capture_output=True,
@@ -146,7 +146,7 @@ def test_fetch_checks_every_list_before_writing_any(tmp_path):
 
 
 def test_fetch_refuses_a_game_without_urls():
-    from pipeline.compose import game_config
+    from pipeline.config.compose import game_config
     from pipeline.games.fetch import fetch_lists
 
     with pytest.raises(PipelineError, match="wordle_original has no lists to fetch"):
@@ -156,7 +156,7 @@ def test_fetch_refuses_a_game_without_urls():
 @pytest.mark.needs_ffxivrdle
 def test_fetch_ffxivrdle_checks_the_pinned_digests(tmp_path):
     """The real command, with the URLs pointed at the lists already here (this machine has no GitHub)."""
-    from pipeline.compose import game_config
+    from pipeline.config.compose import game_config
 
     here = game_config("ffxivrdle")
     proc = run_cli("data", "fetch", "ffxivrdle", f"paths.shared_data={tmp_path}",
@@ -173,7 +173,7 @@ def test_fetch_ffxivrdle_checks_the_pinned_digests(tmp_path):
 
 
 def test_ffxivrdle_url_is_the_authors_repository_pinned_to_a_commit():
-    from pipeline.compose import game_config
+    from pipeline.config.compose import game_config
 
     cfg = game_config("ffxivrdle")
     for wl, name in ((cfg.secrets, "ffxivrdleAnswers.txt"), (cfg.guesses, "ffxivrdleGuesses.txt")):
@@ -205,7 +205,7 @@ def test_code_version_covers_the_maths_and_the_stage_itself():
     from pipeline.stages import openers, prove, upper_bound
 
     files = {p.relative_to(runner.PACKAGE_DIR).as_posix() for p in runner.source_files(prove)}
-    assert {"search/bounds.py", "feedback/kernel.py", "games/answer.py", "stages/prove.py",
+    assert {"search/bounds/lower.py", "feedback/kernel.py", "games/answer.py", "stages/prove.py",
             "artifacts/trees.py"} <= files
     assert "stages/upper_bound.py" not in files and "runtime/shards.py" not in files
     assert runner.code_version(prove) != runner.code_version(upper_bound)

@@ -21,9 +21,9 @@ import sys
 import pytest
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.proofs.certificate import CertificateError, verify_certificate
-from pipeline.proofs.leaderboard import verify_leaderboard
-from pipeline.search.exact import IMPOSSIBLE, ExactSolver
+from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
+from pipeline.proofs.certificates.leaderboard import verify_leaderboard
+from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
 from test_hard_mode_chain import INF, LIMIT_BINDS, brute_min_total, tiny_game as limit_game
 from test_leaderboard import board, tiny_game  # noqa: F401  (fixtures: a tiny game's leaderboard with a tie)
 from test_proofs_checker import mini_proof, tampered  # noqa: F401  (fixture: the real Mini Nerdle proof)

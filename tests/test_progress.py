@@ -150,7 +150,7 @@ def test_progress_off_writes_no_heartbeat(tmp_path):
 def test_piped_stage_run_logs_progress_of_each_fan_out(ray_session, outputs, monkeypatch):
     """A real `stage=lower_bound` run with stderr not a terminal: its stage.log has the periodic lines
     of every fan-out (intervals shrunk to zero so each finished task but the last gets one)."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -159,7 +159,7 @@ def test_piped_stage_run_logs_progress_of_each_fan_out(ray_session, outputs, mon
     monkeypatch.setattr(progress, "LOG_EVERY_SECONDS", 0.0)
     monkeypatch.setattr(progress, "LOG_MIN_GAP_SECONDS", 0.0)
     cfg = compose_config([f"paths.outputs={outputs}", "stage=lower_bound", "game=mini_nerdle", "stage.ub=544",
-                                "stage.max_level=2"], check=False)
+                                "stage.max_level=2"])
     assert cfg.progress  # the default: lines on
     artifact = run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
     text = artifact.file("stage.log").read_text()

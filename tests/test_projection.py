@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.search.bounds import k_of_game, opener_values
-from pipeline.search.hard_bounds import HardBoundSolver
+from pipeline.search.bounds.lower import k_of_game, opener_values
+from pipeline.search.bounds.hard import HardBoundSolver
 from benchmark_module import load_benchmark
 from test_exact import build
 from test_hard_mode_chain import HARD_BINDS, tiny_game

@@ -12,25 +12,25 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.matrix import game_matrix
-from pipeline.compose import builtin_game
-from pipeline.search.apmintotal import ApSearch
+from pipeline.games.catalog import builtin_game
+from pipeline.search.apmintotal.value import ApSearch
 from pipeline.search.tree import from_json
-from pipeline.proofs.certificate import CertificateError, verify_certificate
+from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
 from pipeline.artifacts.trees import tree_path
 from tests.test_tree_svg import drawn
 
 
 def prove(game_name, outputs):
     """Run the whole proof (experiment=prove_wordle) for a game; returns (artifact, game, outputs)."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "experiment=prove_wordle",
-                             f"game={game_name}"], check=False)
+                             f"game={game_name}"])
     game = load_game(cfg.game)
     artifact = run_stage(cfg.stage, cfg, game, ArtifactStore(outputs))
     return artifact, game, outputs
@@ -203,7 +203,7 @@ def test_the_cluster_size_changes_the_split_but_no_key_and_no_byte_of_the_proof(
     import pipeline.runtime.executors as executors
 
     monkeypatch.setattr(executors, "ray_running", lambda: False)  # the suite's shared Ray session would size it
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
@@ -212,7 +212,7 @@ def test_the_cluster_size_changes_the_split_but_no_key_and_no_byte_of_the_proof(
     for cpus in (1, 16):
         outputs = tmp_path / f"cpus{cpus}"
         cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "experiment=prove_wordle",
-                              "game=mini_nerdle", "ray.executor=local", f"ray.num_cpus={cpus}"], check=False)
+                              "game=mini_nerdle", "ray.executor=local", f"ray.num_cpus={cpus}"])
         run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
         runs[cpus] = {stage: next((outputs / stage).glob("[!.]*")) for stage in ("feedback", "prove")}
     tasks = {cpus: {stage: [r["tasks"] for r in json.loads((folder / "manifest.json").read_text())["fan_out"]["rounds"]]

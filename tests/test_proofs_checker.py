@@ -15,27 +15,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.config import GameConfig
-from pipeline.compose import builtin_game
-from pipeline.proofs.answer import code_matrix, colours, symbols
-from pipeline.proofs.bounds import LowerBounds, bound, split
-from pipeline.proofs.certificate import CertificateError, verify_certificate
-from pipeline.proofs.exact import ExactSolver
-from pipeline.proofs.hard_mode import violation
-from pipeline.proofs.tree import TreeRejected, check_tree, verify_tree_file
+from pipeline.config.settings import GameConfig
+from pipeline.games.catalog import builtin_game
+from pipeline.proofs.game.answer import code_matrix, colours, symbols
+from pipeline.proofs.bounds.lower import LowerBounds, bound, split
+from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
+from pipeline.proofs.exact.solver import ExactSolver
+from pipeline.proofs.game.hard_mode import violation
+from pipeline.proofs.certificates.tree import TreeRejected, check_tree, verify_tree_file
 
 IGHT_ATCH = "batch catch eight fight hatch latch light match might night patch right sight tight watch wight".split()
 
 
 def _prove(tmp_path_factory, *overrides):
     """Run the real prover (stage prove and its inputs) and return the artifact folder."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     outputs = tmp_path_factory.mktemp("outputs")
-    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=prove", *overrides], check=False)
+    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=prove", *overrides])
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)).path, game
 
@@ -47,7 +47,7 @@ def mini_proof(tmp_path_factory, ray_session):
 
 @pytest.fixture(scope="module")
 def ight_words(tmp_path_factory):
-    from pipeline.config import PROJECT_ROOT
+    from pipeline.config.settings import PROJECT_ROOT
 
     secrets = tmp_path_factory.mktemp("ight") / "secrets.txt"
     secrets.write_text("\n".join(IGHT_ATCH) + "\n")
@@ -150,7 +150,7 @@ def test_lower_bounds_below_exact_and_v_monotone_on_mini_nerdle():
 def test_checker_raises_classes_through_lb3_only(monkeypatch):
     """The checker's V_level early exit is exact within every budget where LB_5 < LB_4 (test_bounds'
     two_speed_matrix), and a planted LB_{level-1} floor cuts an opener below its V_level."""
-    import pipeline.proofs.bounds as checker_bounds
+    import pipeline.proofs.bounds.lower as checker_bounds
     from test_bounds import two_speed_matrix
 
     codes, _ = two_speed_matrix()
@@ -170,10 +170,10 @@ def test_checker_raises_classes_through_lb3_only(monkeypatch):
 
 
 def test_exact_search_in_hard_mode_and_with_a_guess_limit(ight_words):
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
 
-    game = load_game(compose_config(ight_words, check=False).game)
+    game = load_game(compose_config(ight_words).game)
     codes = code_matrix(game.guesses, game.secrets, game.alphabet)
     everyone = np.arange(len(game.secrets), dtype=np.int32)
     args = (codes, symbols(game.guesses, game.alphabet), game.guess_of_secret, game.n_codes, len(game.alphabet))
@@ -214,12 +214,12 @@ def _nodes(tree, history=()):
 
 
 def test_tree_with_one_illegal_hard_mode_guess_is_rejected(ight_words, run_pipeline, ray_session):
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
 
     hard = [*ight_words, "game.hard_mode=true", "game.max_guesses=null"]  # FIGHT first needs 9 guesses in hard mode
     artifact = run_pipeline("stage=exact", *hard, "stage.openers=[fight]")
-    game = load_game(compose_config(hard, check=False).game)
+    game = load_game(compose_config(hard).game)
     tree_file = next(artifact.path.glob("tree-*.json"))
     stats = verify_tree_file(tree_file, game)  # the exact solver's hard-mode tree is legal
     body = json.loads(tree_file.read_text())
@@ -248,7 +248,7 @@ def test_checker_runs_with_the_prover_unimportable(mini_proof):
     folder, _ = mini_proof
     script = textwrap.dedent(f"""
         import sys
-        SCHEMAS = ("pipeline.stages", "pipeline.stages.base", "pipeline.stages.schemas")
+        SCHEMAS = ("pipeline.stages", "pipeline.stages.base", "pipeline.config.stages")
         PROVER = ("pipeline.search", "pipeline.feedback", "pipeline.stages")
         def prover(name):
             return name.startswith(PROVER) and name not in SCHEMAS
@@ -257,8 +257,8 @@ def test_checker_runs_with_the_prover_unimportable(mini_proof):
                 if prover(name) or name in ("pipeline.games.answer", "pipeline.games.constraints"):
                     raise ImportError(f"blocked: {{name}}")
         sys.meta_path.insert(0, Block())
-        from pipeline.compose import builtin_game
-        from pipeline.proofs.certificate import verify_certificate
+        from pipeline.config.compose import builtin_game
+        from pipeline.proofs.certificates.optimal import verify_certificate
         result = verify_certificate({str(folder)!r}, builtin_game("mini_nerdle"))
         loaded = [m for m in sys.modules if prover(m)]
         print(result["complete"], result["ub"], loaded)
@@ -392,9 +392,9 @@ def test_parallel_rederivation_gives_the_same_verdicts(mini_proof):
     """The pooled re-derivation reaches the same verdicts; against a higher UB its V_3 values are compared too."""
     import pyarrow.parquet as pq
 
-    from pipeline.proofs.answer import code_matrix
-    from pipeline.proofs.bounds import LowerBounds
-    from pipeline.proofs.certificate import recheck_eliminations
+    from pipeline.proofs.game.answer import code_matrix
+    from pipeline.proofs.bounds.lower import LowerBounds
+    from pipeline.proofs.certificates.optimal import recheck_eliminations
 
     folder, game = mini_proof
     assert verify_certificate(folder, game, workers=2) == verify_certificate(folder, game, workers=1)
@@ -439,7 +439,7 @@ def test_verify_certificate_command(mini_proof, tmp_path):
 
 
 def test_long_checks_say_their_progress_with_an_eta():
-    from pipeline.proofs.parallel import counted
+    from pipeline.proofs.certificates.parallel import counted
 
     ticks = iter([0.0, 10.0, 31.0, 40.0, 70.0, 75.0])  # the clock at start and after each of 5 results
     said: list[str] = []
@@ -449,7 +449,7 @@ def test_long_checks_say_their_progress_with_an_eta():
 
 
 def test_progress_lines_reach_a_log_but_announcements_stay_on_terminals(capsys, monkeypatch):
-    from pipeline.proofs.certificate import stderr_say
+    from pipeline.proofs.certificates.optimal import stderr_say
 
     monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
     stderr_say("re-deriving 12 closure class bound(s)")

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.runtime import worker_cache
 from pipeline.runtime.executors import _read_only, shared_args
-from pipeline.search import closure
-from pipeline.search.bounds import k_of_game
-from pipeline.search.exact import ExactSolver
+from pipeline.search.bounds import closure
+from pipeline.search.bounds.lower import k_of_game
+from pipeline.search.exact.solver import ExactSolver
 from pipeline.stages import prove
 
 

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.report import plots
 from test_bad_input import fresh_console, run_main  # noqa: F401 (the in-process command line and its log reset)
 

@@ -20,13 +20,13 @@ import pytest
 
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.game import Game
-from pipeline.proofs import archive
-from pipeline.proofs.certificate import CertificateError, verify_certificate
-from pipeline.proofs.stored_game import folder_game
-from pipeline.search.bounds import k_of_game
-from pipeline.search.closure import ClassSolvers, bound_class, guesses_left, opener_classes
-from pipeline.search.exact import IMPOSSIBLE
-from pipeline.search.funnel import FunnelSolvers, level_rule
+from pipeline.proofs.files import archive
+from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
+from pipeline.proofs.game.stored_game import folder_game
+from pipeline.search.bounds.lower import k_of_game
+from pipeline.search.bounds.closure import ClassSolvers, bound_class, guesses_left, opener_classes
+from pipeline.search.exact.solver import IMPOSSIBLE
+from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
 from tests.helpers.brute import NO_STRATEGY, BruteGame, code_table, wordle_code, wordle_colours
 from tests.test_bundle import proved
 

@@ -32,7 +32,7 @@ def opener_figures(secrets: list[str], guesses: list[str], openers: list[str]) -
     stage's own kernels (`opener_stats`, `opener_measures`)."""
     from pipeline.feedback.matrix import answer_matrix
     from pipeline.games.encoding import encode_words
-    from pipeline.search.simulate import opener_measures, opener_stats
+    from pipeline.search.strategies.simulate import opener_measures, opener_stats
 
     encoded = encode_words(guesses, "abcdefghijklmnopqrstuvwxyz")
     position = {w: i for i, w in enumerate(guesses)}

@@ -1,5 +1,5 @@
-"""The question "can this class be solved within 1, 2 or 3 guesses": the prover's kernels (search/shallow.py)
-and the checker's own (proofs/shallow.py) against a scalar brute force written here, on tiny games where the answer
+"""The question "can this class be solved within 1, 2 or 3 guesses": the prover's kernels (search/solvable/shallow.py)
+and the checker's own (proofs/solvable/shallow.py) against a scalar brute force written here, on tiny games where the answer
 is sometimes yes and sometimes no, normal and hard mode; planted off-by-ones in each must make them disagree."""
 
 from functools import lru_cache
@@ -7,12 +7,13 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.games.constraints import hard_mode_allowed
-from pipeline.proofs import shallow as checker
-from pipeline.proofs.answer import response
-from pipeline.proofs.hard_mode import Rule, letter_counts
-from pipeline.search import shallow, shallow_kernels
+from pipeline.proofs.solvable import shallow as checker
+from pipeline.proofs.game.answer import response
+from pipeline.proofs.game.hard_mode import Rule, letter_counts
+from pipeline.search.solvable import shallow
+from pipeline.search.solvable import kernels as shallow_kernels
 from pipeline.search.hard_mode import initial_state, update_state
 from tests.test_infeasible import IGHT, PROBES, ight_game
 

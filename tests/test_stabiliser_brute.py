@@ -1,4 +1,4 @@
-"""Both history stabilisers -- the checker's (proofs/stabiliser.py) and the prover's (search/stabiliser.py) --
+"""Both history stabilisers -- the checker's (proofs/symmetry/stabiliser.py) and the prover's (search/symmetry/stabiliser.py) --
 against brute-force orbits (tests/helpers/brute.py: the group listed element by element, then the elements
 fixing every history word), on groups of several symbol blocks and position blocks, with histories whose swapped
 positions hold different symbols (of one block, of two blocks) and the same symbol; in hard mode only the symbol
@@ -10,14 +10,14 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from pipeline.proofs.exact import INFEASIBLE
-from pipeline.proofs.exact import ExactSolver as CheckerExact
-from pipeline.proofs.stabiliser import ProductSymmetry
-from pipeline.search import exact_symmetric
-from pipeline.search.exact import IMPOSSIBLE
-from pipeline.search.exact import ExactSolver as ProverExact
-from pipeline.search.exact_symmetric import SymmetricExact
-from pipeline.search.stabiliser import HistoryStabiliser
+from pipeline.proofs.exact.solver import INFEASIBLE
+from pipeline.proofs.exact.solver import ExactSolver as CheckerExact
+from pipeline.proofs.symmetry.stabiliser import ProductSymmetry
+from pipeline.search.exact import symmetric as exact_symmetric
+from pipeline.search.exact.solver import IMPOSSIBLE
+from pipeline.search.exact.solver import ExactSolver as ProverExact
+from pipeline.search.exact.symmetric import SymmetricExact
+from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 from tests.helpers.brute import (
     NO_STRATEGY,
     BruteGame,

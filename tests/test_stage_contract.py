@@ -10,9 +10,10 @@ import pytest
 
 from pipeline.artifacts.identity import stage_identity
 from pipeline.artifacts.outputs import STAGE_LOG, Output
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.stages import STAGES
-from pipeline.stages.base import HOOKS, StageConfig, contract
+from pipeline.stages.base import HOOKS, contract
+from pipeline.config.stages import StageConfig
 from pipeline.stages.runner import stage_contract
 
 HOOK_PARAMETERS = {"validate": 2, "inputs": 1, "game_identity": 1, "key_material": 3, "failure": 1,

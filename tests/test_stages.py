@@ -5,7 +5,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 
 
 def test_heuristics_subset_on_mini_nerdle(run_pipeline, ray_session):

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from pipeline.config import PROJECT_ROOT
-from pipeline.compose import builtin_game
+from pipeline.config.settings import PROJECT_ROOT
+from pipeline.games.catalog import builtin_game
 from pipeline.search.tree import from_json, verify
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.compose import builtin_game
-from pipeline.config import PROJECT_ROOT
+from pipeline.games.catalog import builtin_game
+from pipeline.config.settings import PROJECT_ROOT
 from pipeline.search.tree import from_json, verify
-from pipeline.sweep_summary import markdown, table, varying
+from pipeline.app.sweep_summary import markdown, table, varying
 
 pytestmark = pytest.mark.slow
 OPENERS = ['stage.openers=["4*7=28"],["28/7=4"]']

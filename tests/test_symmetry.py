@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.compose import builtin_game
-from pipeline.proofs import answer as checker
-from pipeline.proofs.symmetry import SymmetryRejected, check_symmetry, verified_map
-from pipeline.search import symmetry
+from pipeline.games.catalog import builtin_game
+from pipeline.proofs.game import answer as checker
+from pipeline.proofs.symmetry.generators import SymmetryRejected, check_symmetry, verified_map
+from pipeline.search.symmetry import generators as symmetry
 
 
 def word_image(word, alphabet, symbols, positions):
@@ -62,7 +62,7 @@ def test_orbits_match_brute_force(overrides, n_maps, n_orbits):
 
 def test_exact_values_are_equal_on_each_orbit():
     """V*(sigma g) = V*(g): the exact value of every opener of a small Mastermind is its representative's."""
-    from pipeline.search.exact import ExactSolver
+    from pipeline.search.exact.solver import ExactSolver
 
     game = builtin_game("mastermind", pegs=3, colours=4)
     _, rep = prover_orbits(game)
@@ -108,14 +108,14 @@ def test_checker_rejects_maps_that_are_not_automorphisms():
 
 
 def _prove(tmp_path_factory, *overrides):
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     root = tmp_path_factory.mktemp("sym")
     cfg = compose_config([f"paths.outputs={root}", "progress=false", "experiment=prove", "game=mastermind",
-                             *overrides], check=False)
+                             *overrides])
     game = load_game(cfg.game)
     return run_stage(cfg.stage, cfg, game, ArtifactStore(root)).path, game
 
@@ -155,7 +155,7 @@ def edited(folder, tmp_path, edit):
 
 
 def test_symmetric_proof_is_verified(mastermind_proof):
-    from pipeline.proofs.certificate import verify_certificate
+    from pipeline.proofs.certificates.optimal import verify_certificate
 
     folder, game = mastermind_proof
     cert = json.loads((folder / "certificate.json").read_text())
@@ -189,7 +189,7 @@ def _orbit_mate(cert):
     (lambda c: c.__setitem__("optimal_openers", [c["ub_opener"]]), "optimal_openers"),
 ])
 def test_forged_symmetry_claims_are_rejected(mastermind_proof, tmp_path, edit, message):
-    from pipeline.proofs.certificate import CertificateError, verify_certificate
+    from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
 
     folder, game = mastermind_proof
     with pytest.raises(CertificateError, match=message):
@@ -199,7 +199,7 @@ def test_forged_symmetry_claims_are_rejected(mastermind_proof, tmp_path, edit, m
 def test_forged_position_swap_rejected_where_colours_move(tmp_path_factory, tmp_path, ray_session):
     """Wordle's answering function on all strings: the prover keeps only symbol swaps; a certificate that adds
     a position swap (so as to represent more openers) is rejected."""
-    from pipeline.proofs.certificate import CertificateError, verify_certificate
+    from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
 
     folder, game = _prove(tmp_path_factory, "game.pegs=3", "game.colours=3", "game.answer=wordle")
     cert = json.loads((folder / "certificate.json").read_text())
@@ -212,11 +212,11 @@ def test_forged_position_swap_rejected_where_colours_move(tmp_path_factory, tmp_
 
 
 def test_class_solved_with_the_opener_stabiliser_matches_full_search():
-    """The opener's stabiliser orbits (search/stabiliser.py) against brute force, and a class's MinTotal
+    """The opener's stabiliser orbits (search/symmetry/stabiliser.py) against brute force, and a class's MinTotal
     searched one guess per orbit of the history's stabiliser equals the full search's."""
-    from pipeline.search.exact import ExactSolver
-    from pipeline.search.exact_symmetric import SymmetricExact
-    from pipeline.search.stabiliser import HistoryStabiliser
+    from pipeline.search.exact.solver import ExactSolver
+    from pipeline.search.exact.symmetric import SymmetricExact
+    from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 
     game = builtin_game("mastermind", pegs=3, colours=4)
     codes = game_matrix(game)

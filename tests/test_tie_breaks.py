@@ -8,7 +8,7 @@ changes the chosen opener.
 import pytest
 
 from pipeline.games.answer import feedback
-from pipeline.search.apmintotal import apmintotal, rank_openers
+from pipeline.search.apmintotal.value import apmintotal, rank_openers
 from test_apmintotal import HAND_MADE, brute_min_total, make_game, random_game
 
 
@@ -69,7 +69,7 @@ def test_max_size_split_ranking_follows_the_scalar_order():
 
 
 def test_upper_bound_stage_refuses_an_unknown_ranking():
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
     from pipeline.stages.upper_bound import UpperBoundConfig, validate
 
     with pytest.raises(PipelineError, match="stage.ranking must be one of ExpSizeSplit, MaxSizeSplit, not 'Entropy'"):

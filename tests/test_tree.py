@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
-from pipeline.search.greedy import greedy
-from pipeline.artifacts.tree_formats import from_lines
+from pipeline.search.strategies.greedy import greedy
+from pipeline.formats.trees import from_lines
 from pipeline.games.answer import feedback
 from pipeline.search.tree import from_json, paths, statistics, to_json, to_text, verify
 

@@ -1,4 +1,4 @@
-"""Tree files in the forms people exchange (pipeline/artifacts/tree_formats.py): Selby's tree text, tree.json and
+"""Tree files in the forms people exchange (pipeline/formats/trees.py): Selby's tree text, tree.json and
 tree.txt, written by `export-tree` and read wherever a tree is read (verify-tree, solve --tree), round trips that
 give back the identical tree and its total, malformed files refused in one error line; and the readable Figure 2
 (children by class size, a "+N more" box, wrapped rows, a legend)."""
@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pipeline.artifacts.tree_formats import FormatError, from_olson, from_selby, sniff, to_olson, to_selby
+from pipeline.formats.trees import FormatError, from_olson, from_selby, sniff, to_olson, to_selby
 from pipeline.artifacts.tree_svg import shown_tree, tree_svg
-from pipeline.compose import builtin_game
+from pipeline.games.catalog import builtin_game
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 from test_bad_input import assert_one_error, fresh_console, run_main  # noqa: F401 (in-process CLI, log reset)
 

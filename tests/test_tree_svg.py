@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pipeline.artifacts.tree_svg import tree_svg
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.answer import feedback
 from pipeline.search.tree import Tree, from_json
 

@@ -3,7 +3,7 @@
 - the certificate's schema is checked before anything is computed: strict JSON, exact types, ranges, no unknown
   field, and a size limit on the game its parameters imply (one `error:` line, exit 2, within seconds);
 - every number a certificate states is one the checker re-derives (elimination bounds, sums, class targets);
-- `verify-certificate` writes verification.json sealed with this machine's checker key (pipeline/proofs/seal.py),
+- `verify-certificate` writes verification.json sealed with this machine's checker key (pipeline/proofs/certificates/seal.py),
   and the catalogue, the assistant, the report and reproduce's rows call a result verified (proven) only when a
   complete record with this machine's seal matches the files as they are now: a hand-written record, one sealed
   in another key folder, or one whose files changed by a byte reads "not verified here".
@@ -18,11 +18,19 @@ from pathlib import Path
 import pytest
 
 from pipeline.artifacts.catalogue_page import verified_text
-from pipeline.proofs import seal
-from pipeline.proofs.certificate import CertificateError, verify_certificate
-from pipeline.proofs.record import (CHECKER_VERSION, NOT_SEALED_HERE, PARTIAL, RECORD, UNVERIFIED, VERIFIED,
-                                    checker_code, record_body, status, write_record)
-from pipeline.proofs.schema import MAX_CELLS
+from pipeline.proofs.certificates import seal
+from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
+from pipeline.proofs.certificates.record import (CHECKER_VERSION,
+    NOT_SEALED_HERE,
+    PARTIAL,
+    RECORD,
+    UNVERIFIED,
+    VERIFIED,
+    checker_code,
+    record_body,
+    status,
+    write_record)
+from pipeline.proofs.certificates.schema import MAX_CELLS
 from tests.test_bad_input import assert_one_error, fresh_console, run_main  # noqa: F401 (fresh_console: autouse)
 
 DIGEST = "0" * 64
@@ -163,13 +171,13 @@ def mini(tmp_path_factory, ray_session):
     """The real prover's Mini Nerdle proof: (artifact folder, game, the funnel's rows)."""
     import pyarrow.parquet as pq
 
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.runner import run_stage
 
     outputs = tmp_path_factory.mktemp("outputs")
-    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=prove", "game=mini_nerdle"], check=False)
+    cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "stage=prove", "game=mini_nerdle"])
     game = load_game(cfg.game)
     folder = run_stage(cfg.stage, cfg, game, ArtifactStore(outputs)).path
     funnel = Path(json.loads((folder / "manifest.json").read_text())["inputs"]["lower_bound"]["path"])

@@ -1,4 +1,4 @@
-"""This machine's checker key (pipeline/proofs/seal.py), what a verification record's seal is made with: made by
+"""This machine's checker key (pipeline/proofs/certificates/seal.py), what a verification record's seal is made with: made by
 the first check in the user's config folder, mode 0600, never in the outputs nor in a bundle; an archive's check
 keeps no record and makes no key; a key file that cannot be trusted (open to other users, not hex, a link) is
 refused, never used.  The readers of a forged record, one sealed in another key folder and one whose files
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.proofs import seal
-from pipeline.proofs.record import RECORD, UNVERIFIED, status
+from pipeline.proofs.certificates import seal
+from pipeline.proofs.certificates.record import RECORD, UNVERIFIED, status
 from tests.helpers.proof_folders import outputs_copy, verify_certificate
 from tests.test_bad_input import assert_one_error, fresh_console  # noqa: F401 (fresh_console: autouse)
 from tests.test_bundle import bundled, words_proof  # noqa: F401 (words_proof: a fixture)

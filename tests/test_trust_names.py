@@ -1,4 +1,4 @@
-"""The checker names only the game it checked (pipeline/proofs/naming.py): a true proof of a 10-word list, relabelled
+"""The checker names only the game it checked (pipeline/proofs/certificates/naming.py): a true proof of a 10-word list, relabelled
 as a shipped game in its certificate and its stored game, is refused (from the folder and from a bundle), and so is
 an infeasibility certificate; the certificate and the stored game must name the same game; a custom game is named
 with its lists' digests; shipped games by their pinned lists (Wordle and its variants) or their size (Mastermind,
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import DATA_DIR
-from pipeline.proofs.certificate import CertificateError
-from pipeline.proofs.naming import checked_name
-from pipeline.proofs.record import RECORD, status
-from pipeline.proofs.stored_game import StoredGame, sorted_sha256
+from pipeline.config.settings import DATA_DIR
+from pipeline.proofs.certificates.optimal import CertificateError
+from pipeline.proofs.certificates.naming import checked_name
+from pipeline.proofs.certificates.record import RECORD, status
+from pipeline.proofs.game.stored_game import StoredGame, sorted_sha256
 from tests.helpers.proof_folders import outputs_copy, verify_certificate
 from tests.test_bad_input import assert_one_error, fresh_console  # noqa: F401 (fresh_console: autouse)
 from tests.test_bundle import bundled, proved

@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.config import PROJECT_ROOT
-from pipeline.errors import PipelineError
+from pipeline.config.settings import PROJECT_ROOT
+from pipeline import PipelineError
 from pipeline.runtime import codec
 from pipeline.runtime.executors import InProcessExecutor
 from pipeline.runtime.store import ArtifactStore
@@ -129,12 +129,12 @@ def funnel(artifact_path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def clean_run(tmp_path_factory):
     """Mini Nerdle's lower_bound funnel (UB 544) from a run nobody interfered with."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.stages.runner import run_stage
 
     outputs = tmp_path_factory.mktemp("clean") / "outputs"
-    cfg = compose_config([f"paths.outputs={outputs}", *MINI_LB], check=False)
+    cfg = compose_config([f"paths.outputs={outputs}", *MINI_LB])
     artifact = run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
     return artifact, funnel(artifact.path)
 
@@ -247,12 +247,12 @@ def words_game(path: Path) -> list[str]:
 
 
 def test_a_byte_order_mark_is_not_part_of_the_first_word(tmp_path):
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
 
     path = tmp_path / "bom.txt"
     path.write_bytes("\ufeff".encode() + ("\n".join(WORDS) + "\n").encode())
-    game = load_game(compose_config(words_game(path), check=False).game)
+    game = load_game(compose_config(words_game(path)).game)
     assert len(game.secrets) == 8 and "crane" in game.secrets
 
 
@@ -288,12 +288,12 @@ def test_a_strict_list_refuses_any_case_change_beyond_ascii():
 
 
 def test_plain_capitals_are_still_lower_cased(tmp_path):
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
 
     path = tmp_path / "caps.txt"
     path.write_text("CRANE\nSlate\ntrace\n")
-    assert load_game(compose_config(words_game(path), check=False).game).secrets == ("crane", "slate", "trace")
+    assert load_game(compose_config(words_game(path)).game).secrets == ("crane", "slate", "trace")
 
 
 def test_the_duplicate_warning_reaches_the_console(tmp_path, capsys):

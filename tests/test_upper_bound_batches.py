@@ -5,7 +5,7 @@ whatever the split: 1 CPU or many, batched or one opener per task.  Runs in-proc
 import pytest
 
 from pipeline.stages import upper_bound
-from pipeline.stages.schemas import UpperBoundConfig
+from pipeline.config.stages import UpperBoundConfig
 
 RESULT_FILES = ("openers.parquet", "summary.json", "tree.json", "tree.txt")
 TOP_K = 12  # openers tried: enough for batches of several openers on one CPU
@@ -26,7 +26,7 @@ def test_opener_batches_cover_every_opener_once_a_few_per_cpu_and_never_above_ba
 def _artifact_bytes(tmp_path, monkeypatch, name, cpus, *overrides):
     """The result files' bytes of upper_bound on Mini Nerdle with the fan-out sized for `cpus` CPUs, and the
     number of tasks it ran."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
     from pipeline.runtime.store import ArtifactStore
     from pipeline.stages.base import StageContext
@@ -35,7 +35,7 @@ def _artifact_bytes(tmp_path, monkeypatch, name, cpus, *overrides):
     monkeypatch.setattr(StageContext, "cluster_cpus", lambda self: cpus)  # whatever Ray this process has open
     outputs = tmp_path / name
     cfg = compose_config([f"paths.outputs={outputs}", "progress=false", "ray.executor=local", "game=mini_nerdle",
-                          "stage=upper_bound", f"stage.top_k={TOP_K}", *overrides], check=False)
+                          "stage=upper_bound", f"stage.top_k={TOP_K}", *overrides])
     artifact = run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
     rounds = [r for r in artifact.manifest["fan_out"]["rounds"] if r["label"] == upper_bound.NAME]
     return {f: artifact.file(f).read_bytes() for f in RESULT_FILES} | {"key": artifact.key}, rounds[0]["tasks"]

@@ -14,12 +14,17 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import feedback
-from pipeline.search.greedy import greedy
+from pipeline.search.strategies.greedy import greedy
 from pipeline.search.tree import verify
-from pipeline.errors import PipelineError
-from pipeline.search.valuations import (
-    INFO_BITS, VALUATIONS, all_combinations, paper_terms, parse_combination, rank, tlogt_table, values,
-)
+from pipeline import PipelineError
+from pipeline.search.strategies.valuations import (INFO_BITS,
+    VALUATIONS,
+    all_combinations,
+    paper_terms,
+    parse_combination,
+    rank,
+    tlogt_table,
+    values)
 
 
 def make_game(guesses, secrets, alphabet):
@@ -183,8 +188,8 @@ def test_heuristics_stage_validates_the_arithmetic():
 @pytest.fixture(scope="module")
 def wordle():
     from pipeline.feedback.matrix import game_matrix
-    from pipeline.compose import builtin_game
-    from pipeline.search.valuations import transposed
+    from pipeline.games.catalog import builtin_game
+    from pipeline.search.strategies.valuations import transposed
 
     game = builtin_game("wordle_original")
     codes = game_matrix(game)

@@ -145,8 +145,8 @@ def test_a_record_of_other_checker_code_is_checked_again(mini_nerdle_store, tmp_
     checker's code is the one that made it; otherwise stage=reproduce runs the checker on it again."""
     import shutil
 
-    from pipeline.compose import builtin_game
-    from pipeline.proofs import record
+    from pipeline.games.catalog import builtin_game
+    from pipeline.proofs.certificates import record
     from pipeline.stages.reproduce import checked_proof
 
     proof = tmp_path / "proof"

@@ -1,18 +1,18 @@
-"""Can a class be solved within 4 or 5 guesses: the prover's Within (search/within.py) and the checker's Feasibility
-(proofs/feasibility.py) against the scalar brute force of test_shallow.py, on tiny games where the limit binds, normal
+"""Can a class be solved within 4 or 5 guesses: the prover's Within (search/solvable/within.py) and the checker's Feasibility
+(proofs/solvable/within.py) against the scalar brute force of test_shallow.py, on tiny games where the limit binds, normal
 and hard mode; planted off-by-ones must make each disagree."""
 
 import numpy as np
 import pytest
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.proofs.answer import symbols
-from pipeline.proofs.hard_mode import Rule
-from pipeline.proofs import feasibility
-from pipeline.proofs.feasibility import Feasibility
-from pipeline.search import within
+from pipeline.proofs.game.answer import symbols
+from pipeline.proofs.game.hard_mode import Rule
+from pipeline.proofs.solvable import within as feasibility
+from pipeline.proofs.solvable.within import Feasibility
+from pipeline.search.solvable import within
 from pipeline.search.hard_mode import initial_state, update_state
-from pipeline.search.shallow import Shallow
+from pipeline.search.solvable.shallow import Shallow
 from tests.test_shallow import Brute, _text, cases, games  # noqa: F401  (games: the fixture)
 
 LEFTS = (3, 4, 5)

@@ -7,7 +7,7 @@ default <folder>.tar.gz beside the folder (the catalogue links it there), under 
   README.txt  what the archive is, its result, and the command that checks it;
   INDEX.json  format 1: stage, key, game (name, rules, list counts and digests), versions, and `files`, every
               other member's {bytes, sha256}; `verify-certificate <archive>` refuses an archive whose members
-              differ from it (pipeline/proofs/archive.py reads it, with its own code).
+              differ from it (pipeline/proofs/files/archive.py reads it, with its own code).
 Only regular files are packed (a symlink in the folder is refused, hidden files and verification.json, a
 record this machine's checker keeps, are left out); members carry no owner and no time, so the same folder
 makes the same bytes.  Member names are made of safe parts only: the stage (one of STAGES), the manifest's key
@@ -27,13 +27,13 @@ import tempfile
 from pathlib import Path
 
 from pipeline.artifacts.outputs import BLINDFOLD, LEADERBOARD, PROVE, STORED_GAME
-from pipeline.errors import PipelineError, shown_value
+from pipeline import PipelineError, shown_value
 from pipeline.runtime.files import UnreadableFile, read_bytes, read_json
 from pipeline.runtime.store import KEY
 
 STAGES = {"prove": PROVE, "leaderboard": LEADERBOARD, "blindfold": BLINDFOLD}
 NOT_PACKED = {"verification.json"}  # this machine's record of a check: the other machine makes its own
-MAX_FILE_BYTES = 256 * 2**20  # the checker unpacks no bigger member (pipeline/proofs/archive.py)
+MAX_FILE_BYTES = 256 * 2**20  # the checker unpacks no bigger member (pipeline/proofs/files/archive.py)
 FORMAT = 1
 MEMBER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~%-]*")  # every file name a stage writes (trees.tree_name too)
 

@@ -1,7 +1,7 @@
 """The catalogue of a store: every certificate under the outputs, one row per game, mode and guess limit.
 
 Pure gathering: each finished artifact holding a certificate.json (a proof of stage=prove, an infeasible guess limit, or a leaderboard) is
-read with its tree file, its manifest and its verification record (pipeline/proofs/record.py); nothing is proven
+read with its tree file, its manifest and its verification record (pipeline/proofs/certificates/record.py); nothing is proven
 or checked again.  A certificate is called verified only when `record.status` finds a complete record sealed by
 this machine's checker key, of this checker's version and code, over the files as they are now; a missing
 record, a record without this machine's seal (hand-written, edited, copied from elsewhere), a sample check, a
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.artifacts.outputs import CERTIFICATE, TREE, TREE_PICTURE
-from pipeline.proofs import record
+from pipeline.proofs.certificates import record
 from pipeline.runtime.store import MANIFEST, Artifact, ArtifactStore, DamagedArtifactError, is_link, read_json_file
 
 OWN_STAGE = "catalogue"  # its own folder holds no certificate, and is never searched
@@ -183,7 +183,7 @@ def tree_statistics(artifact: Artifact, name: str) -> dict:
 
 def verification(artifact: Artifact) -> dict:
     """The certificate's verification state; for a verified (or sampled) one, which checker, when, and the game as
-    the checker named it; else why it is not verified here (pipeline/proofs/record.py)."""
+    the checker named it; else why it is not verified here (pipeline/proofs/certificates/record.py)."""
     check = record.status(artifact.path)
     if check.state == record.UNVERIFIED:
         return {"state": check.state, "why": check.why}

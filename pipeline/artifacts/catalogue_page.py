@@ -38,7 +38,7 @@ def optimum_text(entry: dict) -> str:
 
 
 def verified_text(entry: dict) -> str:
-    """`verified here by …` only for a record this machine's checker sealed (pipeline/proofs/record.py)."""
+    """`verified here by …` only for a record this machine's checker sealed (pipeline/proofs/certificates/record.py)."""
     check = entry["verification"]
     if entry["verified"]:
         named = f", as {check['checked_as']}" if check.get("checked_as") else ""

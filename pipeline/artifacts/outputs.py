@@ -15,7 +15,7 @@ Kinds and their one writer or loader:
 - Text, Markdown, SVG and PNG files: written by the stage or plot that draws them.
 
 The runner adds manifest.json (what made the artifact, every file's size) and stage.log (the stage's log) to
-every artifact; `verify-certificate` later adds verification.json to a proof folder (pipeline/proofs/record.py);
+every artifact; `verify-certificate` later adds verification.json to a proof folder (pipeline/proofs/certificates/record.py);
 `bundle` packs a prove, leaderboard or blindfold folder into <folder>.tar.gz beside it (pipeline/artifacts/bundle.py).
 The proof checker keeps its own names for the files it reads (it is written from the definitions, apart from
 the prover): certificate.json, tree.json and the leaderboard's tree-<opener>.json are named there too.
@@ -80,7 +80,7 @@ STAGE_LOG = Output("stage.log", "the stage's log lines, written by the runner (p
 STORED_GAME = Output("game.json.gz", "the game the result is of, so its check needs nothing else: rules, the "
                                      "lists written out (guesses, secrets, excluded) with counts and sorted-sha256, "
                                      "the list files' paths and sha256, versions (pipeline/artifacts/stored_game.py; "
-                                     "read by the checker's pipeline/proofs/stored_game.py)")
+                                     "read by the checker's pipeline/proofs/game/stored_game.py)")
 
 # ---- feedback --------------------------------------------------------------------------------------------------
 
@@ -135,7 +135,7 @@ LOWER_BOUND = (FUNNEL, LB_SUMMARY)
 CERTIFICATE = Output("certificate.json", "the proof's claim for the checker: objective, ub, ub_opener, the UB tree's "
                                          "digest, eliminated openers, survivors with per-class bounds, proven, "
                                          "optimal_openers; or (kind infeasible) a witness class per opener "
-                                         "(schema: pipeline/proofs/schema.py)")
+                                         "(schema: pipeline/proofs/certificates/schema.py)")
 PROOF_TREE_TEXT = Output("tree.txt", "the better tree as text, when an opener beat the upper bound's", always=False)
 PROVE = (CERTIFICATE, unless_infeasible(TREE), PROOF_TREE_TEXT, unless_infeasible(TREE_PICTURE), STORED_GAME)
 
@@ -202,7 +202,7 @@ REPRODUCE = (VERDICTS, VERDICT_TABLE)
 LEADERBOARD_CERTIFICATE = Output("certificate.json", "kind leaderboard: objective, the game's claims, k_s, k, "
                                                      "threshold, ties, leaders (each with its tree file, tree_sha256 "
                                                      "and per-class bounds), settled, eliminated (checked by "
-                                                     "pipeline/proofs/leaderboard.py)")
+                                                     "pipeline/proofs/certificates/leaderboard.py)")
 LEADERBOARD_SUMMARY = Output("summary.json", "k, threshold, ties, leaders (opener, value), first_threshold, "
                                              "funnel_threshold, funnel, funnel_survivors, solved, rounds, hard_mode")
 LEADERBOARD = (LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, *OPENER_TREES, STORED_GAME)

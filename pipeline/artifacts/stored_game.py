@@ -5,7 +5,7 @@ A prove, leaderboard or blindfold folder holds game.json.gz beside its certifica
 overrides and no list file: the lists are written out word by word with their counts and sorted-sha256
 digests (the definition of pipeline/games/digest.py), the rules (answering function, length, alphabet, hard
 mode, guess limit) beside them.  The independent checker reads the file with its own code
-(pipeline/proofs/stored_game.py) and checks every word and digest before it trusts a list.
+(pipeline/proofs/game/stored_game.py) and checks every word and digest before it trusts a list.
 
 Layout (format 1), gzip of one strict JSON object:
   format: 1
@@ -36,7 +36,7 @@ def listed(words) -> dict:
 def stored_game(game, stage: str, stage_version: int) -> dict:
     """What game.json.gz holds for `game`, written by stage `stage` at its VERSION."""
     from pipeline import __version__
-    from pipeline.proofs.record import CHECKER_VERSION, checker_code
+    from pipeline.proofs.certificates.record import CHECKER_VERSION, checker_code
 
     extra = game.extra or {}
     return {

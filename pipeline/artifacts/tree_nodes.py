@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.search.tree import Tree, verify
 
 

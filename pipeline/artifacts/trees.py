@@ -2,16 +2,16 @@
 and the one loader that reads a tree file back for a game (simulate, the assistant).
 
 The prove stage refuses an upper-bound tree that breaks the game's rules (`rule_violation`); verifying a tree
-file for a user (`verify-tree`) is the independent checker's job (pipeline/proofs/tree.py)."""
+file for a user (`verify-tree`) is the independent checker's job (pipeline/proofs/certificates/tree.py)."""
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.constraints import hard_mode_violation
 from pipeline.games.game import Game
-from pipeline.artifacts.tree_formats import FORMATS, FormatError, read_tree_text, sniff, to_olson, to_selby
+from pipeline.formats.trees import FORMATS, FormatError, read_tree_text, sniff, to_olson, to_selby
 from pipeline.artifacts.tree_svg import DEFAULT_DEPTH, tree_svg
 from pipeline.runtime.files import MAX_JSON_BYTES, MissingFile, UnreadableFile, parse_json, read_text
 from pipeline.runtime.store import MANIFEST, read_json_file
@@ -23,7 +23,7 @@ def write_tree(folder_file, tree: Tree, game: Game, name: str = "tree", objectiv
     """Write <name>.json, <name>.txt and <name>.svg (levels 1..`depth` drawn: pipeline.artifacts.tree_svg);
     return the tree's statistics.
 
-    `objective`: what the search that built the tree minimised (pipeline.search.objective), recorded
+    `objective`: what the search that built the tree minimised (pipeline.search.strategies.objective), recorded
     when given; trees of heuristics optimise neither and record none."""
     if not name or "/" in name or "\\" in name or name.startswith("."):
         raise ValueError(f"unsafe tree file name {name!r}: use tree_name()")
@@ -46,7 +46,7 @@ def tree_body(tree: Tree, game: Game, objective: str | None = None) -> dict:
 
 
 def exported(tree: Tree, game: Game, form: str) -> str:
-    """The text of `tree` in one of the exchanged forms (pipeline.artifacts.tree_formats.FORMATS)."""
+    """The text of `tree` in one of the exchanged forms (pipeline.formats.trees.FORMATS)."""
     if form == "json":
         return json.dumps(tree_body(tree, game)) + "\n"
     if form == "text":
@@ -90,7 +90,7 @@ def recorded_game(body, manifest: dict) -> dict:
 
 def read_body(path: Path, game: Game) -> dict:
     """A tree file's body ({"tree": ...} and what the file records), in any form of
-    pipeline.artifacts.tree_formats (tree.json, tree.txt, Selby's tree text), read as a regular file only
+    pipeline.formats.trees (tree.json, tree.txt, Selby's tree text), read as a regular file only
     (strict UTF-8; strict, bounded JSON); PipelineError saying why not."""
     try:
         text = read_text(path, MAX_JSON_BYTES)

@@ -7,3 +7,7 @@ explain.py   the words printed after each row
 terminal.py  coloured tiles and the progress indicator
 app.py       the two commands
 """
+
+from pipeline.compiled.cache import use_kernel_cache
+
+use_kernel_cache()  # before any kernel of this room is defined

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.assistant.values import Valuer, Value, loss_chance
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.answer import colours_to_code, feedback
 from pipeline.search.hard_mode import initial_state, update_state
 

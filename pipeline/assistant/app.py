@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import PipelineError, echo, error_line, shown_value
+from pipeline import PipelineError, echo, error_line, shown_value
 
 PLAY_USAGE = """usage: python -m pipeline play game=<name> [game.<key>=<value> ...] [tree=<tree.json>|none]
   e.g. python -m pipeline play game=wordle_original game.hard_mode=true
@@ -35,10 +35,10 @@ def setup(overrides: list[str], options: dict[str, str]) -> Setup:
     """Compose the game config, load the game and its strategy: everything before the first suggestion.
 
     `overrides` are game/paths overrides, `options` the command's own settings (tree, secret), both as the
-    sub-command parser (pipeline.commands) split them."""
-    from pipeline.compose import compose_config
+    sub-command parser (pipeline.app.commands) split them."""
+    from pipeline.config.compose import compose_config
 
-    config = compose_config(overrides, check=False)
+    config = compose_config(overrides)
     from pipeline.assistant.known import certificate_claiming
     from pipeline.assistant.session import Session
     from pipeline.assistant.strategy import Strategy, find_tree, load_tree_file
@@ -334,11 +334,11 @@ def analyse_command(overrides: list[str], options: dict) -> int:
 
     from pipeline.assistant.analysis import analyse, table, to_json
     from pipeline.assistant.terminal import Progress, use_colour
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
 
     budget = budget_of(options)
-    config = compose_config(overrides, check=False)
+    config = compose_config(overrides)
     with Progress(f"loading {config.game.name}"):
         game = load_game(config.game)
         rows, secret = game_rows(game, options)

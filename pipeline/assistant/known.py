@@ -1,6 +1,6 @@
 """What is known about a game before anything is computed here: the published optimum of a shipped game."""
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.game import Game
 
 PUBLISHED_MIN_GUESSES = 6  # the published optima hold within the usual 6 guesses (a tighter limit may change them)
@@ -11,7 +11,7 @@ def published_optimum(game: Game) -> tuple[int, str] | None:
 
     Only for a shipped game played on its own lists (both digests match its config), in normal mode and with no
     tighter guess limit than the published figure assumed: on other lists or rules the figure says nothing."""
-    from pipeline.compose import game_config
+    from pipeline.config.compose import game_config
     from pipeline.report.published import OPTIMUM
 
     if game.name not in OPTIMUM or game.hard_mode:

@@ -24,7 +24,7 @@ from numba import get_num_threads, njit, prange
 
 from pipeline.artifacts.find import stored_trees
 from pipeline.artifacts.trees import LoadedTree, load_tree
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.constraints import hard_mode_rule
 from pipeline.games.game import Game
 from pipeline.runtime.store import ArtifactStore
@@ -182,7 +182,7 @@ def greedy_choice(enc_guesses: np.ndarray, enc_candidates: np.ndarray, in_candid
     """Row index (into enc_guesses) of the best guess by (MostParts, InSet, ExpSizeSplit), lowest row on ties.
 
     `in_candidates[g]` says whether guess row g is itself a candidate.  The
-    same rule as `pipeline.search.valuations.rank(..., BEST_COMBINATION)[0]`
+    same rule as `pipeline.search.strategies.valuations.rank(..., BEST_COMBINATION)[0]`
     (tests check they agree), computed without a code matrix.
     """
     n_rows, k = enc_guesses.shape[0], enc_candidates.shape[0]

@@ -10,7 +10,7 @@ further guesses is total / |C|.  Where each value comes from, best first:
   stored artifact for the same game (a proven `prove` certificate, the `exact`
   stage's V*(opener, S), the `upper_bound` stage's per-opener upper bounds) —
   only for the start of a game, whose sets these artifacts describe;
-- exact: the exact solver (search/exact.py), in this process for small sets
+- exact: the exact solver (search/exact/solver.py), in this process for small sets
   (|C| x |G| <= IN_PROCESS_CELLS, milliseconds), otherwise in a forked child
   given `budget` seconds and killed if it takes longer;
 - upper bound: ApMinTotal(C, 1) (the greedy tree the upper_bound stage starts
@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.artifacts.outputs import CERTIFICATE, EXACT, OPENER_TOTALS, read_table
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.runtime.files import read_json
-from pipeline.search.exact import IMPOSSIBLE, ExactSolver
+from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
 
 IN_PROCESS_CELLS = 2_000_000  # |C| x |G| below which the exact solver runs in this process without a budget
@@ -222,7 +222,7 @@ class Valuer:
 
     def _upper(self, cand, state, left, opener: int) -> Value:
         if self._ap is None:
-            from pipeline.search.apmintotal import ApSearch
+            from pipeline.search.apmintotal.value import ApSearch
 
             game = self.game
             self._ap = ApSearch(self.codes, game.secret_of_guess, game.n_codes, 1, hard_mode=game.hard_mode,
@@ -346,8 +346,8 @@ class KnownValues:
 
     def _certificate(self, folder: Path, label: str) -> None:
         """A proven certificate's optimum: exact only once `verify-certificate` has checked it in full as it is now
-        (pipeline/proofs/record.py); until then its claim is labelled unverified and never beats a known value."""
-        from pipeline.proofs.record import status
+        (pipeline/proofs/certificates/record.py); until then its claim is labelled unverified and never beats a known value."""
+        from pipeline.proofs.certificates.record import status
 
         cert = read_json(folder / CERTIFICATE.name)
         if cert.get("proven") is not True:

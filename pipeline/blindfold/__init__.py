@@ -8,3 +8,7 @@ The package imports none of its modules: its modules import each other
 (`from pipeline.blindfold import pairs`), so an import here would close a
 circle; callers import what they use from the module that defines it.
 """
+
+from pipeline.compiled.cache import use_kernel_cache
+
+use_kernel_cache()  # before any kernel of this room is defined

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.runtime.files import UnreadableFile, check_regular, parse_json, read_json
 
 CODE_DTYPES = ("uint8", "uint16", "uint32")  # a code of n positions is < 3**n

@@ -1,7 +1,7 @@
 """Turn a game config into a Game: read or generate its lists, check them, pin their digests."""
 
-from pipeline.config import GameConfig
-from pipeline.errors import PipelineError
+from pipeline.config.settings import GameConfig
+from pipeline import PipelineError
 from pipeline.games import generators
 from pipeline.games.game import ANSWERS, Game
 from pipeline.games.lists import check_digest, clean, read_words
@@ -69,7 +69,7 @@ def matrix_bytes(n_guesses: int, n_secrets: int, answer: str, length: int) -> in
 
 def check_fits(cfg: GameConfig, n_guesses: int, n_secrets: int, length: int, estimated: bool = False) -> None:
     """Refuse a game whose feedback matrix cannot fit in this machine's memory, before anything is allocated."""
-    from pipeline.validation import total_memory
+    from pipeline.config.validation import total_memory
 
     total, size = total_memory(), matrix_bytes(n_guesses, n_secrets, cfg.answer, length)
     if total and size > total / MEMORY_SHARE:
@@ -156,3 +156,10 @@ def _exclude(cfg: GameConfig, secrets: list[str]) -> tuple[list[str], tuple[str,
     if not kept:
         raise PipelineError(f"game.exclude {cfg.exclude} removes every secret of {cfg.name}")
     return kept, tuple(sorted(excluded))
+
+
+def builtin_game(name: str, **overrides) -> Game:
+    """Load a shipped game by name, e.g. builtin_game("wordle_original")."""
+    from pipeline.config.compose import game_config
+
+    return load_game(game_config(name, **overrides))

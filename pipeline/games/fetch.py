@@ -10,8 +10,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from pipeline.config import GameConfig, WordListConfig
-from pipeline.errors import PipelineError
+from pipeline.config.settings import GameConfig, WordListConfig
+from pipeline import PipelineError
 from pipeline.games.digest import normalise
 from pipeline.games.lists import check_digest
 

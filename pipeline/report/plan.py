@@ -212,10 +212,10 @@ def openers() -> list[Experiment]:
 def recipe_upstream(experiment: str) -> dict[str, dict]:
     """The upstream settings a conf/experiment/ recipe gives, composed from its file: per stage run as an
     input, the settings that differ from the schema's defaults."""
-    from pipeline.compose import compose_config
-    from pipeline.stages.schemas import SCHEMAS
+    from pipeline.config.compose import compose_config
+    from pipeline.config.stages import SCHEMAS
 
-    upstream = compose_config([f"experiment={experiment}"], check=False).upstream
+    upstream = compose_config([f"experiment={experiment}"]).upstream
     changed = {}
     for name, schema in SCHEMAS.items():
         default, given = dataclasses.asdict(schema()), dataclasses.asdict(getattr(upstream, name))

@@ -9,8 +9,8 @@ it runs; they must equal the driver's.
 
 import sys
 
-from pipeline.config import RayConfig
-from pipeline.errors import PipelineError
+from pipeline.config.settings import RayConfig
+from pipeline import PipelineError
 
 PROBE_TIMEOUT_S = 30.0  # a worker process starts and imports the package in a few seconds, even on a busy host
 
@@ -22,7 +22,9 @@ def code_versions() -> dict:
 
     import pipeline
 
-    return {"pipeline": pipeline.__version__, "source": pipeline._source_digest(), "ray": ray.__version__,
+    from pipeline.compiled.cache import source_digest
+
+    return {"pipeline": pipeline.__version__, "source": source_digest(), "ray": ray.__version__,
             "python": f"{sys.version_info.major}.{sys.version_info.minor}"}
 
 

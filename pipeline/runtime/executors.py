@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.config import RayConfig
+from pipeline.config.settings import RayConfig
 from pipeline.runtime import policy
 from pipeline.runtime.progress import Progress
 from pipeline.runtime.shards import FanOutStats, items_sha256, load_done, save_shards
@@ -250,7 +250,7 @@ def _ready(refs: list, timeout: float) -> list:
 def check_fan_out(max_in_flight: int | None, max_retries: int, num_cpus: float) -> None:
     """Settings that would make a Ray fan-out wait forever (nothing in flight) or fail inside Ray;
     max_in_flight None means sized to the cluster."""
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
 
     if max_in_flight is not None and (not isinstance(max_in_flight, int) or max_in_flight < 1):
         raise PipelineError(f"ray.max_in_flight must be at least 1, got {max_in_flight!r}")
@@ -264,7 +264,7 @@ def check_fits(num_cpus: float, memory: int | None = None) -> None:
     """A task asking for more CPUs (or memory) than the largest node has would stay pending forever."""
     import ray
 
-    from pipeline.errors import PipelineError
+    from pipeline import PipelineError
 
     alive = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
     largest = max((r.get("CPU", 0) for r in alive), default=0)

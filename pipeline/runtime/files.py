@@ -16,7 +16,7 @@ import os
 import stat
 from pathlib import Path
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 
 MAX_JSON_BYTES = 256 * 2**20  # far above any tree, summary or manifest written here (Wordle's tree: < 1 MB)
 MAX_TEXT_BYTES = 64 * 2**20  # word lists and share grids

@@ -11,8 +11,8 @@ import logging
 import os
 import socket
 
-from pipeline.config import RayConfig
-from pipeline.errors import PipelineError
+from pipeline.config.settings import RayConfig
+from pipeline import PipelineError
 
 _owned = False
 CONNECT_TIMEOUT_S = 3.0  # a reachable head answers a TCP connect in well under this

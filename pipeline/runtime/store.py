@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.runtime import files
 from pipeline.runtime.signals import unwinding
 

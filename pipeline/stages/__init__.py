@@ -1,7 +1,7 @@
 """One module per stage: read inputs, fan out, write the artifact; plus the base and the runner.
 
 Each stage module keeps the contract declared in `pipeline.stages.base` (Stage / StageContract): NAME,
-VERSION, INPUTS (upstream stage names), SCHEMA (its config dataclass, defined in `stages/schemas.py`),
+VERSION, INPUTS (upstream stage names), SCHEMA (its config dataclass, defined in `config/stages.py`),
 `run(ctx, cfg) -> summary dict`, and optionally the hooks `validate`, `inputs`, `game_identity` and
 `key_material`.
 
@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 
 from pipeline.stages.base import Stage
-from pipeline.stages.schemas import SCHEMAS
+from pipeline.config.stages import SCHEMAS
 
 
 class LazyStages(Mapping):
@@ -32,11 +32,3 @@ class LazyStages(Mapping):
 
 
 STAGES: Mapping[str, Stage] = LazyStages()
-
-
-def upstream_schema():
-    """A dataclass with one typed field per stage: the `upstream` config group's schema."""
-    from dataclasses import field, make_dataclass
-
-    return make_dataclass("UpstreamConfig", [(name, schema, field(default_factory=schema))
-                                             for name, schema in SCHEMAS.items()])

@@ -4,18 +4,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable, Protocol
 
-from omegaconf import MISSING
-
-from pipeline.config import RayConfig
+from pipeline.config.settings import RayConfig
+from pipeline.config.stages import StageConfig
 from pipeline.games.game import Game
 from pipeline.runtime.shards import FanOutStats
 from pipeline.runtime.store import Artifact, ArtifactStore, ArtifactWriter
-
-
-@dataclass
-class StageConfig:
-    name: str = MISSING
-    force: bool = False  # recompute even if a finished artifact exists
 
 
 @dataclass

@@ -10,11 +10,11 @@ from pipeline.artifacts.stored_game import write_stored_game
 from pipeline.blindfold.model import check, solve_blindfold
 from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs
 from pipeline.blindfold.unique import prove_unique
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import BlindfoldConfig
+from pipeline.config.stages import BlindfoldConfig
 
 NAME, VERSION, INPUTS = "blindfold", 2, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = BLINDFOLD  # solution.json; pairs.parquet, model.<format>, obstacles.json by mode: artifacts/outputs.py
@@ -28,7 +28,7 @@ SCHEMA = BlindfoldConfig
 def _indices(cfg: BlindfoldConfig, name: str, game) -> list[int]:
     """The guess indices of the word list stage.<name>, read as `validate` checked it (a Primel prime that
     Hydra read as a number included)."""
-    from pipeline.validation import word_list
+    from pipeline.config.validation import word_list
 
     return [game.guess_index[w] for w in word_list(cfg, name, game)]
 
@@ -36,7 +36,7 @@ def _indices(cfg: BlindfoldConfig, name: str, game) -> list[int]:
 def validate(cfg: BlindfoldConfig, game) -> None:
     import math
 
-    from pipeline.validation import at_least, one_of, word_list
+    from pipeline.config.validation import at_least, one_of, word_list
 
     if game.hard_mode:
         raise PipelineError("blindfold chooses fixed guesses played without looking, a normal-mode question; "
@@ -69,7 +69,7 @@ def validate_hybrid(cfg: BlindfoldConfig, game) -> None:
     """Refuse hybrid settings that are malformed, that mix in cover-only settings, or that no choice of fixed
     guesses can meet (counting: too many secrets for k fixed responses and trees of the given depth)."""
     from pipeline.blindfold.hybrid import most_secrets
-    from pipeline.validation import at_least
+    from pipeline.config.validation import at_least
 
     for name, low in (("fixed", 1), ("depth", 1), ("beam", 1), ("exhaustive_sets", 0)):
         at_least(cfg, name, low)

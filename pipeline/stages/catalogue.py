@@ -12,7 +12,7 @@ from pipeline.artifacts.identity import no_identity
 from pipeline.artifacts.outputs import CATALOGUE, CATALOGUE_JSON, CATALOGUE_PAGE, CATALOGUE_TABLE, write_json
 from pipeline.runtime.store import config_key
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import CatalogueConfig
+from pipeline.config.stages import CatalogueConfig
 
 NAME, VERSION, INPUTS = "catalogue", 3, ()  # the stage contract: stages/base.py
 OUTPUTS = CATALOGUE  # catalogue.json, catalogue.md, index.html: pipeline/artifacts/outputs.py
@@ -21,7 +21,7 @@ game_identity = no_identity  # every game's certificates, whatever game= names
 
 
 def validate(cfg: CatalogueConfig, game) -> None:
-    from pipeline.validation import at_least
+    from pipeline.config.validation import at_least
 
     at_least(cfg, "openers_shown", 1)
 

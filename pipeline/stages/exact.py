@@ -8,7 +8,7 @@ is reported with total null ("infeasible").
 stage.objective=max_then_total (Knuth's criterion) minimises the most guesses
 first: per opener, the least guess limit d (within the game's own) under
 which a strategy exists, then the exact Total under d -- the lexicographic
-optimum (pipeline.search.objective).  Every row records its objective."""
+optimum (pipeline.search.strategies.objective).  Every row records its objective."""
 
 import pyarrow as pa
 
@@ -16,10 +16,10 @@ from pipeline.artifacts.outputs import EXACT, EXACT_OUTPUTS, write_table
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.feedback.parquet import load_matrices
-from pipeline.search.exact import IMPOSSIBLE, ExactSolver
-from pipeline.search.objective import OBJECTIVES, least_limit
+from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
+from pipeline.search.strategies.objective import OBJECTIVES, least_limit
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import ExactConfig
+from pipeline.config.stages import ExactConfig
 
 NAME, VERSION, INPUTS = "exact", 3, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = EXACT_OUTPUTS  # exact.parquet, tree-<opener>.json/.txt/.svg: pipeline/artifacts/outputs.py
@@ -29,7 +29,7 @@ SCHEMA = ExactConfig
 
 
 def validate(cfg: ExactConfig, game) -> None:
-    from pipeline.validation import at_least, enough_secrets, memo_bits, one_of, word_list
+    from pipeline.config.validation import at_least, enough_secrets, memo_bits, one_of, word_list
 
     word_list(cfg, "openers", game)
     at_least(cfg, "tree_depth", 1)
@@ -79,7 +79,7 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
 
 def _best_opener(codes, codes_t, game) -> list[int]:
     """ApMinTotal's best opener, for a run that names none (imported here: most runs name theirs)."""
-    from pipeline.search.apmintotal import rank_openers
+    from pipeline.search.apmintotal.value import rank_openers
 
     return rank_openers(codes, game.secret_of_guess, game.n_codes, 1, codes_t=codes_t)
 

@@ -7,7 +7,7 @@ from pipeline.artifacts.outputs import FEEDBACK, GUESSES, MATRIX, SECRETS
 from pipeline.feedback.matrix import answer_matrix
 from pipeline.feedback.parquet import write_matrix
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import FeedbackConfig
+from pipeline.config.stages import FeedbackConfig
 
 NAME, VERSION, INPUTS = "feedback", 1, ()  # the stage contract: stages/base.py
 OUTPUTS = FEEDBACK  # matrix.parquet, guesses.txt, secrets.txt: pipeline/artifacts/outputs.py
@@ -19,7 +19,7 @@ def game_identity(game) -> dict:
 
 
 def validate(cfg: FeedbackConfig, game) -> None:
-    from pipeline.validation import at_least
+    from pipeline.config.validation import at_least
 
     at_least(cfg, "ray_threshold_cells", 0)
     at_least(cfg, "block_rows", 1)

@@ -8,14 +8,14 @@ total null (tree_total keeps the sum for reference)."""
 import pyarrow as pa
 
 from pipeline.artifacts.outputs import HEURISTICS, VALUATIONS, write_table
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
-from pipeline.search.greedy import greedy
+from pipeline.search.strategies.greedy import greedy
 from pipeline.search.tree import statistics
-from pipeline.search.valuations import ARITHMETICS, all_combinations, parse_combination
+from pipeline.search.strategies.valuations import ARITHMETICS, all_combinations, parse_combination
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import HeuristicsConfig
+from pipeline.config.stages import HeuristicsConfig
 
 NAME, VERSION, INPUTS = "heuristics", 2, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = HEURISTICS  # valuations.parquet: pipeline/artifacts/outputs.py
@@ -34,7 +34,7 @@ def chosen_combinations(cfg: HeuristicsConfig) -> list[tuple[str, ...]]:
 
 
 def validate(cfg: HeuristicsConfig, game) -> None:
-    from pipeline.validation import at_least
+    from pipeline.config.validation import at_least
 
     chosen_combinations(cfg)
     at_least(cfg, "batch_size", 1)

@@ -13,7 +13,7 @@ The method:
    exceeds T are dropped, until none is left with a bound <= T.
 Every opener whose exact value is <= T (the k-th best) is listed: ties at the k-th value are all listed.
 
-"Solving against T" is close_opener (search/closure.py): the opener's classes are solved exactly, largest first, each
+"Solving against T" is close_opener (search/bounds/closure.py): the opener's classes are solved exactly, largest first, each
 with the budget that would lift the opener past T on its own; so an opener either gets its exact value
 (every class exact, and then an optimal tree) or class bounds whose sum proves it is worse than T.
 A listed opener's certificate entry bounds each class against its subtree in that opener's optimal tree
@@ -35,16 +35,16 @@ from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.outputs import (FUNNEL, LEADERBOARD, LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, OPENER_TOTALS,
                                        STORED_GAME)
 from pipeline.artifacts.stored_game import write_stored_game
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
-from pipeline.search.apmintotal import rank_openers
+from pipeline.search.apmintotal.value import rank_openers
 from pipeline.runtime.executors import shared_args
-from pipeline.search.bounds import k_of_game
-from pipeline.search.closure import close_opener, guesses_left, opener_classes, subtree_totals
+from pipeline.search.bounds.lower import k_of_game
+from pipeline.search.bounds.closure import close_opener, guesses_left, opener_classes, subtree_totals
 from pipeline.search.tree import to_json
 from pipeline.stages.base import StageContext
 from pipeline.stages.prove import class_task, fan_out_tasks, game_claims, survivor_entry, task_solvers
-from pipeline.stages.schemas import LeaderboardConfig
+from pipeline.config.stages import LeaderboardConfig
 
 NAME, VERSION, INPUTS = "leaderboard", 2, ("feedback", "upper_bound")  # the stage contract: stages/base.py
 OUTPUTS = LEADERBOARD  # certificate.json, summary.json, tree-<opener>.json/.txt/.svg: pipeline/artifacts/outputs.py
@@ -52,7 +52,7 @@ SCHEMA = LeaderboardConfig
 
 
 def validate(cfg: LeaderboardConfig, game) -> None:
-    from pipeline.validation import at_least, enough_secrets, memo_bits, total_only
+    from pipeline.config.validation import at_least, enough_secrets, memo_bits, total_only
 
     total_only(cfg, "the leaderboard certifies")
     if cfg.k > len(game.guesses):
@@ -120,11 +120,11 @@ def run_funnel(ctx: StageContext, cfg: LeaderboardConfig, threshold: int):
     stage run through the runner, so it is keyed, reused when present and resumed when killed."""
     import dataclasses
 
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
     from pipeline.stages.runner import run_stage
 
     outer = compose_config(["stage=lower_bound", f"stage.ub={threshold}", f"stage.max_level={cfg.funnel_level}",
-                            "stage.symmetry=false"], check=False)  # the game and feedback matrix: ctx's own
+                            "stage.symmetry=false"])  # the game and feedback matrix: ctx's own
     outer = dataclasses.replace(outer, ray=ctx.ray, progress=ctx.progress)
     return run_stage(outer.stage, outer, ctx.game, ctx.store, ready={"feedback": ctx.inputs["feedback"]})
 

@@ -1,12 +1,12 @@
 """Stage lower_bound: the V_i funnel. V_1, V_2, ... for every surviving opener, fanned out in batches
 over Ray; an opener is eliminated as soon as V_i(g, S) > UB.
 
-In hard mode, levels from stage.hard_from on use the hard-mode bounds (search/hard_bounds.py: every
+In hard mode, levels from stage.hard_from on use the hard-mode bounds (search/bounds/hard.py: every
 minimum over guesses only over the guesses the rule allows).  They are stronger, and they are what
 eliminates the openers whose normal-mode value lies below the hard-mode optimum; each row of the funnel
 says which rule computed it (a hard bound proves nothing about normal mode).
 
-A game with symmetries (search/symmetry.py: Mastermind's colour and position permutations) has
+A game with symmetries (search/symmetry/generators.py: Mastermind's colour and position permutations) has
 V*(sigma g) = V*(g), so the funnel evaluates one opener per orbit (the UB opener for its own orbit);
 the summary's "symmetry" names the generators and each other opener's representative, and each
 funnel count includes the openers the surviving representatives stand for.
@@ -22,14 +22,14 @@ import pyarrow.parquet as pq
 
 from pipeline.artifacts.summaries import no_strategy_found, upper_bound_summary
 from pipeline.artifacts.outputs import FUNNEL, LB_SUMMARY, LOWER_BOUND
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.log import log
-from pipeline.search.bounds import k_of_game
-from pipeline.search.funnel import FunnelSolvers, level_rule
-from pipeline.search.symmetry import opener_representatives
+from pipeline.search.bounds.lower import k_of_game
+from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
+from pipeline.search.symmetry.generators import opener_representatives
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import LowerBoundConfig
+from pipeline.config.stages import LowerBoundConfig
 
 NAME = "lower_bound"
 VERSION = 2
@@ -47,7 +47,7 @@ def inputs(cfg: LowerBoundConfig) -> tuple[str, ...]:
 
 
 def validate(cfg: LowerBoundConfig, game) -> None:
-    from pipeline.validation import at_least, enough_secrets
+    from pipeline.config.validation import at_least, enough_secrets
 
     at_least(cfg, "max_level", 1)
     at_least(cfg, "batches_per_level", 1, allow_none=True)

@@ -16,9 +16,9 @@ import pyarrow as pa
 
 from pipeline.artifacts.outputs import OPENER_RANKING, OPENER_RANKING_PICTURE, OPENERS, write_table
 from pipeline.feedback.parquet import load_matrix
-from pipeline.search.simulate import opener_measures, opener_stats
+from pipeline.search.strategies.simulate import opener_measures, opener_stats
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import OpenersConfig
+from pipeline.config.stages import OpenersConfig
 
 NAME, VERSION, INPUTS = "openers", 1, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = OPENERS  # openers.parquet, openers.png: pipeline/artifacts/outputs.py
@@ -28,7 +28,7 @@ SCHEMA = OpenersConfig
 
 
 def validate(cfg: OpenersConfig, game) -> None:
-    from pipeline.validation import at_least, one_of
+    from pipeline.config.validation import at_least, one_of
 
     one_of(cfg, "candidates", ("answers", "guesses"))
     at_least(cfg, "block_rows", 1)

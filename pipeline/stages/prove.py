@@ -1,7 +1,7 @@
 """Stage prove: close the gap. For each opener that survived the funnel, raise a lower bound on every
 response class (LB_j for growing j, then an exact solve), until |S| + sum of class bounds reaches UB; the
 UB opener's classes go out a few Ray tasks per cluster CPU, largest first (one task per class on a big cluster). Writes certificate.json (checked by `verify-certificate`).
-The mathematics of the closure is search/closure.py; this module reads the inputs, fans the classes
+The mathematics of the closure is search/bounds/closure.py; this module reads the inputs, fans the classes
 out and writes the certificate.  A worker process builds its solvers once per matrix and reuses them for
 every class it is given (`task_solvers`, on runtime/worker_cache.py: a new solver costs seconds on a big
 game, more than most classes' bounds).
@@ -9,7 +9,7 @@ game, more than most classes' bounds).
 The game's rules hold throughout: in hard mode a class is closed by the hard-mode bounds or a
 hard-mode exact solve from the state its opener's response leaves, and a class has
 game.max_guesses - 1 guesses left (LB_j ignore the limit, which only raises values); under a limit, a survivor
-with a class no strategy solves in the guesses left is settled by that class alone (search/within.py).
+with a class no strategy solves in the guesses left is settled by that class alone (search/solvable/within.py).
 The UB tree itself must keep both rules (upper_bound plays them); a tree that does not is refused.
 When the funnel ran on orbit representatives (a game with symmetries), the certificate's "symmetry"
 lists the generators and, for every other opener, its representative: the checker verifies both.
@@ -17,7 +17,7 @@ When the upper bound found no strategy within game.max_guesses, the stage proves
 (stages/prove_infeasible.py): a certificate of kind infeasible, a witness class per opener.
 The symmetries fixing the opener also map each of its classes onto itself, so a class's exact solve
 tries one guess per orbit of the symmetries fixing the guesses played so far, at the class's root and one level
-below (search/exact_symmetric.py, search/stabiliser.py)."""
+below (search/exact/symmetric.py, search/symmetry/stabiliser.py)."""
 
 import hashlib
 import json
@@ -28,21 +28,25 @@ from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import draw_tree, rule_violation, write_tree
 from pipeline.artifacts.outputs import CERTIFICATE, FUNNEL, LB_SUMMARY, PROVE, STORED_GAME, TREE
 from pipeline.artifacts.stored_game import write_stored_game
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime import worker_cache
 from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
-from pipeline.search.bounds import k_of_game
-from pipeline.search.closure import (ClassSolvers, bound_class, guesses_left, opener_classes, settle_opener,
-                                     subtree_totals)
-from pipeline.search.exact import ExactSolver
-from pipeline.search.exact_symmetric import SymmetricExact
-from pipeline.search.stabiliser import HistoryStabiliser
+from pipeline.search.bounds.lower import k_of_game
+from pipeline.search.bounds.closure import (ClassSolvers,
+    bound_class,
+    guesses_left,
+    opener_classes,
+    settle_opener,
+    subtree_totals)
+from pipeline.search.exact.solver import ExactSolver
+from pipeline.search.exact.symmetric import SymmetricExact
+from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 from pipeline.search.tree import from_json
 from pipeline.stages import prove_infeasible
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import ProveConfig
+from pipeline.config.stages import ProveConfig
 
 NAME = "prove"
 VERSION = 6
@@ -55,7 +59,7 @@ CLASS_TASKS_PER_CPU = 16  # class costs are uneven (one class may outweigh the r
 
 
 def validate(cfg: ProveConfig, game) -> None:
-    from pipeline.validation import at_least, enough_secrets, memo_bits, total_only
+    from pipeline.config.validation import at_least, enough_secrets, memo_bits, total_only
 
     total_only(cfg, "a proof closes")
     at_least(cfg, "max_level", 1)

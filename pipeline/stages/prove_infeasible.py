@@ -1,11 +1,11 @@
 """The prove stage when the upper bound found no strategy within game.max_guesses: prove the limit infeasible.
 
-Every opener orbit representative (search/symmetry.py, normal mode; every opener in hard mode) is given a
-witness, a response class that cannot be solved within the guesses left (search/infeasible.py: counting, then
-the decision of search/within.py, over search/shallow.py's kernels), in batches over Ray.  The
+Every opener orbit representative (search/symmetry/generators.py, normal mode; every opener in hard mode) is given a
+witness, a response class that cannot be solved within the guesses left (search/solvable/infeasible.py: counting, then
+the decision of search/solvable/within.py, over search/solvable/shallow.py's kernels), in batches over Ray.  The
 certificate (kind infeasible) names, per opener, the witness's response, size and reason, and the symmetry
 generators with each other opener's representative; `verify-certificate` re-derives all of it with the checker's
-own code (pipeline/proofs/infeasible.py).  An opener with no witness has a strategy within the limit that
+own code (pipeline/proofs/certificates/infeasible.py).  An opener with no witness has a strategy within the limit that
 ApMinTotal missed: the stage then fails with one error.
 """
 
@@ -14,13 +14,13 @@ import json
 import numpy as np
 
 from pipeline.artifacts.outputs import CERTIFICATE
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.runtime.policy import batch_count, deal
 from pipeline.search.hard_mode import initial_state, update_state
-from pipeline.search.infeasible import opener_witness, probe_guesses, within_solvable
+from pipeline.search.solvable.infeasible import opener_witness, probe_guesses, within_solvable
 from pipeline.search.partition import split
-from pipeline.search.symmetry import opener_representatives
-from pipeline.search.within import Within
+from pipeline.search.symmetry.generators import opener_representatives
+from pipeline.search.solvable.within import Within
 from pipeline.stages.base import StageContext
 
 KIND = "infeasible"
@@ -36,7 +36,7 @@ def opener_classes(codes, opener: int, win: int, words) -> list:
 
 
 def witness_batch(openers, codes, secret_of_guess, n_codes, words, max_guesses) -> list:
-    """opener_witness of each opener of a batch (response as its code), one Within (search/within.py) for the
+    """opener_witness of each opener of a batch (response as its code), one Within (search/solvable/within.py) for the
     batch: the shallow kernels with at most 3 guesses left, every legal first guess over them with more."""
     left, win = max_guesses - 1, int(n_codes) - 1
     solvable = within_solvable(Within.of_matrix(codes, n_codes, secret_of_guess, words), left)
@@ -68,7 +68,7 @@ def run(ctx: StageContext, cfg, codes, game_claims) -> dict:
     feasible = [game.guesses[g] for g, w in witnesses.items() if w is None]
     if feasible:
         raise PipelineError(f"opener {feasible[0]} solves every class within game.max_guesses={game.max_guesses} "
-                            f"guesses (search/within.py), but ApMinTotal found no strategy: raise "
+                            f"guesses (search/solvable/within.py), but ApMinTotal found no strategy: raise "
                             f"upstream.upper_bound.breadth, or give upstream.upper_bound.openers=[{feasible[0]}]")
     entries = [{"opener": game.guesses[g], **w, "response": game.code_text(w["response"])}
                for g, w in ((g, witnesses[int(g)]) for g in openers)]

@@ -9,7 +9,7 @@ from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summar
 from pipeline.report import published
 from pipeline.runtime.store import read_json_file
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import ReportConfig
+from pipeline.config.stages import ReportConfig
 
 NAME, VERSION, INPUTS = "report", 2, ()  # the stage contract: stages/base.py
 OUTPUTS = REPORT_OUTPUTS  # report.md; tree.svg and the plots when there is something to draw: artifacts/outputs.py
@@ -102,8 +102,8 @@ def key_material(cfg: ReportConfig, game, store) -> dict:
 
 
 def certificate_state(folder) -> list:
-    """[certificate digest, verification state, when checked] of a prove artifact (pipeline/proofs/record.py)."""
-    from pipeline.proofs.record import sha256_of, status
+    """[certificate digest, verification state, when checked] of a prove artifact (pipeline/proofs/certificates/record.py)."""
+    from pipeline.proofs.certificates.record import sha256_of, status
 
     check = status(folder)
     return [sha256_of(folder / CERTIFICATE.name), check.state, check.checked_at]
@@ -192,11 +192,11 @@ def exact_section(found, game) -> str:
 
 def prove_section(found, game) -> str:
     """One line per proof.  `proven: **True**` only when this machine's verify-certificate has checked the
-    certificate in full as it is now (a record sealed by this machine's checker key: pipeline/proofs/record.py);
+    certificate in full as it is now (a record sealed by this machine's checker key: pipeline/proofs/certificates/record.py);
     a certificate that claims a proof but is not so checked (never checked here, a hand-written or copied record,
     a file changed since) says `proven: **not verified here**` with what it claims; `proven: **False**` when the
     certificate itself claims no proof."""
-    from pipeline.proofs.record import status
+    from pipeline.proofs.certificates.record import status
 
     out = "## Proof\n\n"
     for m in found:
@@ -270,7 +270,7 @@ SECTIONS = {"heuristics": heuristics_section, "upper_bound": upper_bound_section
 
 
 def run(ctx: StageContext, cfg: ReportConfig) -> dict:
-    from pipeline.validation import at_least
+    from pipeline.config.validation import at_least
 
     at_least(cfg, "tree_depth", 1)  # the report has no inputs: checked here, before anything is written
     game = ctx.game

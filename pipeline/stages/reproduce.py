@@ -14,12 +14,12 @@ import os
 import time
 
 from pipeline.artifacts.outputs import CERTIFICATE, REPRODUCE, VERDICT_TABLE, VERDICTS, write_json
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.report.checks import FAIL, GROUPS, NOT_RUN, PASS, Experiment, judged, markdown, unjudged
 from pipeline.report.plan import experiments
 from pipeline.runtime.log import log
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import ReproduceConfig
+from pipeline.config.stages import ReproduceConfig
 
 NAME, VERSION, INPUTS = "reproduce", 2, ()  # the stage contract: stages/base.py
 OUTPUTS = REPRODUCE  # reproduce.json, reproduce.md: pipeline/artifacts/outputs.py
@@ -76,7 +76,7 @@ def failure(artifact) -> str | None:
 def experiment_overrides(experiment: Experiment) -> list[str]:
     """The overrides that compose the experiment's run: its game and stage with their settings, and the
     settings of the stages it runs as inputs."""
-    from pipeline.compose import override
+    from pipeline.config.compose import override
 
     settings = {"game": experiment.game_settings, "stage": experiment.settings, "upstream": experiment.upstream}
     return [f"game={experiment.game}", f"stage={experiment.stage}",
@@ -85,9 +85,9 @@ def experiment_overrides(experiment: Experiment) -> list[str]:
 
 def experiment_config(ctx: StageContext, experiment: Experiment):
     """The experiment's Config from the one composer, run with this run's Ray settings, progress and store."""
-    from pipeline.compose import compose_config
+    from pipeline.config.compose import compose_config
 
-    config = compose_config(experiment_overrides(experiment), check=False)
+    config = compose_config(experiment_overrides(experiment))
     return dataclasses.replace(config, ray=ctx.ray, progress=ctx.progress,
                                paths=dataclasses.replace(config.paths, outputs=str(ctx.store.root)))
 
@@ -107,7 +107,7 @@ def checked_proof(folder, game) -> None:
     """A proof's figures are judged on a verified certificate only: a proven certificate without a complete record
     of its files as they are is checked in full by the independent checker (pipeline/proofs), which records it.
     A rejection is logged; the proof's row then shows the certificate as unverified, and fails."""
-    from pipeline.proofs.record import status, verify_and_record
+    from pipeline.proofs.certificates.record import status, verify_and_record
 
     if status(folder).verified or json.loads((folder / CERTIFICATE.name).read_text()).get("proven") is not True:
         return

@@ -16,21 +16,22 @@ from importlib import metadata
 from pathlib import Path
 
 from pipeline import __version__
-from pipeline.config import Config
-from pipeline.errors import PipelineError
+from pipeline.config.settings import Config
+from pipeline import PipelineError
 from pipeline.games.game import Game
 from pipeline.runtime.log import log, log_to_file
 from pipeline.runtime.progress import announce_compilation
 from pipeline.runtime.store import Artifact, ArtifactStore, config_key
 from pipeline.stages import STAGES
-from pipeline.stages.base import StageConfig, StageContext, StageContract, contract
+from pipeline.stages.base import StageContext, StageContract, contract
+from pipeline.config.stages import StageConfig
 
 NOT_IN_KEY = ("name", "force")
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 RESULT_PACKAGES = ("games", "feedback", "search", "blindfold", "artifacts")  # their code shapes results
 READS_PUBLISHED = ("report", "reproduce", "openers")  # their code includes report/ (published figures, plots)
 COMPARES_PUBLISHED = ("report", "reproduce")  # their results include the published figures: data in their key
-RESULT_MODULES = ("validation.py",)
+RESULT_MODULES = ("config/validation.py",)
 DEPENDENCIES = ("ray", "numpy", "pyarrow", "hydra-core", "omegaconf", "numba", "llvmlite", "highspy",
                 "matplotlib", "psutil")
 
@@ -42,7 +43,7 @@ def source_files(module) -> list[Path]:
     package (correcting a figure reruns no proof)."""
     own = Path(module.__file__).resolve()
     other_stages = {(PACKAGE_DIR / "stages" / f"{name}.py").resolve() for name in STAGES} - {own}
-    other_stages.add((PACKAGE_DIR / "stages" / "schemas.py").resolve())
+    other_stages.add((PACKAGE_DIR / "stages" / "preflight.py").resolve())  # checks, not results
     packages = RESULT_PACKAGES + (("report",) if module.NAME in READS_PUBLISHED else ())
     files = [p for package in packages for p in (PACKAGE_DIR / package).rglob("*.py")]
     files += [PACKAGE_DIR / name for name in RESULT_MODULES]

@@ -1,6 +1,6 @@
 """Stage simulate: the write-up's baseline strategies played over every secret, fanned out over Ray.
 
-Strategies (rules in `pipeline.search.simulate`):
+Strategies (rules in `pipeline.search.strategies.simulate`):
 - random_candidate:          random remaining candidate, every allowed word may be the secret (C filtered
                              from G); seeded
 - random_candidate_answers:  the same knowing the answer list (C filtered from S); seeded; not in the default set
@@ -36,11 +36,11 @@ import pyarrow as pa
 from pipeline.artifacts.outputs import PER_SECRET, SIMULATE, SIMULATED, write_table
 from pipeline.artifacts.find import best_tree
 from pipeline.artifacts.trees import load_tree
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
-from pipeline.search import simulate as sim
+from pipeline.search.strategies import simulate as sim
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import SimulateConfig
+from pipeline.config.stages import SimulateConfig
 
 NAME, VERSION, INPUTS = "simulate", 2, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = SIMULATE  # simulate.parquet, per_secret.parquet: pipeline/artifacts/outputs.py
@@ -62,7 +62,7 @@ SCHEMA = SimulateConfig
 
 
 def validate(cfg: SimulateConfig, game) -> None:
-    from pipeline.validation import at_least
+    from pipeline.config.validation import at_least
 
     if not cfg.strategies:
         raise PipelineError(f"stage.strategies is empty; choose from {', '.join(STRATEGIES)}")

@@ -5,7 +5,7 @@ whose ApMinTotal strategy cannot find every secret within the limit is
 listed with total null; if no ranked opener can, the search runs once more, wider (stage.widen_breadth over
 stage.widen_top_k openers: on original Wordle in hard mode within 5 guesses ApMinTotal at breadth 10 finds none,
 at 100 over 200 openers PLAST's 8238), and the summary records it (`widened`); if still none can, the summary
-says `feasible: false` (no ub, no tree) and the prove stage proves the limit infeasible (search/infeasible.py),
+says `feasible: false` (no ub, no tree) and the prove stage proves the limit infeasible (search/solvable/infeasible.py),
 or fails naming an opener that has a strategy.
 With stage.refine=k the k best openers are then solved exactly (same rules,
 alpha-beta under the best ApMinTotal total) and the best tree of all is the
@@ -16,12 +16,12 @@ hard mode (8130 for SALET, exact 8122) and for Mastermind (5651 at breadth
 stage.objective=max_then_total (Knuth's criterion) ranks strategies by the
 most guesses any secret needs, then by Total: per opener, the least guess
 limit under which ApMinTotal finds a strategy, then ApMinTotal under it (the
-heuristic's analogue of the lexicographic optimum, pipeline.search.objective);
+heuristic's analogue of the lexicographic optimum, pipeline.search.strategies.objective);
 refined openers get the exact lexicographic optimum.  The UB is then a Total
 of a strategy, still an upper bound on MinTotal but not a proof target: the
 proof experiments keep objective=total.
 
-In a game with symmetries (Mastermind's colour and position permutations, search/symmetry.py) symmetric
+In a game with symmetries (Mastermind's colour and position permutations, search/symmetry/generators.py) symmetric
 openers have the same values, so `ranked` and `all` try one opener per orbit (stage.symmetry=false tries
 them all); Wordle's lists have none."""
 
@@ -32,20 +32,20 @@ import pyarrow as pa
 
 from pipeline.artifacts.outputs import OPENER_TOTALS, UB_SUMMARY, UPPER_BOUND, write_json, write_table
 from pipeline.artifacts.trees import write_tree
-from pipeline.errors import PipelineError
+from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
-from pipeline.search.apmintotal import RANKINGS, ApSearch, rank_openers
-from pipeline.search.exact import IMPOSSIBLE, INF, ExactSolver
-from pipeline.search.objective import OBJECTIVES, least_limit
-from pipeline.search.exact_symmetric import SymmetricExact
-from pipeline.search.stabiliser import HistoryStabiliser
-from pipeline.search.symmetry import first_of_each_orbit, opener_representatives
-from pipeline.search.valuations import transposed
+from pipeline.search.apmintotal.value import RANKINGS, ApSearch, rank_openers
+from pipeline.search.exact.solver import IMPOSSIBLE, INF, ExactSolver
+from pipeline.search.strategies.objective import OBJECTIVES, least_limit
+from pipeline.search.exact.symmetric import SymmetricExact
+from pipeline.search.symmetry.stabiliser import HistoryStabiliser
+from pipeline.search.symmetry.generators import first_of_each_orbit, opener_representatives
+from pipeline.search.strategies.valuations import transposed
 from pipeline.artifacts.tree_nodes import exact_tree
 from pipeline.runtime.log import log
 from pipeline.search.tree import verify
 from pipeline.stages.base import StageContext
-from pipeline.stages.schemas import UpperBoundConfig
+from pipeline.config.stages import UpperBoundConfig
 
 NAME, VERSION, INPUTS = "upper_bound", 3, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = UPPER_BOUND  # openers.parquet, summary.json, tree.json/.txt/.svg: pipeline/artifacts/outputs.py
@@ -55,8 +55,13 @@ SCHEMA = UpperBoundConfig
 
 
 def validate(cfg: UpperBoundConfig, game) -> None:
-    from pipeline.validation import (AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, memo_bits,
-                                     one_of, word_list)
+    from pipeline.config.validation import (AP_MEMO_ENTRY_BYTES,
+        at_least,
+        enough_secrets,
+        fits_memory,
+        memo_bits,
+        one_of,
+        word_list)
 
     at_least(cfg, "breadth", 1)
     if cfg.ranking not in RANKINGS:
@@ -179,7 +184,7 @@ def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_
     beat (best_depth, beta) lexicographically: the least limit d <= best_depth with a strategy, then V* under d
     (below `beta` when d = best_depth).  With the game's symmetry `generators` (and `words`, the encoded
     guesses) each node near the top tries one guess per orbit of the symmetries fixing the guesses played so
-    far (search/exact_symmetric.py)."""
+    far (search/exact/symmetric.py)."""
     solver = ExactSolver(codes, secret_of_guess, n_codes, encoded_guesses is not None, encoded_guesses,
                          max_guesses=max_guesses, memo_bits=memo_bits)
     if generators:
@@ -293,7 +298,7 @@ def widening(wider) -> dict:
 def no_strategy_found(ctx: StageContext, cfg: UpperBoundConfig, results, wider=None) -> dict:
     """The artifact when no opener tried has an ApMinTotal strategy within game.max_guesses: the openers table and
     a summary with `feasible` false and no ub (no tree); the prove stage then proves the limit infeasible, or
-    fails naming an opener whose classes search/within.py solves in time (a strategy ApMinTotal missed)."""
+    fails naming an opener whose classes search/solvable/within.py solves in time (a strategy ApMinTotal missed)."""
     game = ctx.game
     log.warning(f"{NAME}: no strategy found ({'hard mode, ' if game.hard_mode else ''}ApMinTotal breadth "
                 f"{cfg.breadth}, {len(results)} openers) that finds every secret within game.max_guesses="

@@ -1,0 +1,167 @@
+"""Hard-mode lower bounds, from their definitions (docs/algorithms.md §4), for the checker.
+
+The same LB_i / V_i as `bounds.py`, with every minimum over guesses taken only over the guesses the
+hard-mode `Rule` of the path allows:
+
+    LB_2(C, R)    Bound(|C|, max over g allowed by R of |Split(C, g)|)
+    V_i(g, C, R)  |C| + sum over classes C' (response r) other than {g} of LB_i(C', R after (g, r))
+    LB_i(C, R)    min over useful g allowed by R of V_{i-2}(g, C, R)      (i >= 3)
+
+A hard-mode strategy only plays allowed guesses, so these bound the hard-mode MinTotal; they are no
+bounds at all for normal mode, and the certificate checker accepts them only in hard-mode certificates.
+"""
+
+import numpy as np
+from numba import njit
+
+from pipeline.proofs.bounds.lower import HUGE, LowerBounds, bound, count_parts, least_value, raised_sum
+from pipeline.proofs.game.hard_mode import Rule, letter_counts
+
+
+@njit(cache=True)
+def v1_listed(codes, cands, guesses, n_codes, btab):
+    """(V_1(g, C), |Split(C, g)|) for each listed guess (rows of the guesses x secrets matrix `codes`);
+    V_1 is HUGE for a guess that splits C into a single class."""
+    values = np.empty(guesses.shape[0], dtype=np.int64)
+    parts = np.zeros(guesses.shape[0], dtype=np.int64)
+    size = np.zeros(n_codes, dtype=np.int64)
+    for j in range(guesses.shape[0]):
+        g = guesses[j]
+        for c in cands:
+            size[codes[g, c]] += 1
+        total = cands.shape[0]
+        for c in cands:
+            code = codes[g, c]
+            t = size[code]
+            if t > 0:
+                parts[j] += 1
+                if code != n_codes - 1:
+                    total += btab[t]
+                size[code] = 0
+        values[j] = total if parts[j] >= 2 else HUGE
+    return values, parts
+
+
+@njit(cache=True)
+def most_parts_listed(codes, cands, guesses, parts_on_s, caps, n_codes, enough):
+    """max over the listed guesses of |Split(C, g)| (at least 1), or a value >= `enough` once a guess reaches it.
+    Guesses are listed by descending part count on all secrets (`parts_on_s`, by guess), which caps their count
+    on C: the scan ends once it cannot beat the best.  `caps` (by guess) may cap it tighter (a guess's part count
+    on a set containing C): a guess whose cap cannot beat the best is not counted."""
+    last_seen = np.full(n_codes, -1, dtype=np.int64)
+    most = 1
+    for j in range(guesses.shape[0]):
+        g = guesses[j]
+        if most >= enough or parts_on_s[g] <= most:
+            break
+        if caps[g] > most:
+            most = max(most, count_parts(codes, g, cands, last_seen, j))
+    return most
+
+
+@njit(cache=True)
+def most_count_listed(codes, cands, guesses, secret_of_guess, parts_on_s, caps, n_codes):
+    """max over the listed guesses g of |Split(C, g)| + [g in C].  The listed guesses in C come first (at most
+    |C| + 1); any other counts at most |C|, at most its part count on all secrets (`parts_on_s`, by guess; guesses
+    listed by it, descending) and at most its `caps` (by guess, as in most_parts_listed), so the scan of the rest
+    ends once the best reaches the first two and skips a guess whose cap cannot beat it."""
+    n = cands.shape[0]
+    inside = np.zeros(codes.shape[1], dtype=np.bool_)  # by secret
+    for c in cands:
+        inside[c] = True
+    last_seen = np.full(n_codes, -1, dtype=np.int64)
+    best = 0
+    for j in range(guesses.shape[0]):
+        s = secret_of_guess[guesses[j]]
+        if s >= 0 and inside[s]:
+            best = max(best, count_parts(codes, guesses[j], cands, last_seen, j) + 1)
+    for j in range(guesses.shape[0]):
+        g = guesses[j]
+        if best >= n or parts_on_s[g] <= best:
+            break
+        s = secret_of_guess[g]
+        if caps[g] > best and (s < 0 or not inside[s]):
+            best = max(best, count_parts(codes, g, cands, last_seen, guesses.shape[0] + j))
+    return best
+
+
+class HardLowerBounds:
+    """Hard-mode LB_i / V_i over one code matrix, memoised per (level, candidate set, rule)."""
+
+    def __init__(self, normal: LowerBounds, words: np.ndarray, n_symbols: int):
+        self.normal = normal
+        self.codes, self.n_codes, self.btab = normal.codes, normal.n_codes, normal.btab
+        self.words = np.asarray(words)
+        self.counts = letter_counts(self.words, n_symbols)
+        self.n_symbols = n_symbols
+        self.everyone = normal.everyone
+        self.memo: dict[tuple, tuple[int, bool]] = {}
+        self.allowed_memo: dict[bytes, np.ndarray] = {}
+        self.secret_of_guess = np.full(len(self.words), -1, dtype=np.int64)
+        self.secret_of_guess[normal.guess_of_secret] = np.arange(len(normal.guess_of_secret))
+        self.parts_on_s = np.empty(len(self.words), dtype=np.int64)  # |Split(S, g)| by guess
+        self.parts_on_s[normal.column_guess] = normal.parts_sorted
+
+    def start(self) -> Rule:
+        return Rule(self.words.shape[1], self.n_symbols)
+
+    def allowed(self, rule: Rule) -> np.ndarray:
+        """The guesses `rule` allows, by descending part count on all secrets (what the part-count scans need)."""
+        key = rule.key()
+        if key not in self.allowed_memo:
+            legal = np.flatnonzero(rule.allowed(self.words, self.counts)).astype(np.int64)
+            self.allowed_memo[key] = legal[np.argsort(-self.parts_on_s[legal], kind="stable")]
+        return self.allowed_memo[key]
+
+    def lb(self, cands: np.ndarray, rule: Rule, level: int, budget: int = HUGE, caps=None) -> tuple[int, bool]:
+        """(LB_level(C, R), exact); when not exact the value is a lower bound above `budget`.  `caps` (by guess): part
+        counts on a set containing C, which LB_2 / LB_3 then stop by (see `_caps_on`)."""
+        n = len(cands)
+        if n <= 2 or level == 1:
+            return int(self.btab[n]), True
+        key = (level, cands.tobytes(), rule.key())
+        known = self.memo.get(key)
+        if known is not None and (known[1] or known[0] > budget):
+            return known
+        guesses = self.allowed(rule)
+        if level <= 3 and len(guesses) == len(self.words):  # nothing revealed: the minimum over every guess
+            return self.normal.lb(cands, level, budget)
+        caps = self.parts_on_s if caps is None else caps
+        if level == 2:  # Bound(n, k) = 2n - 1 for every k >= n - 1
+            most = most_parts_listed(self.codes, cands, guesses, self.parts_on_s, caps, self.n_codes, n - 1)
+            self.memo[key] = int(bound(n, most)), True
+            return self.memo[key]
+        if level == 3 and n <= self.normal.k_s + 1:  # V_1(g, C) = 3|C| - |Split(C, g)| - [g in C] (bounds.py)
+            most = most_count_listed(self.codes, cands, guesses, self.secret_of_guess, self.parts_on_s, caps,
+                                     self.n_codes)
+            self.memo[key] = (3 * n - int(most) if most >= 2 else int(HUGE)), True
+            return self.memo[key]
+        values, parts = v1_listed(self.codes, cands, guesses, self.n_codes, self.btab)
+        if level == 3:
+            result = int(values.min(initial=HUGE)), True
+        else:
+            on_c = self._caps_on(guesses, parts)
+            result = least_value(values, guesses, budget,
+                                 lambda g, cap: self.v(int(g), cands, rule, level - 2, cap, on_c))
+        self.memo[key] = result
+        return result
+
+    def _caps_on(self, guesses, parts) -> np.ndarray:
+        """Part counts on C by guess (`parts` of the listed `guesses`; all secrets' counts for the others).  A class D
+        of C splits into no more parts than C, so D's LB_2 / LB_3 scans skip a guess whose count on C cannot beat
+        their best: a tighter stop than the count on all secrets."""
+        caps = self.parts_on_s.copy()
+        caps[guesses] = parts
+        return caps
+
+    def v(self, g: int, cands: np.ndarray, rule: Rule, level: int, budget: int = HUGE, caps=None) -> tuple[int, bool]:
+        """(V_level(g, C, R), exact): classes start at LB_1 and are raised largest first (see `raised_sum`); `caps`
+        as in `lb`, for C's classes."""
+        row = self.codes[g]
+        return raised_sum(row, cands, self.n_codes, self.btab, level, budget, 3,
+                          lambda cls, step, cap: self.lb(cls, rule.after(self.words[g], int(row[cls[0]])), step, cap,
+                                                         caps))
+
+    def opener(self, g: int, level: int, budget: int = HUGE) -> int:
+        """V_level(g, S) in hard mode from the start of the game (early exit above `budget`)."""
+        return self.v(int(g), self.everyone, self.start(), level, budget)[0]

@@ -1,0 +1,1 @@
+"""The checks of each certificate kind (optimal, infeasible, leaderboard, tree), their schema and record."""

@@ -1,0 +1,1 @@
+"""The checker's own exact MinTotal for small candidate sets."""

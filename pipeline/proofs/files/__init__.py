@@ -1,0 +1,1 @@
+"""Reading untrusted files and archives warily."""

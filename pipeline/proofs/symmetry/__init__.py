@@ -1,0 +1,1 @@
+"""The checker's view of symmetries: verified generators, orbits, stabilisers."""

@@ -1,0 +1,43 @@
+"""One level of the lower-bound funnel: which bounds compute it, and their values for a batch of openers.
+
+In hard mode the hard-mode bounds (hard_bounds.py) compute the levels from `hard_from` on; every other level is
+computed by the normal-mode bounds (bounds.py), valid in both modes.  The lower_bound stage computes its levels
+this way and the projection benchmark samples them the same way, so both call this module.
+"""
+
+import numpy as np
+
+from pipeline.search.bounds.lower import BoundSolver, opener_values
+from pipeline.search.bounds.hard import HardBoundSolver
+
+
+def level_rule(hard_mode: bool, hard_from: int, level: int) -> str:
+    """Which bounds compute a level: "hard" (hard mode, from `hard_from` on) or "normal"."""
+    return "hard" if hard_mode and level >= hard_from else "normal"
+
+
+class FunnelSolvers:
+    """The bounds of one code matrix that compute funnel levels, each built on first use and kept."""
+
+    def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None):
+        self.codes, self.secret_of_guess, self.n_codes, self.k_s = codes, secret_of_guess, n_codes, k_s
+        self.encoded_guesses, self.encoded_secrets = encoded_guesses, encoded_secrets
+        self.built: dict[str, object] = {}
+
+    def solver(self, rule: str):
+        """The BoundSolver (rule "normal") or HardBoundSolver (rule "hard") of this matrix."""
+        if rule not in self.built:
+            self.built[rule] = (
+                HardBoundSolver(self.codes, self.n_codes, self.k_s, self.encoded_guesses,
+                                secret_of_guess=self.secret_of_guess, encoded_secrets=self.encoded_secrets)
+                if rule == "hard" else
+                BoundSolver(self.codes, self.secret_of_guess, self.n_codes, self.k_s, self.encoded_guesses,
+                            self.encoded_secrets))
+        return self.built[rule]
+
+    def values(self, openers: np.ndarray, level: int, budget: int, rule: str) -> tuple[np.ndarray, np.ndarray]:
+        """(V_level(g, S), exact) of every opener in `openers` by the `rule` bounds, early exit above `budget`."""
+        if rule == "hard":
+            return self.solver("hard").opener_values(openers, level, budget)
+        return opener_values(self.codes, self.secret_of_guess, self.n_codes, self.k_s, openers, level, budget,
+                             solver=self.solver("normal"))

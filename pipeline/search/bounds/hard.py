@@ -1,0 +1,284 @@
+"""Hard-mode lower bounds: LB_i(C) and V_i(g, C) of docs/algorithms.md §4 with every minimum over guesses
+taken only over the guesses the NYT hard-mode rule still allows.
+
+    LB_2(C, s)    = Bound(|C|, max over g allowed in s of |Split(C, g)|)
+    V_i(g, C, s)  = |C| + sum over non-win classes C' (response r) of LB_i(C', s + (g, r))
+    LB_i(C, s)    = min over useful g allowed in s of V_{i-2}(g, C, s)      (i >= 3)
+
+s is the hard-mode state the history leaves (search/hard_mode.py).  A hard-mode
+strategy from C in state s is a normal strategy whose guesses are all allowed
+there, so these are lower bounds on the hard-mode MinTotal, and at least the
+normal-mode bounds (a minimum over fewer guesses).  They ignore the guess
+limit, which only raises values.  Allowed guesses shrink fast once letters are
+revealed, so deep levels cost far less than their normal-mode twins; that is
+what lets a hard-mode funnel eliminate the openers whose normal-mode value is
+below the hard-mode optimum.
+"""
+
+import numpy as np
+from numba import njit
+
+from pipeline.search.bounds.lower import (UNBOUNDED,
+    BoundSolver,
+    _classes,
+    bound,
+    bound_table,
+    floor_levels,
+    lazy_minimum,
+    parts_above,
+    winning_guess)
+from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
+from pipeline.search.bounds.max_parts import colour_table, letter_ceiling, word_arrays
+from pipeline.search.partition import guess_class_counts
+
+
+FLOOR3 = True
+LETTERS_FROM = 8  # part scans of larger sets skip guesses by their letter ceiling (smaller: not worth its table)
+
+
+@njit(cache=True)
+def allowed_among(words, counts, greens, at_least, guesses):
+    """The guesses (indices into `words`) that the state (greens, at_least) allows, in order."""
+    out = np.empty(guesses.shape[0], dtype=np.int32)
+    n = 0
+    for g in guesses:
+        ok = True
+        for i in range(greens.shape[0]):
+            if greens[i] >= 0 and words[g, i] != greens[i]:
+                ok = False
+                break
+        if ok:
+            for x in range(at_least.shape[0]):
+                if at_least[x] > counts[g, x]:
+                    ok = False
+                    break
+        if ok:
+            out[n] = g
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
+    """(V_1(g, C), |Split(C, g)|) for each of `guesses`; V_1 is UNBOUNDED for a guess that does not split C
+    (unless C is that single guess's own secret, which it wins)."""
+    values = np.empty(guesses.shape[0], dtype=np.int64)
+    parts_out = np.empty(guesses.shape[0], dtype=np.int64)
+    counts = np.zeros(n_codes, dtype=np.int64)
+    n = cands.shape[0]
+    for j in range(guesses.shape[0]):
+        parts, _, _, total, n_win = guess_class_counts(codes, codes_t, guesses[j], cands, counts, btab, win)
+        useful = parts >= 2 or (n == 1 and n_win > 0)
+        values[j] = n + total - btab[n_win] if useful else UNBOUNDED  # the win class costs nothing more
+        parts_out[j] = parts
+    return values, parts_out
+
+
+@njit(cache=True)
+def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table):
+    """max(floor, max over `guesses` of |Split(C, g)| + bonus * [g wins on a candidate]), exact below `stop`:
+    the scan ends once the best reaches it.  A guess is skipped when its letter ceiling (max_parts.py; `keys`
+    has a row per guess, or none to skip nothing) + bonus cannot beat the best so far, and its count is
+    abandoned once even all its remaining candidates in new parts (and `bonus` for a win) could not.
+    bonus = 0 gives the most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels."""
+    n = cands.shape[0]
+    seen = np.full(n_codes, -1, dtype=np.int64)
+    best = floor
+    use_letters = keys.shape[0] > 0
+    for j in range(guesses.shape[0]):
+        if best >= stop:
+            break
+        g = guesses[j]
+        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
+            continue
+        parts = 0
+        won = 0
+        for i in range(n):
+            code = codes_t[cands[i], g]
+            if seen[code] != j:
+                seen[code] = j
+                parts += 1
+            if code == win:
+                won = bonus
+            if parts + (n - 1 - i) + bonus <= best:
+                break
+        best = max(best, parts + won)
+    return best
+
+
+def unconstrained(state) -> bool:
+    """Does the state allow every guess (nothing green or yellow revealed yet)?"""
+    return bool((state[0] < 0).all() and not state[1].any())
+
+
+class HardBoundSolver:
+    """Hard-mode V_i / LB_i for one game, memoised per (level, candidate set, state).
+
+    `codes` is the |G| x |S| code matrix, `k_s` = max_g |Split(S, g)|, `encoded_guesses` the guesses'
+    symbol indices (what the hard-mode rule reads).  A state is a (greens, at_least) pair.
+    """
+
+    def __init__(self, codes, n_codes, k_s, encoded_guesses, memo_limit=2_000_000, secret_of_guess=None,
+                 encoded_secrets=None):
+        self.codes = codes
+        self.codes_t = np.ascontiguousarray(codes.T)
+        self.n_codes = int(n_codes)
+        self.win = self.n_codes - 1
+        self.words = np.ascontiguousarray(encoded_guesses, dtype=np.uint8)
+        self.counts = symbol_counts(self.words)
+        self.btab = bound_table(codes.shape[1], int(k_s))
+        self.everyone = np.arange(codes.shape[0], dtype=np.int32)
+        self.memo: dict[tuple, tuple[int, bool]] = {}
+        self.allowed_memo: dict[bytes, np.ndarray] = {}
+        self.memo_limit = memo_limit
+        self.win_guess = winning_guess(codes, self.win)
+        self.letter_keys, self.secret_letters = word_arrays(encoded_guesses, encoded_secrets)
+        # Where nothing is revealed every guess is allowed: LB_2 and LB_3 (which do not look past the next
+        # guess) are then the normal-mode ones, computed by its faster whole-list scans.
+        self.normal = (BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
+                       if secret_of_guess is not None else None)
+
+    def reset(self) -> None:
+        """Empty the memos: the solver then answers as a new one would, its per-matrix arrays kept."""
+        self.memo.clear()
+        self.allowed_memo.clear()
+        if self.normal is not None:
+            self.normal.reset()
+
+    def allowed(self, state) -> np.ndarray:
+        """Indices of the guesses allowed in `state`."""
+        key = state[0].tobytes() + state[1].tobytes()
+        hit = self.allowed_memo.get(key)
+        if hit is None:
+            hit = allowed_among(self.words, self.counts, state[0], state[1], self.everyone)
+            if len(self.allowed_memo) >= self.memo_limit // 16:
+                self.allowed_memo.clear()
+            self.allowed_memo[key] = hit
+        return hit
+
+    def after(self, state, g, code):
+        return update_state(state[0], state[1], self.words[g], code)
+
+    def lb(self, cands, state, level, budget=UNBOUNDED):
+        """(LB_level(C, state), exact); when not exact the value is a lower bound > budget."""
+        n = len(cands)
+        if n <= 2:
+            return (1, True) if n == 1 else (3, True)
+        if level == 1:
+            return int(self.btab[n]), True
+        key = (level, cands.tobytes(), state[0].tobytes(), state[1].tobytes())
+        hit = self.memo.get(key)
+        if hit is not None and (hit[1] or hit[0] > budget):
+            return hit
+        result = self._lb(cands, state, level, budget)
+        if len(self.memo) >= self.memo_limit:
+            self.memo.clear()
+        self.memo[key] = result
+        return result
+
+    def _lb(self, cands, state, level, budget):
+        if level <= 3 and self.normal is not None and unconstrained(state):
+            return self.normal.lb(cands, level, budget)
+        if level == 2:
+            return self._lb2(cands, state, budget)
+        if level == 3:
+            result = self._lb3_by_parts(cands, state, budget)
+            if result is not None:
+                return result
+        keys, parts = v1_among(self.codes, self.codes_t, cands, self.allowed(state), self.n_codes, self.win,
+                               self.btab)
+        useful = np.flatnonzero(keys < UNBOUNDED)
+        if not len(useful):
+            return UNBOUNDED, True  # no allowed guess makes progress: hard mode cannot solve C from here
+        if level == 3:
+            best = int(keys[useful].min())
+            return best, best <= budget
+        return lazy_minimum(self.allowed(state)[useful], keys[useful], budget,
+                            lambda g, cap: self.v(g, cands, state, level - 2, cap))
+
+    def _lb2(self, cands, state, budget):
+        """Hard LB_2(C, state) = Bound(|C|, most parts of an allowed guess), or only a bound above `budget`.
+
+        Bound falls as the part count k rises, so LB_2 > budget exactly when no allowed guess makes more
+        than k_max parts (the largest k with Bound(|C|, k) > budget): a scan that only has to show that
+        skips every guess whose letter ceiling is at most k_max, which a scan for the exact maximum (whose
+        best so far is lower) must count.  Only when some guess beats k_max is the maximum needed; Bound
+        is flat from k = |C| - 1, so that scan stops there."""
+        n = len(cands)
+        k_max = parts_above(n, budget)
+        floor = 0
+        if k_max > 0:
+            floor = self._most_split(cands, state, 0, k_max + 1, k_max)
+            if floor <= k_max:
+                return int(bound(n, k_max)), False
+        return int(bound(n, max(1, self._most_split(cands, state, 0, n - 1, floor)))), True
+
+    def _most_split(self, cands, state, bonus, stop, floor=0):
+        """`most_split_among` over the guesses allowed in `state`, from `floor`, candidates' winning guesses
+        first: their best is the floor of the scan of all, which then counts no win (theirs are in it)."""
+        keys = self.letter_keys if len(cands) > LETTERS_FROM else self.letter_keys[:0]
+        table = colour_table(cands, self.secret_letters) if len(keys) else np.zeros((1, 1), dtype=np.int64)
+        best = floor
+        if self.win_guess is not None:  # each candidate has one winning guess, so no other guess wins
+            winners = self.win_guess[cands]
+            winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
+            best = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, best, stop, bonus, keys,
+                                    table)
+            stop, bonus = min(stop, len(cands)), 0
+        return most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, stop, bonus,
+                                keys, table)
+
+    def _lb3_by_parts(self, cands, state, budget=UNBOUNDED):
+        """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]) as (value, exact), or
+        None where that does not apply: as in BoundSolver._lb3_by_parts, |C| <= K_S + 1 puts every class of
+        a split in Bound's two flat levels.  As in `_lb2`, LB_3 > budget needs only a scan showing that no
+        allowed guess scores above 3|C| - budget - 1 (a guess that splits nothing scores at most 1, and
+        then no guess is useful and LB_3 is unbounded: the bound holds too)."""
+        n = len(cands)
+        if self.btab[n] != 2 * n - 1:  # n > K_S + 1: a class could need a third level
+            return None
+        k_max = 3 * n - budget - 1
+        if k_max > n:  # no guess scores above |C| + 1: LB_3 >= 2|C| - 1 > budget
+            return 2 * n - 1, False
+        floor = 0
+        if k_max >= 2:
+            floor = self._most_split(cands, state, 1, k_max + 1, k_max)
+            if floor <= k_max:
+                return 3 * n - k_max, False
+        best = self._most_split(cands, state, 1, n + 1, floor)
+        return (3 * n - best, 3 * n - best <= budget) if best >= 2 else None  # no allowed guess splits C
+
+    def v(self, g, cands, state, level, budget=UNBOUNDED):
+        """(V_level(g, C, state), exact): each class's bound raised from the LB_1 floor, largest class first.
+
+        From level 4 on, every class is first raised to LB_3 (cheap, and LB_3 <= LB_level), so the total
+        starts at V_3 and each costly LB_level gets only the slack V_3 leaves under the budget: a guess is
+        then cut off after a class or two instead of after many exactly computed ones."""
+        members, starts, sizes = _classes(self.codes[g], cands, self.n_codes, self.win)
+        bounds = self.btab[sizes]
+        total = len(cands) + int(bounds.sum())
+        if level == 1:
+            return total, True
+        order = np.argsort(-sizes, kind="stable")
+        order = order[sizes[order] >= 3]  # LB_i of 1 or 2 candidates is LB_1
+        states = {}
+        for lev in floor_levels(level):
+            for c in order:
+                if total > budget:
+                    return total, False
+                if c not in states:
+                    states[c] = self.after(state, g, int(self.codes[g][members[starts[c]]]))
+                value, _ = self.lb(members[starts[c]:starts[c + 1]], states[c], lev, budget - total + int(bounds[c]))
+                total = min(total + value - int(bounds[c]), UNBOUNDED)
+                bounds[c] = value
+        return total, total <= budget  # an inexact class bound is above its budget, so the total is too
+
+    def opener_values(self, openers, level, budget=UNBOUNDED, state=None):
+        """V_level(g, S, state) for each opener (state None = the start of the game)."""
+        state = state or initial_state(self.words.shape[1])
+        everyone = np.arange(self.codes.shape[1], dtype=np.int32)
+        values = np.empty(len(openers), dtype=np.int64)
+        exact = np.empty(len(openers), dtype=bool)
+        for j, g in enumerate(openers):
+            values[j], exact[j] = self.v(int(g), everyone, state, level, budget)
+        return values, exact

@@ -1,0 +1,1 @@
+"""Heuristic strategies: valuations, greedy and breadth-first trees, simple strategies and objectives."""

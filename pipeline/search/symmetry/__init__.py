@@ -1,0 +1,1 @@
+"""A game's symmetries: their generators and the stabiliser of a history."""
