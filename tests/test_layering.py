@@ -132,32 +132,98 @@ def test_no_import_circle():
 # (what, the modules a rule covers, the packages or modules they may not import)
 RULES = [
     ("search/ is mathematics over code matrices", "pipeline.search",
-     ("pipeline.runtime", "pipeline.stages", "pipeline.app.cli", "pipeline.app.commands", "pipeline.artifacts",
-      "pipeline.assistant", "pipeline.report", "ray", "hydra", "pyarrow")),
+     ("pipeline.runtime", "pipeline.stages", "pipeline.app", "pipeline.artifacts", "pipeline.assistant",
+      "pipeline.report", "pipeline.proofs", "ray", "hydra", "pyarrow")),
     ("runtime/ knows nothing about games", "pipeline.runtime",
      ("pipeline.games", "pipeline.search", "pipeline.feedback", "pipeline.stages", "pipeline.blindfold",
-      "pipeline.proofs", "pipeline.artifacts", "pipeline.assistant", "pipeline.report", "pipeline.app.cli",
-      "pipeline.app.commands")),
+      "pipeline.proofs", "pipeline.artifacts", "pipeline.assistant", "pipeline.report", "pipeline.app")),
     ("proofs/ is independent of the prover", "pipeline.proofs",
-     ("pipeline.search", "pipeline.feedback", "pipeline.stages", "pipeline.blindfold")),
+     ("pipeline.search", "pipeline.feedback", "pipeline.stages", "pipeline.blindfold", "pipeline.games",
+      "pipeline.artifacts", "pipeline.assistant", "pipeline.report", "pipeline.app", "pipeline.runtime")),
     ("games/ is what a game is", "pipeline.games",
-     ("pipeline.app.cli", "pipeline.app.commands", "pipeline.stages", "pipeline.search")),
+     ("pipeline.app", "pipeline.stages", "pipeline.search")),
     ("artifacts/ is below the stages", "pipeline.artifacts",
-     ("pipeline.stages", "pipeline.app.cli", "pipeline.app.commands")),
+     ("pipeline.stages", "pipeline.app")),
+    ("config/ is the settings, below everything that reads them", "pipeline.config",
+     ("pipeline.stages", "pipeline.app", "pipeline.search", "pipeline.games", "pipeline.runtime")),
+    ("formats/ and compiled/ are neutral ground: data formats and the kernel cache", "pipeline.formats",
+     ("pipeline.",)),
+    ("compiled/ knows nothing of the package", "pipeline.compiled", ("pipeline.",)),
 ]
-ENTRY_POINTS = ("pipeline.__main__", "pipeline.app.cli", "pipeline.app.commands")
+ENTRY_POINTS = ("pipeline.__main__", "pipeline.app")
+ROOT_MODULES = {"pipeline", "pipeline.__main__"}  # the package's face and its `python -m` door; the rest in rooms
 
 
 @pytest.mark.parametrize("what, layer, forbidden", RULES, ids=[rule[1] for rule in RULES])
 def test_layer_imports_nothing_above_it(what, layer, forbidden):
     """Each layer imports none of the modules above it (or the frameworks it must not need)."""
     problems = [f"{describe(name, d)} imports {d.module}" for name in modules() if within(name, layer)
-                for d in imports(name) if any(within(d.module, f) for f in forbidden)]
+                for d in imports(name) if any(within(d.module, f) or (f.endswith(".") and d.module.startswith(f))
+                                              for f in forbidden)]
     assert not problems, f"{what}:\n" + "\n".join(problems)
 
 
-def test_nothing_below_the_command_line_imports_it():
-    """Only the entry points import pipeline.app.cli or pipeline.app.commands."""
-    problems = [f"{describe(name, d)} imports {d.module}" for name in modules() if name not in ENTRY_POINTS
-                for d in imports(name) if any(within(d.module, e) for e in ENTRY_POINTS[1:])]
-    assert not problems, "modules below the command line:\n" + "\n".join(problems)
+def test_nothing_below_the_front_door_imports_it():
+    """Only the entry point imports pipeline.app (the command line, its sub-commands and the sweep launcher)."""
+    problems = [f"{describe(name, d)} imports {d.module}" for name in modules()
+                if not any(within(name, e) for e in ENTRY_POINTS)
+                for d in imports(name) if within(d.module, "pipeline.app")]
+    assert not problems, "modules below the front door:\n" + "\n".join(problems)
+
+
+def room(module: str) -> str:
+    """The room (top folder of the package) a module lives in; the package's face is its own room."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "pipeline"
+
+
+def room_graph() -> dict[str, dict[str, list[str]]]:
+    """Room -> the rooms it imports -> the statements that do (module level or inside a function)."""
+    graph: dict[str, dict[str, list[str]]] = {}
+    for name in modules():
+        for d in imports(name):
+            if d.module in modules() and room(d.module) != room(name):
+                graph.setdefault(room(name), {}).setdefault(room(d.module), []).append(describe(name, d))
+    return graph
+
+
+def test_no_loop_between_folders():
+    """No two rooms import each other, directly or round a longer loop: an import hidden inside a function
+    counts as much as one at the top (each message names the statements of the loop's first step)."""
+    graph = room_graph()
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            here = todo.pop()
+            for there in graph.get(here, {}):
+                if there == goal:
+                    return True
+                if there not in seen:
+                    seen.add(there)
+                    todo.append(there)
+        return False
+
+    loops = [f"{a} -> {b} (and back): " + "; ".join(statements[:3])
+             for a, targets in sorted(graph.items()) for b, statements in sorted(targets.items()) if reaches(b, a)]
+    assert not loops, "loops between folders:\n" + "\n".join(loops)
+
+
+def test_the_room_check_sees_a_planted_loop(monkeypatch):
+    """The folder check is not vacuous: a planted import from runtime/ up into stages/ closes a loop it reports."""
+    planted = Import("pipeline.stages.runner", 1, "from pipeline.stages.runner import run_stage")
+    real = imports("pipeline.runtime.store")
+    monkeypatch.setitem(globals(), "imports", lambda name: real + (planted,) if name == "pipeline.runtime.store"
+                        else _imports(name))
+    with pytest.raises(AssertionError, match="runtime -> stages"):
+        test_no_loop_between_folders()
+
+
+def test_the_package_root_holds_only_its_face_and_door():
+    """Every module but pipeline/__init__.py and pipeline/__main__.py lives in a room (a folder by idea)."""
+    loose = sorted(name for name in modules() if name.count(".") == 1 and name not in ROOT_MODULES
+                   and modules()[name].name != "__init__.py")
+    assert not loose, f"modules loose in the package root: {loose}"
+
+
+_imports = imports

@@ -1,4 +1,4 @@
-"""Numba's on-disk cache follows the package's sources: a kernel calling into an edited file never runs
+"""Numba's on-disk cache follows the kernels' sources (pipeline/compiled/cache.py): a kernel calling into an edited file never runs
 stale machine code, and Ray's workers (which inherit the driver's NUMBA_CACHE_DIR) use the same folder."""
 
 import os
@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pipeline
+from pipeline.compiled.cache import KERNEL
 
 
 def cache_dir(package_root: Path, env: dict) -> str:
-    probe = "import pipeline, os; print(os.environ['NUMBA_CACHE_DIR'])"
+    probe = "import pipeline.search, os; print(os.environ['NUMBA_CACHE_DIR'])"
     out = subprocess.run([sys.executable, "-c", probe], cwd=package_root, env={**os.environ, **env},
                          capture_output=True, text=True, check=True)
     return out.stdout.strip()
@@ -24,7 +25,7 @@ def test_cache_folder_changes_with_any_source_edit(tmp_path):
     before = cache_dir(tmp_path, env)
     assert Path(before).parent == tmp_path / "cache"
     assert cache_dir(tmp_path, {**env, "NUMBA_CACHE_DIR": before}) == before  # a Ray worker's view: unchanged
-    kernels = tmp_path / "pipeline" / "search" / "exact_kernels.py"
+    kernels = tmp_path / "pipeline" / "search" / "exact" / "kernels.py"
     kernels.write_text(kernels.read_text() + "\n# edited\n")
     after = cache_dir(tmp_path, env)
     assert after != before and Path(after).parent == tmp_path / "cache"
@@ -48,3 +49,26 @@ def test_cache_folder_follows_kernel_sources_only(tmp_path):
     outside = tmp_path / "pipeline" / "runtime" / "kernel_elsewhere.py"
     outside.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef one():\n    return 1\n")
     assert cache_dir(tmp_path, env) != after_callee
+
+
+def test_every_kernel_module_sets_the_cache_folder_first():
+    """Each package that holds a numba kernel points numba at the kernels' folder in its __init__, which Python
+    runs before any of its modules (and so before any kernel is defined)."""
+    package = Path(pipeline.__file__).parent
+    kernel_packages = {path.parent for path in package.rglob("*.py") if KERNEL.search(path.read_bytes())}
+    assert len(kernel_packages) >= 6  # search's rooms, feedback, proofs' rooms, blindfold, assistant
+    missing = []
+    for folder in kernel_packages:
+        chain = [folder, *[p for p in folder.parents if package in (p, *p.parents)]]
+        if not any("use_kernel_cache()" in (p / "__init__.py").read_text() for p in chain):
+            missing.append(str(folder.relative_to(package)))
+    assert not missing, f"kernels defined before the cache folder is set: {missing}"
+
+
+def test_the_package_import_sets_nothing(tmp_path):
+    """Importing the package alone hashes nothing and installs no signal handler (the command line does that)."""
+    probe = ("import os, signal; os.environ.pop('NUMBA_CACHE_DIR', None); import pipeline; "
+             "print(os.environ.get('NUMBA_CACHE_DIR'), signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(pipeline.__file__).parents[1])})
+    assert out.stdout.split() == ["None", "True"]
