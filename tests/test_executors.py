@@ -475,4 +475,5 @@ def test_the_runtime_stands_apart_from_the_games_the_maths_and_the_stages():
     assert uses("runtime", ["pipeline.games", "pipeline.search", "pipeline.stages"]) == set()
     assert not {n for n in imported(package / "runtime" / "shards.py") if "executors" in n}
     assert uses("search", ["pipeline.runtime"]) == set()
-    assert uses("stages", ["pipeline.runtime.ray_session"]) == set()
+    # the plan check (stages/preflight.py) asks ray_session about Ray's settings; no stage does
+    assert {u for u in uses("stages", ["pipeline.runtime.ray_session"]) if u[0] != "preflight.py"} == set()

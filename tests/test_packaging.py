@@ -221,7 +221,7 @@ def test_editing_a_source_file_changes_the_hash(tmp_path):
     files = sorted(tmp_path.rglob("*.py"))
     before = runner.hash_files(files, tmp_path)
     assert runner.hash_files(files, tmp_path) == before
-    bounds = tmp_path / "search" / "bounds.py"
+    bounds = tmp_path / "search" / "bounds" / "lower.py"
     bounds.write_text(bounds.read_text() + "\n# one more line\n")
     assert runner.hash_files(files, tmp_path) != before
 
