@@ -436,24 +436,24 @@ def test_small_set_scan_over_several_blocks_matches_direct_counts(layout, size):
     lst = lists[layout].astype(np.int32)
     w = solver.work
     w.pool[:len(cand)] = cand
-    w.ulist[1, :len(lst)] = lst
+    w.guess_lists[1, :len(lst)] = lst
     u, m, excluded, kmax, c, other = scan(solver.tables, w, 0, len(lst), 0, len(cand), INF)
     ref = [(g, k, n_win, sq) for g, (k, n_win, sq) in zip(lst, _scan_reference(codes, cand, lst, win))
            if not (k == 1 and n_win == 0)]
     n = len(cand)
     assert (c, other, excluded) == (-1, -1, INF) and u == m == len(ref)
-    assert list(w.ulist[1, :u]) == [g for g, *_ in ref] and kmax == max(k for _, k, _, _ in ref)
-    assert list(w.cguess[0, :m]) == [g for g, *_ in ref]
-    assert list(w.clower[0, :m]) == [3 * n - k - n_win for _, k, n_win, _ in ref]
-    assert list(w.ckey[0, :m] >> KEY_SHIFT) == [sq for *_, sq in ref]
-    assert list(w.ckey[0, :m] & KEY_MASK) == list(range(m))
+    assert list(w.guess_lists[1, :u]) == [g for g, *_ in ref] and kmax == max(k for _, k, _, _ in ref)
+    assert list(w.kept_guess[0, :m]) == [g for g, *_ in ref]
+    assert list(w.kept_lower[0, :m]) == [3 * n - k - n_win for _, k, n_win, _ in ref]
+    assert list(w.kept_key[0, :m] >> KEY_SHIFT) == [sq for *_, sq in ref]
+    assert list(w.kept_key[0, :m] & KEY_MASK) == list(range(m))
 
     perfect = lst[len(lst) // 2 + 40]  # in a later block: every candidate its own code
     codes[perfect, cand] = np.arange(n, dtype=np.uint8) * 5
     solver = ExactSolver(codes, secret_of_guess, win + 1)
     w = solver.work
     w.pool[:n] = cand
-    w.ulist[1, :len(lst)] = lst
+    w.guess_lists[1, :len(lst)] = lst
     u, m, excluded, kmax, c, other = scan(solver.tables, w, 0, len(lst), 0, n, INF)
     useful_before = sum(1 for g, *_ in ref if g < perfect)
     assert (other, kmax, u) == (perfect, n, useful_before + 1)

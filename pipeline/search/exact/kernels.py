@@ -4,7 +4,7 @@ scans, class bounds.
 Everything a kernel needs travels in three named tuples of plain arrays:
 `ExactTables` (read-only game data and hash words), `Memo` (the bounded hash table) and `Work`
 (the search stack: per-depth frame fields and rows, the candidate pool and
-scratch space).  Frame d's scalar fields are `work.f[d, FIELD]`.
+scratch space).  Frame d's scalar fields are `work.frames[d, FIELD]`.
 
 Candidate sets live in one int32 pool: a node's set is pool[lo:lo+n] and the
 classes of the guess it is evaluating are written after `free`.  Sets are
@@ -54,20 +54,30 @@ mode is on, and the random odd 64-bit words the memo keys are sums of: two per s
 (the hard-mode state) and one per number of guesses left (under a limit)."""
 Memo = namedtuple("Memo", ["keys", "flags", "vals", "fill"])  # fill: [entries stored, most slots allowed]
 MEMO_START_BITS = 14  # a memo starts this small and doubles while it is over half full, up to its limit
-Work = namedtuple("Work", ["f", "fh", "pool", "ulist", "cguess", "clower", "ckey", "starts", "ccode",
-                           "cbound", "cexact", "chash", "corder", "btab", "greens", "at_least", "counts",
-                           "stamp", "dense", "scratch", "req", "revealed", "stats"])
+Work = namedtuple("Work", ["frames", "frame_hashes", "pool", "guess_lists", "kept_guess", "kept_lower", "kept_key",
+                           "starts", "ccode", "cbound", "cexact", "chash", "corder", "btab", "greens", "at_least",
+                           "counts", "stamp", "dense", "scratch", "req", "revealed", "stats"])
+Work.__doc__ = """The search stack and scratch of one solver, per depth d of the search (one frame per node on the
+stack): `frames[d, FIELD]` the node's scalar fields; `frame_hashes[d]` its set's two hashes (the memo key, with
+the state and guesses left folded in) and its hard-mode state's hash; `guess_lists[d + 1]` the guesses node d may
+consider (row 0 every guess, in index order); the guesses its scan kept, with their lower bounds and ordering
+keys (`kept_guess`, `kept_lower`, `kept_key`: sum of squared class sizes << KEY_SHIFT | position in these rows);
+the classes of its current guess (`starts` into the pool, then per class `ccode` its code, `cbound` its bound,
+`cexact` whether that bound is its value, `chash` its hashes, `corder` the order they are searched in); `btab`
+its row of counting bounds; its hard-mode state (`greens`, `at_least`); the candidate `pool`; scratch for the
+kernels (`counts`, `stamp`, `dense`, `scratch`, `req`, `revealed`) and the search counters (`stats`)."""
 
 
 def make_work(n_guesses, n_secrets, n_codes, length, max_depth, code_dtype):
     """Allocate the search stack and scratch space for one solver (the large arrays on ordinary pages)."""
     d1 = max_depth + 1
     return Work(
-        f=np.zeros((max_depth, N_FIELDS), dtype=np.int64), fh=np.zeros((max_depth, 3), dtype=np.uint64),
-        pool=zeroed(n_secrets * d1 + 1, np.int32), ulist=zeroed((d1, n_guesses), np.int32),
-        cguess=zeroed((max_depth, n_guesses), np.int32),
-        clower=zeroed((max_depth, n_guesses), np.int64),
-        ckey=zeroed((max_depth, n_guesses), np.int64),
+        frames=np.zeros((max_depth, N_FIELDS), dtype=np.int64),
+        frame_hashes=np.zeros((max_depth, 3), dtype=np.uint64),
+        pool=zeroed(n_secrets * d1 + 1, np.int32), guess_lists=zeroed((d1, n_guesses), np.int32),
+        kept_guess=zeroed((max_depth, n_guesses), np.int32),
+        kept_lower=zeroed((max_depth, n_guesses), np.int64),
+        kept_key=zeroed((max_depth, n_guesses), np.int64),
         starts=np.empty((max_depth, n_codes + 1), dtype=np.int64),
         ccode=np.empty((max_depth, n_codes), dtype=np.int64),
         cbound=np.empty((max_depth, n_codes), dtype=np.int64),
@@ -258,10 +268,10 @@ def allowed(words, word_counts, g, greens, req, m):
 @njit(cache=True)
 def filter_list(tables, w, d):
     """Copy the guesses node d may consider (its list; in hard mode only those its state allows) to
-    w.ulist[d + 1]; returns how many."""
-    src = w.ulist[d]
-    out = w.ulist[d + 1]
-    length = w.f[d, LIST_LEN]
+    w.guess_lists[d + 1]; returns how many."""
+    src = w.guess_lists[d]
+    out = w.guess_lists[d + 1]
+    length = w.frames[d, LIST_LEN]
     if not tables.hard:
         out[:length] = src[:length]
         return length
@@ -372,7 +382,7 @@ def _first_perfect(codes, w, lst, length, lo, n):
 
 @njit(cache=True)
 def scan(tables, w, d, length, lo, n, beta):
-    """One pass over the node's list w.ulist[d + 1][:length] (compacted in place to the useful guesses).
+    """One pass over the node's list w.guess_lists[d + 1][:length] (compacted in place to the useful guesses).
 
     Every useful guess g gets the lower bound |C| + sum of Bound(|C'|, KCAP) over its non-win classes (the
     parent's counting bound; classes are subsets of the parent's set).  Guesses with a bound below beta go
@@ -383,11 +393,11 @@ def scan(tables, w, d, length, lo, n, beta):
     Small sets go block by block (_next_block): the gathered codes stay in cache, and a perfect splitter
     ends the scan without gathering the rest of the list.
     """
-    lst = w.ulist[d + 1]
+    lst = w.guess_lists[d + 1]
     small = n <= SMALL_SET
     pairs, repeats, wins = w.scratch[0], w.scratch[1], w.scratch[2]
     counts, cand, btab = w.counts, w.pool[lo: lo + n], w.btab[d]
-    cguess, clower, ckey = w.cguess[d], w.clower[d], w.ckey[d]
+    kept_guess, kept_lower, kept_key = w.kept_guess[d], w.kept_lower[d], w.kept_key[d]
     codes, codes_t, pool, dense, scratch, win = tables.codes, tables.codes_t, w.pool, w.dense, w.scratch, tables.win
     u = 0
     m = 0
@@ -418,7 +428,7 @@ def scan(tables, w, d, length, lo, n, beta):
             if k == n:
                 return u, m, excluded, kmax, (g if n_win > 0 else -1), g
             if lower < beta:
-                cguess[m], clower[m], ckey[m] = g, lower, (sum_sq << KEY_SHIFT) | m
+                kept_guess[m], kept_lower[m], kept_key[m] = g, lower, (sum_sq << KEY_SHIFT) | m
                 m += 1
             else:
                 excluded = min(excluded, lower)
@@ -497,7 +507,7 @@ def split_guess(tables, w, d, g):
     """Split node d's set by guess g.  Classes of 1 and 2 are only counted (they cost 1 and 3); classes of 3
     or more are written to the pool after FREE (w.starts[d], w.ccode[d]) in order of first appearance.  Returns
     (number of classes of 3+, total cost of the small ones, number of non-win classes of 2 or more)."""
-    lo, n, free = w.f[d, LO], w.f[d, N], w.f[d, FREE]
+    lo, n, free = w.frames[d, LO], w.frames[d, N], w.frames[d, FREE]
     k, small_members, n_small = split_classes(tables.codes[g], w.pool[lo: lo + n], w.counts, tables.win, 3, False,
                                               w.pool, free, w.starts[d], w.ccode[d])
     return k, 2 * small_members - n_small, small_members - n_small + k

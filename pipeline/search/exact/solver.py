@@ -73,7 +73,7 @@ class ExactSolver:
         self.memo_bits = memo_bits
         self.memo = new_memo(memo_bits)
         self.work = make_work(codes.shape[0], self.n_secrets, int(n_codes), self.length, max_depth, codes.dtype)
-        self.work.ulist[0] = np.arange(codes.shape[0], dtype=np.int32)  # the lists stay in index order
+        self.work.guess_lists[0] = np.arange(codes.shape[0], dtype=np.int32)  # the lists stay in index order
         self.stats = self.work.stats[:3]  # nodes searched, memo hits, guesses evaluated
 
     def reset(self):

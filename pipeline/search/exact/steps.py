@@ -73,32 +73,32 @@ RANK_CAP = (1 << (63 - RANK_SHIFT)) - 1
 @njit(cache=True, inline="always")
 def _exact(memo, w, d, value, guess):
     """Record an exact value of node d (memo and best guess) and return it."""
-    memo_store(memo, w.fh[d, 0], w.fh[d, 1], w.f[d, N], value, EXACT, guess)
-    w.f[d, BEST_GUESS] = guess
+    memo_store(memo, w.frame_hashes[d, 0], w.frame_hashes[d, 1], w.frames[d, N], value, EXACT, guess)
+    w.frames[d, BEST_GUESS] = guess
     return value
 
 
 @njit(cache=True)
 def enter(tables, memo, w, d):
     """Open node d.  Returns its value, or -1 when its guesses must be searched (NEXT_GUESS is set up)."""
-    f = w.f
-    lo, n, left, beta = f[d, LO], f[d, N], f[d, LEFT], f[d, BETA]
-    f[d, BEST_GUESS] = -1
+    frames = w.frames
+    lo, n, left, beta = frames[d, LO], frames[d, N], frames[d, LEFT], frames[d, BETA]
+    frames[d, BEST_GUESS] = -1
     if left <= 0 or (left == 1 and n >= 2):
         return IMPOSSIBLE
     if n <= 2:  # guess a candidate
-        f[d, BEST_GUESS] = tables.guess_of_secret[w.pool[lo]]
+        frames[d, BEST_GUESS] = tables.guess_of_secret[w.pool[lo]]
         return 2 * n - 1
     w.stats[STAT_NODES] += 1
-    if f[d, HASHED] == 0:
+    if frames[d, HASHED] == 0:
         h1, h2 = set_hash(tables, w.pool, lo, n)
-        w.fh[d, 0], w.fh[d, 1] = node_key(tables, h1, h2, w.fh[d, 2], left)
+        w.frame_hashes[d, 0], w.frame_hashes[d, 1] = node_key(tables, h1, h2, w.frame_hashes[d, 2], left)
     floor = max(2 * n - 1, w.btab[d, n])
-    slot = memo_find(memo, w.fh[d, 0], w.fh[d, 1])
+    slot = memo_find(memo, w.frame_hashes[d, 0], w.frame_hashes[d, 1])
     if slot >= 0:
         w.stats[STAT_HITS] += 1
         if memo.flags[slot] == EXACT:
-            f[d, BEST_GUESS] = memo.vals[slot, 1]
+            frames[d, BEST_GUESS] = memo.vals[slot, 1]
             return memo.vals[slot, 0]
         floor = max(floor, memo.vals[slot, 0])
     if floor >= beta:
@@ -108,7 +108,7 @@ def enter(tables, memo, w, d):
         return value
     floor = max(floor, 2 * n)  # no candidate splits C into singletons
     if floor >= beta:
-        memo_store(memo, w.fh[d, 0], w.fh[d, 1], n, floor, LOWER, -1)
+        memo_store(memo, w.frame_hashes[d, 0], w.frame_hashes[d, 1], n, floor, LOWER, -1)
         return floor
     return _scan_node(tables, memo, w, d, floor)
 
@@ -118,19 +118,19 @@ def _perfect_forms(tables, memo, w, d):
     """Values known without a scan: a candidate splitting C into singletons (2n - 1) or, with three guesses
     left, into singletons and one pair (2n, the least a set without the first can cost), a guess splitting C
     into singletons (2n), two guesses left and no such guess (impossible).  Filters the node's guess list
-    (w.ulist[d + 1]) once the candidates are tried.  Returns the value or -1."""
-    f = w.f
-    lo, n, left = f[d, LO], f[d, N], f[d, LEFT]
+    (w.guess_lists[d + 1]) once the candidates are tried.  Returns the value or -1."""
+    frames = w.frames
+    lo, n, left = frames[d, LO], frames[d, N], frames[d, LEFT]
     m = load_rule(w.at_least[d], w.req) if tables.hard else -1
-    if n - 1 <= f[d, KCAP]:  # a guess making more classes on C than on its parent's set does not exist
+    if n - 1 <= frames[d, KCAP]:  # a guess making more classes on C than on its parent's set does not exist
         g, repeats = candidate_split(tables.codes, tables.guess_of_secret, tables.words, tables.word_counts, w.pool,
                                      w.stamp, lo, n, w.greens[d], w.req, m, left >= 3)
         if g >= 0:
             return _exact(memo, w, d, 2 * n - 1 + repeats, g)
     length = filter_list(tables, w, d)
-    f[d, ULEN] = length
-    if n <= f[d, KCAP] and left == 2:  # early exit per guess; otherwise the scan finds perfect splits
-        g = perfect_in_list(tables, w, w.ulist[d + 1], length, lo, n)
+    frames[d, ULEN] = length
+    if n <= frames[d, KCAP] and left == 2:  # early exit per guess; otherwise the scan finds perfect splits
+        g = perfect_in_list(tables, w, w.guess_lists[d + 1], length, lo, n)
         if g >= 0:
             return _exact(memo, w, d, 2 * n, g)
     if left == 2:  # the next guess would have to split C into singletons
@@ -141,24 +141,24 @@ def _perfect_forms(tables, memo, w, d):
 @njit(cache=True, inline="always")
 def _scan_node(tables, memo, w, d, floor):
     """Scan node d's guess list; returns the node's value when the scan settles it, else -1 (search)."""
-    f = w.f
-    lo, n, beta = f[d, LO], f[d, N], f[d, BETA]
+    frames = w.frames
+    lo, n, beta = frames[d, LO], frames[d, N], frames[d, BETA]
     w.stats[STAT_SCANS] += 1
-    u, m, excluded, kmax, cand, other = scan(tables, w, d, f[d, ULEN], lo, n, beta)
+    u, m, excluded, kmax, cand, other = scan(tables, w, d, frames[d, ULEN], lo, n, beta)
     if cand >= 0:
         return _exact(memo, w, d, 2 * n - 1, cand)
     if other >= 0:
         return _exact(memo, w, d, 2 * n, other)
-    f[d, ULEN], f[d, KMAX] = u, kmax
+    frames[d, ULEN], frames[d, KMAX] = u, kmax
     fill_bound_row(w.btab[d + 1], n, kmax)
     floor = max(floor, w.btab[d + 1, n])
     if floor >= beta or m == 0:
         value = floor if floor >= beta else max(floor, excluded)
-        memo_store(memo, w.fh[d, 0], w.fh[d, 1], n, value, LOWER, -1)
+        memo_store(memo, w.frame_hashes[d, 0], w.frame_hashes[d, 1], n, value, LOWER, -1)
         return value
-    f[d, N_KEPT], f[d, IDX], f[d, SORTED] = m, 0, 0
-    f[d, BEST], f[d, BEST_GUESS], f[d, NODE_LB], f[d, FLOOR] = beta, -1, excluded, floor
-    f[d, PHASE] = NEXT_GUESS
+    frames[d, N_KEPT], frames[d, IDX], frames[d, SORTED] = m, 0, 0
+    frames[d, BEST], frames[d, BEST_GUESS], frames[d, NODE_LB], frames[d, FLOOR] = beta, -1, excluded, floor
+    frames[d, PHASE] = NEXT_GUESS
     return -1
 
 
@@ -167,35 +167,35 @@ def _order_more(tables, memo, w, d):
     """Put the next guesses of node d in order.  First the BATCH best keys (partial selection), re-ranked by
     |C| + their class bounds (most promising first); then, once a best total is known, the rest whose
     scan bound is still below it, by key."""
-    f = w.f
-    m, idx = f[d, N_KEPT], f[d, IDX]
-    keys = w.ckey[d]
-    if f[d, SORTED] == 0:
+    frames = w.frames
+    m, idx = frames[d, N_KEPT], frames[d, IDX]
+    keys = w.kept_key[d]
+    if frames[d, SORTED] == 0:
         b = min(BATCH, m)
         if m > b:
             select_smallest(keys[:m], b)
         keys[:b].sort()
         for r in range(b):
             t = keys[r] & KEY_MASK
-            bound = _bound_guess(tables, memo, w, d, w.cguess[d, t], INF)
-            w.clower[d, t] = max(w.clower[d, t], bound)
+            bound = _bound_guess(tables, memo, w, d, w.kept_guess[d, t], INF)
+            w.kept_lower[d, t] = max(w.kept_lower[d, t], bound)
             keys[r] = (min(bound, RANK_CAP) << RANK_SHIFT) | (r << KEY_SHIFT) | t
         keys[:b].sort()
-        f[d, SORTED] = b
+        frames[d, SORTED] = b
         return
-    best = f[d, BEST]
+    best = frames[d, BEST]
     j = idx
-    node_lb = f[d, NODE_LB]
+    node_lb = frames[d, NODE_LB]
     for t in range(idx, m):
         key = keys[t]
-        low = w.clower[d, key & KEY_MASK]
+        low = w.kept_lower[d, key & KEY_MASK]
         if low < best:
             keys[j] = key
             j += 1
         else:
             node_lb = min(node_lb, low)
     keys[idx:j].sort()
-    f[d, N_KEPT], f[d, SORTED], f[d, NODE_LB] = j, j, node_lb
+    frames[d, N_KEPT], frames[d, SORTED], frames[d, NODE_LB] = j, j, node_lb
 
 
 @njit(cache=True, inline="always")
@@ -206,7 +206,7 @@ def _class_bound(tables, memo, w, d, i, g, left):
     lo = w.starts[d, i]
     s = w.starts[d, i + 1] - lo
     h1, h2 = set_hash(tables, w.pool, lo, s)
-    sh = child_state_hash(tables, w.greens[d], w.at_least[d], w.fh[d, 2], g, w.ccode[d, i], w.revealed)
+    sh = child_state_hash(tables, w.greens[d], w.at_least[d], w.frame_hashes[d, 2], g, w.ccode[d, i], w.revealed)
     h1, h2 = node_key(tables, h1, h2, sh, left)
     w.chash[d, i, 0], w.chash[d, i, 1] = h1, h2
     bound = max(2 * s - 1, w.btab[d + 1, s])
@@ -227,10 +227,10 @@ def _class_bound(tables, memo, w, d, i, g, left):
 @njit(cache=True, inline="always")
 def _bound_guess(tables, memo, w, d, g, best):
     """|C| + lower bounds of the classes of guess g at node d, stopping once it reaches `best`."""
-    f = w.f
-    n, left = f[d, N], f[d, LEFT] - 1
+    frames = w.frames
+    n, left = frames[d, N], frames[d, LEFT] - 1
     k, small, multi = split_guess(tables, w, d, g)
-    f[d, N_BIG_CLASSES] = k
+    frames[d, N_BIG_CLASSES] = k
     if (left <= 0 and (k > 0 or small > 0)) or (left == 1 and multi > 0):
         return INF
     total = n + small
@@ -252,7 +252,7 @@ def _order_classes(w, d, largest_first):
     q = 0
     order = w.corder[d]
     sign = -1 if largest_first else 1
-    for i in range(w.f[d, N_BIG_CLASSES]):
+    for i in range(w.frames[d, N_BIG_CLASSES]):
         if w.cexact[d, i]:
             continue
         size = sign * (w.starts[d, i + 1] - w.starts[d, i])
@@ -262,106 +262,107 @@ def _order_classes(w, d, largest_first):
             j -= 1
         order[j] = i
         q += 1
-    w.f[d, N_OPEN], w.f[d, OPEN_AT] = q, 0
+    w.frames[d, N_OPEN], w.frames[d, OPEN_AT] = q, 0
 
 
 @njit(cache=True)
 def next_guess(tables, memo, w, d, store):
     """Bound guesses in order until one may beat the best total (returns -1, NEXT_CLASS set up) or none is
     left (returns the node's value: exact below its budget, else a lower bound)."""
-    f = w.f
+    frames = w.frames
     while True:
-        best = f[d, BEST]
-        if f[d, BEST_GUESS] >= 0 and best <= f[d, FLOOR]:
+        best = frames[d, BEST]
+        if frames[d, BEST_GUESS] >= 0 and best <= frames[d, FLOOR]:
             break
-        if f[d, IDX] == f[d, SORTED]:
-            if f[d, IDX] == f[d, N_KEPT]:
+        if frames[d, IDX] == frames[d, SORTED]:
+            if frames[d, IDX] == frames[d, N_KEPT]:
                 break
             _order_more(tables, memo, w, d)
             continue
-        t = w.ckey[d, f[d, IDX]] & KEY_MASK
-        f[d, IDX] += 1
-        lower = w.clower[d, t]
+        t = w.kept_key[d, frames[d, IDX]] & KEY_MASK
+        frames[d, IDX] += 1
+        lower = w.kept_lower[d, t]
         if lower < best:
-            g = w.cguess[d, t]
+            g = w.kept_guess[d, t]
             w.stats[STAT_EVALS] += 1
             lower = _bound_guess(tables, memo, w, d, g, best)
             if lower < best:
-                f[d, GUESS], f[d, TOTAL] = g, lower
+                frames[d, GUESS], frames[d, TOTAL] = g, lower
                 _order_classes(w, d, tables.hard)
-                f[d, PHASE] = NEXT_CLASS
+                frames[d, PHASE] = NEXT_CLASS
                 return -1
-        f[d, NODE_LB] = min(f[d, NODE_LB], lower)
-    if f[d, BEST_GUESS] >= 0:
-        value, flag = f[d, BEST], EXACT
+        frames[d, NODE_LB] = min(frames[d, NODE_LB], lower)
+    if frames[d, BEST_GUESS] >= 0:
+        value, flag = frames[d, BEST], EXACT
     else:
-        value, flag = max(f[d, NODE_LB], f[d, FLOOR]), LOWER
+        value, flag = max(frames[d, NODE_LB], frames[d, FLOOR]), LOWER
     if store:
-        memo_store(memo, w.fh[d, 0], w.fh[d, 1], f[d, N], value, flag, f[d, BEST_GUESS])
+        memo_store(memo, w.frame_hashes[d, 0], w.frame_hashes[d, 1], frames[d, N], value, flag, frames[d, BEST_GUESS])
     return value
 
 
 @njit(cache=True)
 def next_class(tables, w, d):
     """Push the next open class of the current guess (returns True), or record the guess as the best so far."""
-    f = w.f
-    i = f[d, OPEN_AT]
-    if i == f[d, N_OPEN]:
-        f[d, BEST], f[d, BEST_GUESS] = f[d, TOTAL], f[d, GUESS]
-        f[d, PHASE] = NEXT_GUESS
+    frames = w.frames
+    i = frames[d, OPEN_AT]
+    if i == frames[d, N_OPEN]:
+        frames[d, BEST], frames[d, BEST_GUESS] = frames[d, TOTAL], frames[d, GUESS]
+        frames[d, PHASE] = NEXT_GUESS
         return False
     c = d + 1
-    if c == f.shape[0]:
+    if c == frames.shape[0]:
         raise RuntimeError("search deeper than max_depth")
     slot = w.corder[d, i]
-    g = f[d, GUESS]
-    f[c, LO] = w.starts[d, slot]
-    f[c, N] = w.starts[d, slot + 1] - f[c, LO]
-    f[c, FREE] = w.starts[d, f[d, N_BIG_CLASSES]]
-    f[c, BETA] = f[d, BEST] - (f[d, TOTAL] - w.cbound[d, slot])
-    f[c, LEFT] = f[d, LEFT] - 1
-    f[c, LIST_LEN], f[c, KCAP], f[c, HASHED], f[c, PHASE] = f[d, ULEN], f[d, KMAX], 1, ENTER
-    w.fh[c, 0], w.fh[c, 1] = w.chash[d, slot, 0], w.chash[d, slot, 1]
+    g = frames[d, GUESS]
+    frames[c, LO] = w.starts[d, slot]
+    frames[c, N] = w.starts[d, slot + 1] - frames[c, LO]
+    frames[c, FREE] = w.starts[d, frames[d, N_BIG_CLASSES]]
+    frames[c, BETA] = frames[d, BEST] - (frames[d, TOTAL] - w.cbound[d, slot])
+    frames[c, LEFT] = frames[d, LEFT] - 1
+    frames[c, LIST_LEN], frames[c, KCAP] = frames[d, ULEN], frames[d, KMAX]
+    frames[c, HASHED], frames[c, PHASE] = 1, ENTER
+    w.frame_hashes[c, 0], w.frame_hashes[c, 1] = w.chash[d, slot, 0], w.chash[d, slot, 1]
     if tables.hard:
         update_state_into(w.greens[d], w.at_least[d], tables.words[g], w.ccode[d, slot], w.greens[c], w.at_least[c],
                           w.revealed)
-        w.fh[c, 2] = state_hash(tables, w.greens[c], w.at_least[c])
-    f[d, PHASE] = AFTER_CHILD
+        w.frame_hashes[c, 2] = state_hash(tables, w.greens[c], w.at_least[c])
+    frames[d, PHASE] = AFTER_CHILD
     return True
 
 
 @njit(cache=True)
 def after_child(w, d, value):
     """Replace the searched class's bound by its value; drop the guess once the total reaches the best."""
-    f = w.f
-    f[d, TOTAL] += value - w.cbound[d, w.corder[d, f[d, OPEN_AT]]]
-    f[d, OPEN_AT] += 1
-    if f[d, TOTAL] >= f[d, BEST]:
-        f[d, NODE_LB] = min(f[d, NODE_LB], f[d, TOTAL])
-        f[d, PHASE] = NEXT_GUESS
+    frames = w.frames
+    frames[d, TOTAL] += value - w.cbound[d, w.corder[d, frames[d, OPEN_AT]]]
+    frames[d, OPEN_AT] += 1
+    if frames[d, TOTAL] >= frames[d, BEST]:
+        frames[d, NODE_LB] = min(frames[d, NODE_LB], frames[d, TOTAL])
+        frames[d, PHASE] = NEXT_GUESS
     else:
-        f[d, PHASE] = NEXT_CLASS
+        frames[d, PHASE] = NEXT_CLASS
 
 
 @njit(cache=True)
 def _root(tables, w, n, beta, forced, left, n_guesses):
-    """Set up frame 0 for pool[:n] (w.ulist[0] holds every guess, w.greens[0] / w.at_least[0] the state)."""
-    f = w.f
+    """Set up frame 0 for pool[:n] (w.guess_lists[0] holds every guess, w.greens[0] / w.at_least[0] the state)."""
+    frames = w.frames
     n_codes = w.counts.shape[0]
-    f[0, LO], f[0, N], f[0, FREE], f[0, BETA], f[0, LEFT] = 0, n, n, beta, left
-    f[0, LIST_LEN], f[0, KCAP], f[0, HASHED], f[0, PHASE] = n_guesses, n_codes, 0, ENTER
-    w.fh[0, 2] = state_hash(tables, w.greens[0], w.at_least[0])
+    frames[0, LO], frames[0, N], frames[0, FREE], frames[0, BETA], frames[0, LEFT] = 0, n, n, beta, left
+    frames[0, LIST_LEN], frames[0, KCAP], frames[0, HASHED], frames[0, PHASE] = n_guesses, n_codes, 0, ENTER
+    w.frame_hashes[0, 2] = state_hash(tables, w.greens[0], w.at_least[0])
     fill_bound_row(w.btab[0], n, n_codes)
     if forced < 0:
         return
     w.stats[STAT_NODES] += 1
-    w.cguess[0, 0], w.clower[0, 0], w.ckey[0, 0] = forced, 0, 0
-    f[0, N_KEPT], f[0, IDX], f[0, SORTED] = 1, 0, 1
-    f[0, BEST], f[0, BEST_GUESS], f[0, NODE_LB], f[0, FLOOR] = beta, -1, INF, 0
-    w.ulist[1, :n_guesses] = w.ulist[0, :n_guesses]
-    f[0, ULEN], f[0, KMAX] = n_guesses, n_codes
+    w.kept_guess[0, 0], w.kept_lower[0, 0], w.kept_key[0, 0] = forced, 0, 0
+    frames[0, N_KEPT], frames[0, IDX], frames[0, SORTED] = 1, 0, 1
+    frames[0, BEST], frames[0, BEST_GUESS], frames[0, NODE_LB], frames[0, FLOOR] = beta, -1, INF, 0
+    w.guess_lists[1, :n_guesses] = w.guess_lists[0, :n_guesses]
+    frames[0, ULEN], frames[0, KMAX] = n_guesses, n_codes
     fill_bound_row(w.btab[1], n, n_codes)
-    f[0, PHASE] = NEXT_GUESS
+    frames[0, PHASE] = NEXT_GUESS
 
 
 @njit(cache=True)
@@ -375,7 +376,7 @@ def solve(tables, memo, w, n, beta, forced, left, n_guesses):
     d = 0
     returned = 0
     while True:
-        phase = w.f[d, PHASE]
+        phase = w.frames[d, PHASE]
         if phase == ENTER or phase == NEXT_GUESS:
             if phase == ENTER:
                 memo = memo_grown(memo)
@@ -385,7 +386,7 @@ def solve(tables, memo, w, n, beta, forced, left, n_guesses):
             if returned < 0:
                 continue
             if d == 0:
-                return returned, w.f[0, BEST_GUESS], memo
+                return returned, w.frames[0, BEST_GUESS], memo
             d -= 1
         elif phase == NEXT_CLASS:
             if next_class(tables, w, d):
