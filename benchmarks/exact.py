@@ -28,14 +28,14 @@ import numpy as np
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.exact.solver import ExactSolver, tree_total
+from pipeline.search.matrix import Matrix
 
 CASES = {"salet": ("salet", False, None), "crane": ("crane", False, None), "hard_salet": ("salet", True, 6)}
 
 
 def figures(game, codes, opener, hard, max_guesses, repeats=3):
     """Value and best-of-`repeats` CPU seconds of V*(opener, S), each run on a fresh memo."""
-    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard_mode=hard,
-                         encoded_guesses=game.encoded_guesses(), max_guesses=max_guesses)
+    solver = ExactSolver(Matrix.of_game(codes, game), hard_mode=hard, max_guesses=max_guesses)
     g = game.guess_index[opener]
     solver.guess_value(g, np.arange(40, dtype=np.int32))  # warm-up: compile or load the kernels
     times = []

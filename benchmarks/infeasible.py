@@ -27,6 +27,7 @@ from pipeline.proofs.game.answer import game_code_matrix
 from pipeline.proofs.certificates.infeasible import check_witness, searcher
 from pipeline.proofs.certificates.tree import answer_of
 from pipeline.search.solvable.infeasible import opener_witness, probe_guesses, within_solvable
+from pipeline.search.matrix import Matrix
 from pipeline.search.solvable.within import Within
 from pipeline.stages.prove_infeasible import opener_classes, representatives
 
@@ -54,14 +55,15 @@ def projected(mean_s: float, setup_s: float, count: int) -> dict:
 def measure(game_name: str, max_guesses: int, hard: bool, sample: int, seed: int) -> dict:
     game = builtin_game(game_name, hard_mode=hard, max_guesses=max_guesses)
     codes = game_matrix(game)
-    _, rep = representatives(game, codes)
+    matrix = Matrix.of_game(codes, game)
+    _, rep = representatives(game, matrix)
     openers = np.flatnonzero(rep == np.arange(len(game.guesses)))
     picked = sorted(random.Random(seed).sample(list(openers), min(sample, len(openers))))
     words = game.encoded_guesses() if hard else None
     left, win = max_guesses - 1, game.n_codes - 1
 
     def setup():
-        within = Within.of_matrix(codes, game.n_codes, game.secret_of_guess, words)
+        within = Within.of_matrix(matrix, hard)
         return within_solvable(within, left), probe_guesses(codes, game.n_codes)
 
     (solvable, probes), prover_setup = cpu(setup)

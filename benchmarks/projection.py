@@ -48,13 +48,15 @@ from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal.value import ApSearch, rank_openers
 from pipeline.search.bounds.lower import k_of_game
 from pipeline.search.hard_mode import initial_state
-from pipeline.search.bounds.closure import (ClassSolvers,
+from pipeline.search.bounds.closure import (ClassSettings,
+    ClassSolvers,
     class_bound,
     guesses_left,
     opener_classes,
     settle_opener,
     subtree_totals)
 from pipeline.search.exact.solver import ExactSolver
+from pipeline.search.matrix import Matrix
 from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
 from pipeline.search.symmetry.generators import first_of_each_orbit, opener_representatives
 from pipeline.search.tree import to_json
@@ -112,12 +114,11 @@ class FunnelBounds(FunnelSolvers):
     """V_level(g, S) of an opener by the rule the lower_bound stage uses at that level (search/bounds/funnel.py): the
     hard-mode bounds from `hard_from` on when `hard_from` is given (hard mode), the normal-mode ones otherwise."""
 
-    def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None,
-                 hard_from=None):
-        super().__init__(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
+    def __init__(self, matrix: Matrix, k_s, hard_from=None):
+        super().__init__(matrix, k_s)
         self.hard_from = hard_from
-        self.start = None if hard_from is None else initial_state(encoded_guesses.shape[1])
-        self.everyone = np.arange(codes.shape[1], dtype=np.int32)
+        self.start = None if hard_from is None else initial_state(matrix.encoded_guesses.shape[1])
+        self.everyone = np.arange(matrix.n_secrets, dtype=np.int32)
 
     def rule(self, level: int) -> str:
         return level_rule(self.hard_from is not None, self.hard_from or 0, level)
@@ -191,7 +192,7 @@ def stratified(sizes, n: int) -> np.ndarray:
 def ranked_openers(game, codes, rep: np.ndarray, top_k: int) -> list[int]:
     """The `top_k` best-ranked openers, one per orbit (the upper_bound stage's `ranked`)."""
     symmetric = not np.array_equal(rep, np.arange(len(rep)))
-    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, len(rep) if symmetric else top_k)
+    ranked = rank_openers(Matrix.of_game(codes, game), len(rep) if symmetric else top_k)
     return first_of_each_orbit(ranked, rep)[:top_k]
 
 
@@ -201,9 +202,9 @@ def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = Tru
     if given is not None:
         return {"ub": given, "source": "--ub", "cpu_s": 0.0, "longest_task_s": 0.0}, {}
     breadth = settings["breadth"]
-    hard = {"hard_mode": game.hard_mode, "encoded_guesses": game.encoded_guesses() if game.hard_mode else None}
-    search = ApSearch(codes, game.secret_of_guess, game.n_codes, breadth, max_guesses=game.max_guesses,
-                      max_entries=settings["ap_memo_entries"], **hard)
+    matrix = Matrix.of_game(codes, game)
+    search = ApSearch(matrix, breadth, hard_mode=game.hard_mode, max_guesses=game.max_guesses,
+                      max_entries=settings["ap_memo_entries"])
     ranked, rank_s = timed(ranked_openers, game, codes, rep, settings["top_k"] or breadth)
     results, ap_s = [], []
     for opener in ranked:
@@ -218,8 +219,8 @@ def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = Tru
            "infeasible": len(results) - len(feasible), "apmintotal_task_s": round(max(ap_s), 1)}
     tree, value, exact_s = best.tree(list(game.guesses), game.answering.text), None, 0.0
     if exact:
-        solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, max_guesses=game.max_guesses,
-                             memo_bits=settings["refine_memo_bits"], **hard)
+        solver = ExactSolver(matrix, hard_mode=game.hard_mode, max_guesses=game.max_guesses,
+                             memo_bits=settings["refine_memo_bits"])
         (value, solved), exact_s = timed(solver.guess_value, best.opener, None, best.total + 1)
         value = int(value) if solved else None
         if value is not None and value < best.total:  # the stage keeps ApMinTotal's tree on a tie
@@ -305,13 +306,13 @@ def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, generators
     classes = opener_classes(codes, game, ub_opener)
     picked = stratified([len(m) for _, m, _ in classes], n_sample)
     seconds, methods = [], Counter()
+    matrix = Matrix.of_game(codes, game)
+    closing = ClassSettings(k_s=k_s, max_level=settings["prove_max_level"], memo_bits=settings["prove_memo_bits"],
+                            left=guesses_left(game), generators=generators)
     for i in picked:
         colours, members, state = classes[i]
-        (_, method), s = timed(class_bound, members, targets.get(colours), codes=codes,
-                               secret_of_guess=game.secret_of_guess, n_codes=game.n_codes, k_s=k_s,
-                               max_level=settings["prove_max_level"], memo_bits=settings["prove_memo_bits"],
-                               hard_state=state, encoded_guesses=game.encoded_guesses(), left=guesses_left(game),
-                               history=(ub_opener,) if generators else None, generators=generators)
+        (_, method), s = timed(class_bound, matrix, closing, members, targets.get(colours), hard_state=state,
+                               history=(ub_opener,) if generators else None)
         seconds.append(s)
         methods[method] += 1
     mean_s = float(np.mean(seconds))
@@ -326,9 +327,9 @@ def close_survivor(game, codes, opener, ub, settings) -> tuple[float, dict]:
     `settle_opener` over its classes."""
     classes = [(m, state) for _, m, state in opener_classes(codes, game, opener)]
     start = time.process_time()
-    solvers = ClassSolvers(codes, game.secret_of_guess, game.n_codes, game.encoded_guesses())
-    bounds = settle_opener(solvers, classes, n_secrets=len(game.secrets), ub=ub, hard=game.hard_mode,
-                           memo_bits=settings["prove_memo_bits"], left=guesses_left(game))
+    solvers = ClassSolvers(Matrix.of_game(codes, game))
+    bounds = settle_opener(solvers, classes, ub=ub, hard=game.hard_mode, memo_bits=settings["prove_memo_bits"],
+                           left=guesses_left(game))
     seconds = time.process_time() - start
     print(f"{time.strftime('%H:%M:%S')} close_opener {game.guesses[opener]}: {seconds:.1f} CPU s", file=sys.stderr,
           flush=True)
@@ -403,8 +404,8 @@ def arguments(settings: dict):
 def funnel(game, codes, rep, ub_row, args, settings) -> tuple[list[dict], list[int], int]:
     """V_1..V_full-levels in full, then the sampled climb; (rows, sampled survivors of the last level, K_S)."""
     k_s = k_of_game(codes, game.n_codes)
-    bounds = FunnelBounds(codes, game.secret_of_guess, game.n_codes, k_s, game.encoded_guesses(),
-                          game.encoded_secrets(), hard_from=settings["hard_from"] if game.hard_mode else None)
+    bounds = FunnelBounds(Matrix.of_game(codes, game), k_s,
+                          hard_from=settings["hard_from"] if game.hard_mode else None)
     ub, alive, levels = ub_row["ub"], np.unique(rep).astype(np.int32), []
     for level in range(1, args.full_levels + 1):
         alive, row = full_level(bounds, alive, level, ub)

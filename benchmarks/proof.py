@@ -23,8 +23,9 @@ import numpy as np
 
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
-from pipeline.search.bounds.lower import BoundSolver, k_of_game, opener_values
+from pipeline.search.bounds.lower import BoundSolver, k_of_game
 from pipeline.search.exact.solver import ExactSolver, tree_total
+from pipeline.search.matrix import Matrix
 
 UB = 7920
 
@@ -40,8 +41,7 @@ class Clock:
 
 
 def exact_figures(game, codes, hard):
-    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard_mode=hard,
-                         encoded_guesses=game.encoded_guesses(), max_guesses=6 if hard else None)
+    solver = ExactSolver(Matrix.of_game(codes, game), hard_mode=hard, max_guesses=6 if hard else None)
     salet = game.guess_index["salet"]
     solver.guess_value(salet, np.arange(20, dtype=np.int32))  # compile / load the kernels
     solver.reset()
@@ -73,13 +73,12 @@ def main():
     solver = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_s,
                          game.encoded_guesses(), game.encoded_secrets())
     salet = game.guess_index["salet"]
-    opener_values(codes, game.secret_of_guess, game.n_codes, k_s, [salet], 2, solver=solver)  # compile
+    solver.opener_values([salet], 2)  # compile
     alive = np.arange(codes.shape[0])
     funnel = [{"level": 0, "survivors": len(alive)}]
     for level in range(1, args.funnel_levels + 1):
         with Clock() as clock:
-            values, _ = opener_values(codes, game.secret_of_guess, game.n_codes, k_s, alive, level, UB,
-                                      solver=solver)
+            values, _ = solver.opener_values(alive, level, UB)
         alive = alive[values <= UB]
         funnel.append({"level": level, "survivors": len(alive), "wall_s": clock.wall, "cpu_s": clock.cpu})
     out["k_s"] = k_s

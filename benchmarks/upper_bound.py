@@ -19,6 +19,7 @@ import numpy as np
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal.value import ApSearch, rank_openers
+from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.greedy import greedy
 from pipeline.search.tree import statistics, verify
 from pipeline.search.strategies.valuations import all_combinations, transposed
@@ -35,18 +36,19 @@ def timed(fn, *args, **kwargs):
     return out, round(time.perf_counter() - wall, 3), round(time.process_time() - cpu, 3)
 
 
-def warm_up(codes, codes_t, sog, n_codes) -> None:
+def warm_up(matrix: Matrix) -> None:
     """Compile (or load from the numba cache) every kernel on a 40-secret sub-game."""
-    small = np.arange(min(40, codes.shape[1]))
-    greedy(np.ascontiguousarray(codes[:, small]), np.where(sog < len(small), sog, -1), n_codes, "MostParts")
-    ApSearch(codes, sog, n_codes, 2, codes_t=codes_t).strategy(small)
+    small = np.arange(min(40, matrix.n_secrets))
+    sog = matrix.secret_of_guess
+    greedy(Matrix(matrix.codes[:, small], np.where(sog < len(small), sog, -1), matrix.n_codes), "MostParts")
+    ApSearch(matrix, 2).strategy(small)
 
 
-def per_opener(codes, codes_t, sog, n_codes, guesses, k, breadth=10) -> dict:
+def per_opener(matrix: Matrix, guesses, k, breadth=10) -> dict:
     """ApMinTotal(S, breadth) of each of the k best-ranked openers, a fresh search each: totals and CPU s."""
     rows = []
-    for g in rank_openers(codes, sog, n_codes, k, codes_t=codes_t):
-        search = ApSearch(codes, sog, n_codes, breadth, codes_t=codes_t)
+    for g in rank_openers(matrix, k):
+        search = ApSearch(matrix, breadth)
         result, wall, cpu = timed(search.strategy, None, g)
         rows.append({"opener": guesses[g], "total": result.total, "wall_s": wall, "cpu_s": cpu,
                      "scans": result.stats["scans"], "memo_entries": result.stats["memo_entries"]})
@@ -68,26 +70,25 @@ def main() -> None:
     guesses, secrets = list(game.guesses), list(game.secrets)
     codes, matrix_s, _ = timed(game_matrix, game)
     codes_t, transpose_s, _ = timed(transposed, codes)
-    sog = game.secret_of_guess
+    matrix = Matrix(codes, game.secret_of_guess, game.n_codes, codes_t=codes_t)
     report = {"game": args.game, "guesses": len(guesses), "secrets": len(secrets),
               "matrix_s": matrix_s, "transpose_s": transpose_s}
 
-    _, report["compile_s"], _ = timed(warm_up, codes, codes_t, sog, game.n_codes)
+    _, report["compile_s"], _ = timed(warm_up, matrix)
 
     report["greedy"] = []
     for combination in TABLE_1:
-        result, wall, cpu = timed(greedy, codes, sog, game.n_codes, combination, codes_t=codes_t)
+        result, wall, cpu = timed(greedy, matrix, combination)
         report["greedy"].append({"combination": combination, "total": result.total,
                                  "opener": guesses[result.opener], "wall_s": wall, "cpu_s": cpu})
     if args.sweep:
-        totals, wall, cpu = timed(lambda: [greedy(codes, sog, game.n_codes, c, codes_t=codes_t).total
-                                           for c in all_combinations()])
+        totals, wall, cpu = timed(lambda: [greedy(matrix, c).total for c in all_combinations()])
         report["sweep"] = {"combinations": len(totals), "best": min(totals),
                            "reaching_best": totals.count(min(totals)), "wall_s": wall, "cpu_s": cpu}
 
     report["apmintotal"] = []
     for breadth in [int(b) for b in args.breadths.split(",") if b]:
-        search = ApSearch(codes, sog, game.n_codes, breadth, codes_t=codes_t)
+        search = ApSearch(matrix, breadth)
         result, wall, cpu = timed(search.strategy)
         tree = result.tree(guesses, game.length)
         stats = statistics(tree)
@@ -97,7 +98,7 @@ def main() -> None:
             "wall_s": wall, "cpu_s": cpu, **result.stats,
         })
     if args.openers:
-        report["apmintotal_per_opener"] = per_opener(codes, codes_t, sog, game.n_codes, guesses, args.openers)
+        report["apmintotal_per_opener"] = per_opener(matrix, guesses, args.openers)
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(report, indent=2))
 

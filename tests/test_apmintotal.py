@@ -9,6 +9,7 @@ import pytest
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import feedback
 from pipeline.search.apmintotal.value import ApSearch, apmintotal, rank_openers
+from pipeline.search.matrix import Matrix
 from pipeline.search.tree import statistics, verify
 
 
@@ -65,7 +66,7 @@ def random_game(seed):
 def test_full_breadth_equals_brute_force(game):
     guesses, secrets, codes, sog, n_codes = make_game(*game)
     expected = brute_min_total(guesses, secrets)
-    result = apmintotal(codes, sog, n_codes, breadth=len(guesses))
+    result = apmintotal(Matrix(codes, sog, n_codes), breadth=len(guesses))
     assert result.total == expected
     tree = result.tree(guesses, len(secrets[0]))
     assert verify(tree, guesses, secrets) == expected
@@ -75,22 +76,23 @@ def test_full_breadth_equals_brute_force(game):
 @pytest.mark.parametrize("game", HAND_MADE)
 def test_breadth_monotone_and_openers_consistent(game):
     guesses, secrets, codes, sog, n_codes = make_game(*game)
-    values = [apmintotal(codes, sog, n_codes, breadth=n).total for n in range(1, len(guesses) + 1)]
+    matrix = Matrix(codes, sog, n_codes)
+    values = [apmintotal(matrix, breadth=n).total for n in range(1, len(guesses) + 1)]
     assert all(a >= b for a, b in zip(values, values[1:]))
     assert values[-1] >= 2 * len(secrets) - 1
     for n in (1, 2, 3):
-        openers = rank_openers(codes, sog, n_codes, n)
-        per_opener = [ApSearch(codes, sog, n_codes, n).strategy(None, g) for g in openers]  # V(g, S) per opener
+        openers = rank_openers(matrix, n)
+        per_opener = [ApSearch(matrix, n).strategy(None, g) for g in openers]  # V(g, S) per opener
         assert min(r.total for r in per_opener) == values[n - 1]
         best = min(per_opener, key=lambda r: r.total)  # first in ranking order on ties
-        assert best.opener == apmintotal(codes, sog, n_codes, breadth=n).opener
+        assert best.opener == apmintotal(matrix, breadth=n).opener
         for r in per_opener:
             assert verify(r.tree(guesses, len(secrets[0])), guesses, secrets) == r.total
 
 
 def test_small_sets_and_subsets():
     guesses, secrets, codes, sog, n_codes = make_game(*HAND_MADE[0])
-    search = ApSearch(codes, sog, n_codes, breadth=3)
+    search = ApSearch(Matrix(codes, sog, n_codes), breadth=3)
     assert search.value([4]) == 1
     assert search.value([2, 5]) == 3
     sub = [0, 2, 5, 7]
@@ -102,8 +104,8 @@ def test_small_sets_and_subsets():
 
 def test_tiny_memo_gives_same_answer():
     guesses, secrets, codes, sog, n_codes = make_game(*HAND_MADE[1])
-    full = apmintotal(codes, sog, n_codes, breadth=4)
-    tiny = apmintotal(codes, sog, n_codes, breadth=4, max_entries=1, max_pool=4)
+    full = apmintotal(Matrix(codes, sog, n_codes), breadth=4)
+    tiny = apmintotal(Matrix(codes, sog, n_codes), breadth=4, max_entries=1, max_pool=4)
     assert tiny.total == full.total
     assert tiny.stats["memo_dropped"] > 0
     assert np.array_equal(tiny.node_guess, full.node_guess)
@@ -112,7 +114,7 @@ def test_tiny_memo_gives_same_answer():
 def test_bad_breadth():
     guesses, secrets, codes, sog, n_codes = make_game(*HAND_MADE[2])
     with pytest.raises(ValueError, match="breadth"):
-        apmintotal(codes, sog, n_codes, breadth=0)
+        apmintotal(Matrix(codes, sog, n_codes), breadth=0)
 
 
 def _wordle():
@@ -126,7 +128,7 @@ def _wordle():
 @pytest.mark.slow
 def test_wordle_breadth_one_is_7944_trace():
     guesses, secrets, codes, sog, n_codes = _wordle()
-    result = apmintotal(codes, sog, n_codes, breadth=1)
+    result = apmintotal(Matrix(codes, sog, n_codes), breadth=1)
     assert (result.total, guesses[result.opener]) == (7944, "trace")
     assert verify(result.tree(guesses, 5), guesses, secrets) == 7944
 
@@ -135,7 +137,7 @@ def test_deep_search_grows_its_stack():
     """Guesses that only ever identify themselves: a chain of depth |S|, value 1 + 2 + ... + |S|."""
     letters = "abcdefghijklmnopqrst"
     guesses, secrets, codes, sog, n_codes = make_game([], [c * 4 for c in letters], letters)
-    result = apmintotal(codes, sog, n_codes, breadth=3)
+    result = apmintotal(Matrix(codes, sog, n_codes), breadth=3)
     assert result.total == len(secrets) * (len(secrets) + 1) // 2
     assert verify(result.tree(guesses, 4), guesses, secrets) == result.total
 
@@ -185,7 +187,7 @@ def test_narrow_breadth_matches_the_definition(game, hard):
     guesses, secrets, codes, sog, n_codes = make_game(*game)
     encoded = encode_words(guesses, game[2])
     for breadth in (1, 2, 3):
-        result = ApSearch(codes, sog, n_codes, breadth, hard_mode=hard, encoded_guesses=encoded).strategy()
+        result = ApSearch(Matrix(codes, sog, n_codes, encoded_guesses=encoded), breadth, hard_mode=hard).strategy()
         total, opener = reference_apmintotal(guesses, secrets, breadth, hard)
         assert (result.total, guesses[result.opener]) == (total, opener)
 
@@ -198,7 +200,7 @@ def test_both_rankings_of_best_n_agree_with_a_scalar_split():
     rng = np.random.default_rng(7)
     game = random_game(3)
     guesses, secrets, codes, sog, n_codes = make_game(*game)
-    search = ApSearch(codes, sog, n_codes, breadth=3)
+    search = ApSearch(Matrix(codes, sog, n_codes), breadth=3)
     ctx = search.ctx
     for _ in range(20):
         cand = np.sort(rng.choice(len(secrets), rng.integers(3, len(secrets) + 1), replace=False)).astype(np.int64)

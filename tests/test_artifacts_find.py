@@ -77,9 +77,10 @@ def test_one_loader_checks_lists_rules_and_replay(tmp_path, mini):
     from pipeline.artifacts.trees import write_tree
     from pipeline.feedback.matrix import game_matrix
     from pipeline.search.strategies.greedy import greedy
+    from pipeline.search.matrix import Matrix
     from pipeline.search.tree import statistics, to_json, verify
 
-    result = greedy(game_matrix(mini), mini.secret_of_guess, mini.n_codes, ("MostParts", "InSet", "ExpSizeSplit"))
+    result = greedy(Matrix.of_game(game_matrix(mini), mini), ("MostParts", "InSet", "ExpSizeSplit"))
     tree = result.tree(list(mini.guesses), mini.length)
     write_tree(lambda name: tmp_path / name, tree, mini)
     loaded = load_tree(tmp_path / "tree.json", mini, "label")

@@ -9,7 +9,7 @@ import pytest
 from pipeline.games.catalog import builtin_game
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.feedback.matrix import game_matrix
-from pipeline.search.bounds.lower import UNBOUNDED, BoundSolver, bound, k_of_game, opener_values
+from pipeline.search.bounds.lower import UNBOUNDED, BoundSolver, bound, k_of_game
 from pipeline.search.bounds.max_parts import NEIGHBOUR_SIZES, max_parts, most_parts_above, parts_index
 from pipeline.search.partition import split_parts
 from test_exact import ALPHABET, GAMES, brute_min_total, build
@@ -98,7 +98,7 @@ def test_v_levels_bound_v_star_and_grow_every_two_levels(game):
         values = [solver.v(g, everyone, level)[0] for level in LEVELS]
         assert all(v <= truth for v in values), (word, values, truth)
         assert all(values[i] <= values[i + 2] for i in range(len(values) - 2)), (word, values)
-        batch, exact = opener_values(codes, sog, n_codes, k_s, [g], 2, solver=solver)
+        batch, exact = solver.opener_values([g], 2)
         assert exact[0] and batch[0] == values[1]
     # the bounds become exact once deep enough (V_{2|S|+1})
     g = guesses.index(secrets[0])
@@ -110,10 +110,10 @@ def test_early_exit_never_overstates(game):
     everyone = np.arange(len(secrets), dtype=np.int32)
     openers = np.arange(len(guesses), dtype=np.int32)
     for level in (1, 2, 3, 4, 5):
-        truth, exact = opener_values(codes, sog, n_codes, k_s, openers, level)
+        truth, exact = BoundSolver(codes, sog, n_codes, k_s).opener_values(openers, level)
         assert exact.all()
         for budget in range(len(secrets), int(truth.max()) + 2, 3):
-            cut, cut_exact = opener_values(codes, sog, n_codes, k_s, openers, level, budget)
+            cut, cut_exact = BoundSolver(codes, sog, n_codes, k_s).opener_values(openers, level, budget)
             assert (cut <= truth).all()
             assert (cut[cut_exact] == truth[cut_exact]).all()
             assert (cut[~cut_exact] > budget).all()
@@ -167,8 +167,8 @@ def test_lower_bounds_equal_their_definitions_on_every_subset(game):
 def test_opener_batches_agree_with_one_batch(game):
     secrets, guesses, codes, sog, n_codes, k_s, *_ = game
     openers = np.arange(len(guesses))
-    whole = opener_values(codes, sog, n_codes, k_s, openers, 2)[0]
-    halves = np.concatenate([opener_values(codes, sog, n_codes, k_s, part, 2)[0]
+    whole = BoundSolver(codes, sog, n_codes, k_s).opener_values(openers, 2)[0]
+    halves = np.concatenate([BoundSolver(codes, sog, n_codes, k_s).opener_values(part, 2)[0]
                              for part in np.array_split(openers, 2)])
     assert (whole == halves).all()
 
@@ -184,7 +184,7 @@ def test_salet_first_levels_on_original_wordle():
     assert k_of_game(codes, 243) == 150
     salet = guesses.index("salet")
     solver = BoundSolver(codes, sog, 243, 150, enc_g, enc_s)
-    values = [opener_values(codes, sog, 243, 150, [salet], level, solver=solver)[0][0] for level in (1, 2, 3)]
+    values = [solver.opener_values([salet], level)[0][0] for level in (1, 2, 3)]
     assert values == [6881, 7686, 7812]
 
 

@@ -10,6 +10,7 @@ from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import colours_to_code, feedback
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver, tree_total
 from pipeline.search.hard_mode import allowed_into, state_after, symbol_counts
+from pipeline.search.matrix import Matrix
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 # tiny games full of repeated letters; every secret is also a guess
@@ -83,7 +84,7 @@ def brute_min_total(secrets, guesses, hard=False):
 def test_exact_matches_brute_force(name, hard):
     secrets, guesses, codes, sog, n_codes = build(name)
     min_total, value = brute_min_total(tuple(secrets), guesses, hard)
-    solver = ExactSolver(codes, sog, n_codes, hard_mode=hard, encoded_guesses=encode_words(guesses, ALPHABET),
+    solver = ExactSolver(Matrix(codes, sog, n_codes, encoded_guesses=encode_words(guesses, ALPHABET)), hard_mode=hard,
                          memo_bits=8)
     everyone = np.arange(len(secrets), dtype=np.int32)
     assert solver.min_total(everyone) == (min_total(tuple(secrets), ()), True)
@@ -108,20 +109,20 @@ def read_only(array):
 
 def test_writable_and_read_only_inputs_share_one_compiled_search():
     """Ray hands tasks read-only arrays, other callers writable ones: numba compiles a kernel per argument
-    type, so the solver hands its kernels read-only arrays either way (one compilation of the search, about a
-    minute, not two) and finds the same values."""
+    type, so a Matrix holds read-only views either way and the solver hands them to its kernels (one
+    compilation of the search, about a minute, not two) and finds the same values."""
     from pipeline.search.exact import steps as exact_steps
 
     secrets, guesses, codes, sog, n_codes = build("eels")
     words = encode_words(guesses, ALPHABET)
-    writable = ExactSolver(codes, sog, n_codes, hard_mode=True, encoded_guesses=words, memo_bits=8)
+    writable = ExactSolver(Matrix(codes, sog, n_codes, encoded_guesses=words), hard_mode=True, memo_bits=8)
     expected = [writable.guess_value(g) for g in range(len(guesses))]
     compiled = len(exact_steps.solve.signatures)
-    frozen = ExactSolver(read_only(codes), read_only(sog), n_codes, hard_mode=True,
-                         encoded_guesses=read_only(words), memo_bits=8)
+    frozen = ExactSolver(Matrix(read_only(codes), read_only(sog), n_codes, encoded_guesses=read_only(words)),
+                         hard_mode=True, memo_bits=8)
     assert [frozen.guess_value(g) for g in range(len(guesses))] == expected
     assert len(exact_steps.solve.signatures) == compiled
-    assert not frozen.codes.flags.writeable and np.shares_memory(frozen.codes, codes)
+    assert not writable.codes.flags.writeable and np.shares_memory(writable.codes, codes)
     assert codes.flags.writeable  # the caller's array is left as it was
 
 
@@ -132,7 +133,7 @@ def test_budget_cutoff_never_overstates(name):
     min_total, _ = brute_min_total(tuple(secrets), guesses)
     truth = min_total(tuple(secrets), ())
     for beta in range(1, truth + 3):
-        solver = ExactSolver(codes, sog, n_codes, memo_bits=6)
+        solver = ExactSolver(Matrix(codes, sog, n_codes), memo_bits=6)
         value, exact = solver.min_total(None, beta)
         assert exact == (truth < beta)
         assert value == truth if exact else beta <= value <= truth
@@ -249,7 +250,7 @@ RANDOM_CASES = [  # (seed, secrets, guesses, hard, max_guesses); sizes keep the 
 def test_random_games_match_exhaustive_search(seed, n_secrets, n_guesses, hard, max_guesses):
     secrets, guesses, codes, sog = random_game(seed, n_secrets, n_guesses)
     truth, value = exhaustive(secrets, guesses, hard, max_guesses)
-    solver = ExactSolver(codes, sog, 243, hard_mode=hard, encoded_guesses=encode_words(guesses, ALPHABET),
+    solver = ExactSolver(Matrix(codes, sog, 243, encoded_guesses=encode_words(guesses, ALPHABET)), hard_mode=hard,
                          max_guesses=max_guesses, memo_bits=10)
     expected = truth(secrets)
     got, exact = solver.min_total()
@@ -298,7 +299,7 @@ def test_memo_keeps_hard_mode_states_apart():
     after_eight = tuple(h for h in guesses if hard_allowed(h, [("eight", "02222")]))
     restricted, free = truth(members, after_eight), truth(members)
     assert restricted > free
-    solver = ExactSolver(codes, sog, 243, hard_mode=True, encoded_guesses=encode_words(guesses, ALPHABET),
+    solver = ExactSolver(Matrix(codes, sog, 243, encoded_guesses=encode_words(guesses, ALPHABET)), hard_mode=True,
                          memo_bits=12)
     subset = np.array([secrets.index(m) for m in members], dtype=np.int32)
     eight = state_after([(encode("eight"), code("02222"))], 5)
@@ -319,7 +320,7 @@ def test_guess_limit_is_counted_down_the_tree():
     assert exhaustive(secrets, guesses, max_guesses=4)[0](secrets) >= IMPOSSIBLE
     assert exhaustive(secrets, guesses, max_guesses=5)[0](secrets) == free
     for max_guesses in (4, 5, None):
-        solver = ExactSolver(codes, sog, 243, max_guesses=max_guesses, memo_bits=10)
+        solver = ExactSolver(Matrix(codes, sog, 243), max_guesses=max_guesses, memo_bits=10)
         value, exact = solver.min_total()
         if max_guesses == 4:
             assert value >= IMPOSSIBLE and not exact
@@ -348,7 +349,7 @@ def test_a_candidate_leaving_one_pair_is_worth_2n_with_three_guesses_left(size):
     sog = np.arange(size, dtype=np.int32)
     for max_guesses, expected in ((3, 2 * size), (2, IMPOSSIBLE), (None, 2 * size)):
         assert exhaustive(words, words, max_guesses=max_guesses)[0](words) == expected
-        value, exact = ExactSolver(codes, sog, 243, max_guesses=max_guesses, memo_bits=8).min_total()
+        value, exact = ExactSolver(Matrix(codes, sog, 243), max_guesses=max_guesses, memo_bits=8).min_total()
         if expected >= IMPOSSIBLE:
             assert value >= IMPOSSIBLE and not exact
         else:
@@ -363,7 +364,7 @@ def test_salet_is_7920_on_original_wordle():
     codes = code_matrix(encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET))
     index = {w: i for i, w in enumerate(secrets)}
     sog = np.array([index.get(w, -1) for w in guesses], dtype=np.int32)
-    solver = ExactSolver(codes, sog, 243)
+    solver = ExactSolver(Matrix(codes, sog, 243))
     salet = guesses.index("salet")
     assert solver.guess_value(salet) == (7920, True)
     tree = solver.tree(salet)
@@ -428,7 +429,7 @@ def test_small_set_scan_over_several_blocks_matches_direct_counts(layout, size):
     cand = rng.choice(n_secrets, size=SMALL_SET if size == "largest" else size, replace=False).astype(np.int32)
     codes[40, cand] = 3
     codes[40, cand[0]] = 4
-    solver = ExactSolver(codes, secret_of_guess, win + 1)
+    solver = ExactSolver(Matrix(codes, secret_of_guess, win + 1))
     everything = np.arange(n_guesses, dtype=np.int32)
     a, b, c = (n_guesses * share // 100 for share in (43, 55, 92))  # runs, gaps and a strided stretch
     lists = {"everyone": everything, "subset": np.sort(rng.choice(everything, n_guesses * 86 // 100, replace=False)),
@@ -450,7 +451,7 @@ def test_small_set_scan_over_several_blocks_matches_direct_counts(layout, size):
 
     perfect = lst[len(lst) // 2 + 40]  # in a later block: every candidate its own code
     codes[perfect, cand] = np.arange(n, dtype=np.uint8) * 5
-    solver = ExactSolver(codes, secret_of_guess, win + 1)
+    solver = ExactSolver(Matrix(codes, secret_of_guess, win + 1))
     w = solver.work
     w.pool[:n] = cand
     w.guess_lists[1, :len(lst)] = lst

@@ -185,6 +185,7 @@ def test_exact_search_matches_brute_force(game, overrides, sample):
     from pipeline.feedback.matrix import game_matrix
     from pipeline.proofs.exact.solver import ExactSolver as CheckerExact
     from pipeline.search.exact.solver import ExactSolver
+    from pipeline.search.matrix import Matrix
 
     g = builtin_game(game, **overrides)
     codes = game_matrix(g)
@@ -192,7 +193,7 @@ def test_exact_search_matches_brute_force(game, overrides, sample):
     if sample:
         cands = np.sort(np.random.default_rng(5).choice(cands, sample, replace=False)).astype(np.int32)
     expected = brute_min_total(g.guesses, g.answering.response, tuple(g.secrets[i] for i in cands))
-    assert ExactSolver(codes, g.secret_of_guess, g.n_codes).min_total(cands)[0] == expected
+    assert ExactSolver(Matrix(codes, g.secret_of_guess, g.n_codes)).min_total(cands)[0] == expected
     checker_codes = checker.game_code_matrix(g.guesses, g.secrets, g.alphabet, g.answer)
     solver = CheckerExact(checker_codes, checker.symbols(g.guesses, g.alphabet), g.guess_of_secret, g.n_codes,
                           len(g.alphabet), False)
@@ -204,10 +205,11 @@ def test_exact_search_matches_brute_force(game, overrides, sample):
 def test_upper_bound_tree_replays_with_peg_answers():
     from pipeline.feedback.matrix import game_matrix
     from pipeline.search.apmintotal.value import apmintotal
+    from pipeline.search.matrix import Matrix
     from pipeline.search.tree import statistics, verify
 
     g = builtin_game("mastermind", pegs=3, colours=4)
-    result = apmintotal(game_matrix(g), g.secret_of_guess, g.n_codes, breadth=5)
+    result = apmintotal(Matrix(game_matrix(g), g.secret_of_guess, g.n_codes), breadth=5)
     tree = result.tree(list(g.guesses), g.answering.text)
     assert all(k.endswith("W") and "B" in k for k in tree.children)
     assert verify(tree, g.guesses, g.secrets, g.answering.response) == result.total == statistics(tree)["total"]

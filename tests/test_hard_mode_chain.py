@@ -22,6 +22,7 @@ from pipeline.search.apmintotal.value import ApSearch
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
 from pipeline.search.strategies.greedy import greedy
 from pipeline.search.hard_mode import state_after
+from pipeline.search.matrix import Matrix
 from pipeline.search.tree import paths, statistics, verify
 from pipeline.search.strategies.valuations import all_combinations
 from pipeline.proofs.certificates.tree import verify_tree_file
@@ -110,8 +111,7 @@ def test_the_tiny_games_bind_by_brute_force(case, hard, limit):
 def test_apmintotal_full_breadth_is_the_brute_force_optimum(case, hard, limit):
     game = tiny_game(case, hard, limit)
     codes = game_matrix(game)
-    search = ApSearch(codes, game.secret_of_guess, game.n_codes, len(game.guesses), hard_mode=hard,
-                      encoded_guesses=game.encoded_guesses(), max_guesses=limit)
+    search = ApSearch(Matrix.of_game(codes, game), len(game.guesses), hard_mode=hard, max_guesses=limit)
     result = search.strategy()
     expected = case[2][hard, limit]
     if expected == INF:
@@ -126,7 +126,7 @@ def test_apmintotal_full_breadth_is_the_brute_force_optimum(case, hard, limit):
 def test_exact_is_the_brute_force_optimum(case, hard, limit):
     game = tiny_game(case, hard, limit)
     codes = game_matrix(game)
-    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(), max_guesses=limit)
+    solver = ExactSolver(Matrix.of_game(codes, game), hard_mode=hard, max_guesses=limit)
     value, _ = solver.min_total()
     expected = case[2][hard, limit]
     if expected == INF:
@@ -140,10 +140,9 @@ def test_one_memo_serves_different_hard_mode_states():
     the set alone would hand the second search the first one's value."""
     game = tiny_game(HARD_BINDS, True, None)
     codes = game_matrix(game)
-    enc = game.encoded_guesses()
-    exact = ExactSolver(codes, game.secret_of_guess, game.n_codes, True, enc)
-    search = ApSearch(codes, game.secret_of_guess, game.n_codes, len(game.guesses), hard_mode=True,
-                      encoded_guesses=enc)
+    matrix = Matrix.of_game(codes, game)
+    exact = ExactSolver(matrix, hard_mode=True)
+    search = ApSearch(matrix, len(game.guesses), hard_mode=True)
     checked = 0
     for g, guess in enumerate(game.guesses):
         for code in np.unique(codes[g]):
@@ -154,7 +153,7 @@ def test_one_memo_serves_different_hard_mode_states():
             bound = brute_min_total(game.guesses, cand, True, None, rows=((guess, colours),))
             if len(cand) < 3 or bound == free:
                 continue
-            state = state_after([(enc[g], int(code))], game.length)
+            state = state_after([(matrix.encoded_guesses[g], int(code))], game.length)
             assert exact.min_total(members)[0] == search.value(members) == free
             assert exact.min_total(members, state=state)[0] == search.value(members, state=state) == bound
             checked += 1
@@ -166,8 +165,7 @@ def test_greedy_trees_keep_hard_mode(case):
     game = tiny_game(case, True, None)
     codes = game_matrix(game)
     for combination in all_combinations()[::7]:
-        result = greedy(codes, game.secret_of_guess, game.n_codes, combination, arithmetic="exact",
-                        encoded_guesses=game.encoded_guesses())
+        result = greedy(Matrix.of_game(codes, game), combination, arithmetic="exact", hard_mode=True)
         tree = result.tree(list(game.guesses), game.length)
         assert verify(tree, game.guesses, game.secrets) == result.total
         assert tree_keeps_rules(tree, True, None), combination
@@ -184,10 +182,10 @@ def ight_game(hard, limit=6):
 def test_ight_atch_optimum_by_exact_and_apmintotal(hard, optimum):
     game = ight_game(hard)
     codes = game_matrix(game)
-    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(), max_guesses=6)
+    matrix = Matrix.of_game(codes, game)
+    solver = ExactSolver(matrix, hard_mode=hard, max_guesses=6)
     assert solver.min_total()[0] == optimum
-    result = ApSearch(codes, game.secret_of_guess, game.n_codes, 30, hard_mode=hard,
-                      encoded_guesses=game.encoded_guesses(), max_guesses=6).strategy()
+    result = ApSearch(matrix, 30, hard_mode=hard, max_guesses=6).strategy()
     tree = result.tree(list(game.guesses), game.length)
     assert result.total == optimum == verify(tree, game.guesses, game.secrets)
     assert tree_keeps_rules(tree, hard, 6)
@@ -286,9 +284,9 @@ def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
     game = tiny_game(case, hard, limit)
     codes = game_matrix(game)
     left = None if limit is None else limit - 1
-    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(), max_guesses=left)
-    within = None if limit is None else ClassSolvers(codes, game.secret_of_guess, game.n_codes,
-                                                      game.encoded_guesses()).within(hard)
+    matrix = Matrix.of_game(codes, game)
+    solver = ExactSolver(matrix, hard_mode=hard, max_guesses=left)
+    within = None if limit is None else ClassSolvers(matrix).within(hard)
     optimum, win = case[2][hard, limit], "2" * game.length
     for g, word in enumerate(game.guesses):
         classes = opener_classes(codes, game, g)

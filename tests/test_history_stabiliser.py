@@ -18,6 +18,7 @@ from pipeline.search.symmetry import generators as symmetry
 from pipeline.search.bounds.closure import opener_classes
 from pipeline.search.exact.solver import ExactSolver, tree_total
 from pipeline.search.exact.symmetric import SymmetricExact
+from pipeline.search.matrix import Matrix
 from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 
 GAMES = {  # name: (shipped game, overrides); each has a symmetry the stabiliser keeps below the root
@@ -94,7 +95,7 @@ def prover_mismatches(name, levels=3):
     words = game.encoded_guesses()
 
     def solver():
-        return ExactSolver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, words,
+        return ExactSolver(Matrix.of_game(codes, game), hard_mode=game.hard_mode,
                            max_guesses=None if game.max_guesses is None else game.max_guesses - 1)
 
     group = HistoryStabiliser(words, len(game.alphabet), generators)
@@ -120,11 +121,11 @@ def test_prover_optimal_tree_replays_to_its_value(monkeypatch):
     monkeypatch.setattr(exact_symmetric, "SMALL", 2)
     game, codes, generators = setup("bulls 2")
     group = HistoryStabiliser(game.encoded_guesses(), len(game.alphabet), generators)
-    search = SymmetricExact(ExactSolver(codes, game.secret_of_guess, game.n_codes), group, levels=3)
+    search = SymmetricExact(ExactSolver(Matrix.of_game(codes, game)), group, levels=3)
     everyone = np.arange(len(game.secrets), dtype=np.int32)
     value, exact = search.guess_value(0)
     assert exact and tree_total(search.tree(None, (), first=0), codes, everyone, game.n_codes - 1) == value
-    assert value == ExactSolver(codes, game.secret_of_guess, game.n_codes).guess_value(0)[0]
+    assert value == ExactSolver(Matrix.of_game(codes, game)).guess_value(0)[0]
 
 
 def checker_mismatches(name):

@@ -19,6 +19,7 @@ from pipeline.proofs.game.answer import response
 from pipeline.proofs.certificates.optimal import CertificateError
 from pipeline.search.solvable import infeasible
 from pipeline.search.exact.solver import IMPOSSIBLE
+from pipeline.search.matrix import Matrix
 from pipeline.stages.prove_infeasible import opener_classes, witness_batch
 from tests.test_proofs_checker import tampered
 
@@ -71,8 +72,7 @@ def prover_witnesses(game, limit):
     from pipeline.feedback.matrix import game_matrix
 
     codes = game_matrix(game)
-    words = game.encoded_guesses() if game.hard_mode else None
-    return codes, witness_batch(np.arange(len(game.guesses)), codes, game.secret_of_guess, game.n_codes, words, limit)
+    return codes, witness_batch(np.arange(len(game.guesses)), Matrix.of_game(codes, game), game.hard_mode, limit)
 
 
 def checker_opener_feasible(game, codes, opener: int, limit: int) -> bool:

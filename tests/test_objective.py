@@ -18,6 +18,8 @@ from pipeline import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.answer import feedback
 from pipeline.games.catalog import builtin_game
+from pipeline.config.stages import UpperBoundConfig
+from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.objective import depth_lower_bound, least_limit
 from pipeline.search.tree import statistics, verify
 from pipeline.stages import exact, upper_bound
@@ -86,8 +88,8 @@ def test_exact_max_then_total_is_the_brute_force_per_opener(case, hard, limit):
     best = None
     for g, word in enumerate(game.guesses):
         expected = lexicographic(fronts(word), limit)
-        total, nodes = exact.solve_opener(g, codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(),
-                                          16, limit, "max_then_total")
+        total, nodes = exact.solve_opener(g, Matrix.of_game(codes, game), hard_mode=hard, memo_bits=16,
+                                          max_guesses=limit, objective="max_then_total")
         if expected is None:
             assert total is None, word
             continue
@@ -104,9 +106,9 @@ def test_apmintotal_full_breadth_max_then_total_is_the_brute_force(case, hard, l
     fronts = brute_fronts(game.guesses, game.secrets, feedback, hard)
     codes = game_matrix(game)
     openers = list(range(len(game.guesses)))
-    evaluated = upper_bound._evaluate(openers, codes, game.secret_of_guess, game.n_codes, len(game.guesses),
-                                      100_000, game.encoded_guesses() if hard else None, limit, "ExpSizeSplit",
-                                      "max_then_total")
+    cfg = UpperBoundConfig(breadth=len(game.guesses), max_memo_entries=100_000, ranking="ExpSizeSplit",
+                           objective="max_then_total")
+    evaluated = upper_bound._evaluate(openers, Matrix.of_game(codes, game), cfg, hard_mode=hard, max_guesses=limit)
     for g, (depth, result) in zip(openers, evaluated):
         expected = lexicographic(fronts(game.guesses[g]), limit)
         assert (None if depth is None else (depth, result.total)) == expected, game.guesses[g]
@@ -124,8 +126,8 @@ def test_the_objectives_differ_on_a_tiny_game():
     codes = game_matrix(game)
     g = game.guess_index["pound"]
     for objective, expected in (("total", (5, 24)), ("max_then_total", (4, 25))):
-        total, nodes = exact.solve_opener(g, codes, game.secret_of_guess, game.n_codes, False, None, 16, None,
-                                          objective)
+        total, nodes = exact.solve_opener(g, Matrix.of_game(codes, game), hard_mode=False, memo_bits=16,
+                                          max_guesses=None, objective=objective)
         tree = exact_tree(nodes, game, codes)
         assert (statistics(tree)["max_guesses"], total) == expected
 
@@ -137,8 +139,8 @@ def test_small_mastermind_max_then_total_is_the_brute_force(overrides):
     codes = game_matrix(game)
     results = {}
     for g, word in enumerate(game.guesses):
-        total, nodes = exact.solve_opener(g, codes, game.secret_of_guess, game.n_codes, False, None, 16, None,
-                                          "max_then_total")
+        total, nodes = exact.solve_opener(g, Matrix.of_game(codes, game), hard_mode=False, memo_bits=16,
+                                          max_guesses=None, objective="max_then_total")
         results[word] = (statistics(exact_tree(nodes, game, codes))["max_guesses"], total)
         assert results[word] == lexicographic(fronts(word), None), word
     assert min(results.values()) == lexicographic(fronts(), None)

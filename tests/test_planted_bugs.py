@@ -24,6 +24,7 @@ from pipeline.feedback.matrix import game_matrix
 from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
 from pipeline.proofs.certificates.leaderboard import verify_leaderboard
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
+from pipeline.search.matrix import Matrix
 from test_hard_mode_chain import INF, LIMIT_BINDS, brute_min_total, tiny_game as limit_game
 from test_leaderboard import board, tiny_game  # noqa: F401  (fixtures: a tiny game's leaderboard with a tie)
 from test_proofs_checker import mini_proof, tampered  # noqa: F401  (fixture: the real Mini Nerdle proof)
@@ -38,8 +39,7 @@ def test_one_solver_keeps_the_guesses_left_apart(hard, order):
     brute-force value each time: 22, 23, then no strategy.  The memo survives between calls, so a memo keyed on
     the candidate set alone would hand the later queries the first one's answer."""
     game = limit_game(LIMIT_BINDS, hard, 5)
-    solver = ExactSolver(game_matrix(game), game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(),
-                         max_guesses=5)
+    solver = ExactSolver(Matrix.of_game(game_matrix(game), game), hard_mode=hard, max_guesses=5)
     truth = {left: brute_min_total(game.guesses, game.secrets, hard, left) for left in order}
     assert (truth[5], truth[4], truth[3]) == (22, 23, INF)  # each limit binds: every answer differs
     for left in order:

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.matrix import game_matrix
-from pipeline.search.bounds.lower import k_of_game, opener_values
+from pipeline.search.bounds.lower import BoundSolver, k_of_game
 from pipeline.search.bounds.hard import HardBoundSolver
+from pipeline.search.matrix import Matrix
 from benchmark_module import load_benchmark
 from test_exact import build
 from test_hard_mode_chain import HARD_BINDS, tiny_game
@@ -72,14 +73,14 @@ def test_a_sample_of_every_opener_climbs_like_the_full_funnel(projection, name):
     secrets, guesses, codes, sog, n_codes = build(name)
     k_s = k_of_game(codes, n_codes)
     everyone = np.arange(len(guesses), dtype=np.int32)
-    v3 = opener_values(codes, sog, n_codes, k_s, everyone, 3)[0]
+    v3 = BoundSolver(codes, sog, n_codes, k_s).opener_values(everyone, 3)[0]
     ub = int(np.median(v3))
     ub_opener = int(np.argmin(v3))
-    bounds = projection.FunnelBounds(codes, sog, n_codes, k_s)
+    bounds = projection.FunnelBounds(Matrix(codes, sog, n_codes), k_s)
     rows, _ = projection.sampled_levels(bounds, everyone[everyone != ub_opener], ub_opener, len(everyone), ub, 1, 5)
     alive = everyone
     for row in rows:  # the reference: the funnel's own batch path over every survivor
-        values = opener_values(codes, sog, n_codes, k_s, alive, row["level"], ub)[0]
+        values = BoundSolver(codes, sog, n_codes, k_s).opener_values(alive, row["level"], ub)[0]
         alive = alive[values <= ub]
         assert row["survivors_exact"] == len(alive) and row["rule"] == "normal", row
     assert rows and len(alive) < len(everyone)
@@ -98,8 +99,8 @@ def test_in_hard_mode_the_climb_takes_the_hard_bounds_from_hard_from_on(projecti
     ub_opener = int(np.argmin(v3))
 
     def climb(hard_from):
-        bounds = projection.FunnelBounds(codes, game.secret_of_guess, game.n_codes, k_s, game.encoded_guesses(),
-                                         hard_from=hard_from)
+        matrix = Matrix(codes, game.secret_of_guess, game.n_codes, encoded_guesses=game.encoded_guesses())
+        bounds = projection.FunnelBounds(matrix, k_s, hard_from=hard_from)
         rows, _ = projection.sampled_levels(bounds, everyone[everyone != ub_opener], ub_opener, len(everyone),
                                             ub, 1, 5)
         return rows
@@ -112,7 +113,7 @@ def test_in_hard_mode_the_climb_takes_the_hard_bounds_from_hard_from_on(projecti
             values = HardBoundSolver(codes, game.n_codes, k_s, game.encoded_guesses(),
                                      secret_of_guess=game.secret_of_guess).opener_values(alive, level, ub)[0]
         else:
-            values = opener_values(codes, game.secret_of_guess, game.n_codes, k_s, alive, level, ub)[0]
+            values = BoundSolver(codes, game.secret_of_guess, game.n_codes, k_s).opener_values(alive, level, ub)[0]
         alive = alive[values <= ub]
         assert row["rule"] == ("hard" if level >= 2 else "normal")
         assert row["survivors_exact"] == len(alive), row

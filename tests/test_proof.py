@@ -16,6 +16,7 @@ from pipeline import PipelineError
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal.value import ApSearch
+from pipeline.search.matrix import Matrix
 from pipeline.search.tree import from_json
 from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
 from pipeline.artifacts.trees import tree_path
@@ -143,7 +144,7 @@ def test_exact_stage_matches_apmintotal_on_mini_nerdle(run_pipeline, ray_session
     assert rows["4*7=28"]["total"] == 544
     game = builtin_game("mini_nerdle")
     codes = game_matrix(game)
-    search = ApSearch(codes, game.secret_of_guess, game.n_codes, len(game.guesses))
+    search = ApSearch(Matrix.of_game(codes, game), len(game.guesses))
     ap = search.strategy(None, game.guess_index["1+9=10"])
     assert rows["1+9=10"]["total"] == ap.total  # ApMinTotal with n = |G| is exact
     assert tree_path(artifact.path, "4*7=28").is_file() and tree_path(artifact.path, "4*7=28").parent == artifact.path
@@ -155,7 +156,7 @@ def test_upper_bound_on_ray_equals_in_process(run_pipeline, ray_session):
     totals = {r["opener"]: r["total"] for r in pq.read_table(artifact.file("openers.parquet")).to_pylist()}
     game = builtin_game("mini_nerdle")
     codes = game_matrix(game)
-    search = ApSearch(codes, game.secret_of_guess, game.n_codes, 3)
+    search = ApSearch(Matrix.of_game(codes, game), 3)
     for word in ("4*7=28", "1+9=10", "9*8=72"):
         assert totals[word] == search.strategy(None, game.guess_index[word]).total
     assert json.loads(artifact.file("summary.json").read_text())["ub"] == min(totals.values())
@@ -182,7 +183,7 @@ def test_a_survivor_better_than_the_upper_bound_becomes_the_bound_and_the_proof_
                             "stage.tree_depth=3")
     cert = json.loads(artifact.file("certificate.json").read_text())
     game = builtin_game("mini_nerdle")
-    search = ApSearch(game_matrix(game), game.secret_of_guess, game.n_codes, len(game.guesses))
+    search = ApSearch(Matrix.of_game(game_matrix(game), game), len(game.guesses))
     given = artifact.manifest["summary"]["upper_bound_given"]  # ApMinTotal's bound for 1+9=10 alone, above the optimum
     assert given["opener"] == "1+9=10" and given["ub"] > 544
     assert cert["proven"] is True and cert["ub"] == 544 and cert["optimal_openers"] == ["4*7=28"]

@@ -8,10 +8,11 @@ import pytest
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.catalog import builtin_game
 from pipeline.runtime import worker_cache
-from pipeline.runtime.executors import _read_only, shared_args
+from pipeline.runtime.executors import shared_args
 from pipeline.search.bounds import closure
 from pipeline.search.bounds.lower import k_of_game
 from pipeline.search.exact.solver import ExactSolver
+from pipeline.search.matrix import Matrix
 from pipeline.stages import prove
 
 
@@ -28,11 +29,17 @@ def mini(hard: bool):
 
 
 def shared_of(game, codes, max_level=5):
-    """The prove stage's shared values for class_task, read-only as a fan-out hands them over."""
-    shared = shared_args(prove.class_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
-                         k_s=k_of_game(codes, game.n_codes), max_level=max_level, memo_bits=12,
-                         encoded_guesses=game.encoded_guesses(), left=closure.guesses_left(game), generators=[])
-    return [_read_only(v) for v in shared]
+    """The prove stage's shared values for class_task (the matrix's arrays read-only, as a fan-out hands them
+    over)."""
+    settings = closure.ClassSettings(k_s=k_of_game(codes, game.n_codes), max_level=max_level, memo_bits=12,
+                                     left=closure.guesses_left(game))
+    return shared_args(prove.class_task, matrix=Matrix.of_game(codes, game), settings=settings)
+
+
+def same_buffers(matrix):
+    """The matrix as a Ray task gets it: a new Matrix of new array objects on the same buffers."""
+    return Matrix(codes=matrix.codes.view(), secret_of_guess=matrix.secret_of_guess.view(), n_codes=matrix.n_codes,
+                  encoded_guesses=matrix.encoded_guesses.view(), encoded_secrets=matrix.encoded_secrets.view())
 
 
 def class_jobs(game, codes, opener):
@@ -48,18 +55,15 @@ def class_jobs(game, codes, opener):
 def test_reused_solvers_give_the_bounds_of_new_ones(hard):
     game, codes = mini(hard)
     shared = shared_of(game, codes)
-    codes_, sog, n_codes, k_s, max_level, memo_bits, words, left, _ = shared
+    matrix, settings = shared
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"]) + class_jobs(game, codes, game.guess_index["10-9=1"])
     reused = [prove.class_task(job, *shared) for job in jobs]
     assert len(worker_cache._CACHED) == 1  # one set of solvers served every class
-    fresh = [closure.class_bound(m, t, codes=codes_, secret_of_guess=sog, n_codes=n_codes, k_s=k_s,
-                                 max_level=max_level, memo_bits=memo_bits, hard_state=s, encoded_guesses=words,
-                                 left=left, history=r)
-             for m, t, s, r in jobs]
+    fresh = [closure.class_bound(matrix, settings, m, t, hard_state=s, history=r) for m, t, s, r in jobs]
     assert reused == fresh
     methods = {method.split()[-1] for _, method in reused}
     assert {"exact", "LB_2"} <= methods or {"exact", "LB_3"} <= methods, methods
-    exact = ExactSolver(codes, game.secret_of_guess, game.n_codes, hard, game.encoded_guesses(), max_guesses=left)
+    exact = ExactSolver(matrix, hard_mode=hard, max_guesses=settings.left)
     for (members, target, state, _), (value, method) in zip(jobs, reused):
         minimum, _ = exact.min_total(members, state=state)
         assert value == minimum if method == "exact" else target <= value <= minimum
@@ -72,11 +76,13 @@ def test_solvers_are_built_once_per_matrix_and_emptied_after_each_task(monkeypat
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"])
     first = prove.class_task(jobs[0], *shared)
     solvers = worker_cache.cached()
-    again = [_read_only(v) for v in shared]  # new array objects on the same buffers: a Ray task's arguments
-    assert prove.class_task(jobs[0], *again) == first and worker_cache.cached() is solvers
+    matrix, settings = shared
+    again = same_buffers(matrix)  # new array objects on the same buffers: a Ray task's arguments
+    assert again is not matrix and again.codes is not matrix.codes
+    assert prove.class_task(jobs[0], again, settings) == first and worker_cache.cached() is solvers
     assert all(not s.memo for key, s in solvers.built.items() if key[0] == "bounds")
-    elsewhere = [np.array(v) if isinstance(v, np.ndarray) else v for v in shared]  # same values, other buffers
-    assert prove.class_task(jobs[0], *elsewhere) == first and worker_cache.cached() is not solvers
+    elsewhere = Matrix.of_game(np.array(codes), game)  # same values, other buffers
+    assert prove.class_task(jobs[0], elsewhere, settings) == first and worker_cache.cached() is not solvers
 
 
 def test_fan_out_tasks_drops_the_cache_of_this_process():

@@ -63,10 +63,11 @@ def test_orbits_match_brute_force(overrides, n_maps, n_orbits):
 def test_exact_values_are_equal_on_each_orbit():
     """V*(sigma g) = V*(g): the exact value of every opener of a small Mastermind is its representative's."""
     from pipeline.search.exact.solver import ExactSolver
+    from pipeline.search.matrix import Matrix
 
     game = builtin_game("mastermind", pegs=3, colours=4)
     _, rep = prover_orbits(game)
-    solver = ExactSolver(game_matrix(game), game.secret_of_guess, game.n_codes)
+    solver = ExactSolver(Matrix.of_game(game_matrix(game), game))
     values = np.array([solver.guess_value(g)[0] for g in range(len(game.guesses))])
     assert len(np.unique(rep)) == 3 and len(np.unique(values)) > 1
     assert (values == values[rep]).all()
@@ -216,6 +217,7 @@ def test_class_solved_with_the_opener_stabiliser_matches_full_search():
     searched one guess per orbit of the history's stabiliser equals the full search's."""
     from pipeline.search.exact.solver import ExactSolver
     from pipeline.search.exact.symmetric import SymmetricExact
+    from pipeline.search.matrix import Matrix
     from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 
     game = builtin_game("mastermind", pegs=3, colours=4)
@@ -230,7 +232,7 @@ def test_class_solved_with_the_opener_stabiliser_matches_full_search():
     row = codes[opener]
     for code in np.unique(row):
         members = np.flatnonzero(row == code).astype(np.int32)
-        full = ExactSolver(codes, game.secret_of_guess, game.n_codes).min_total(members)[0]
-        reduced = SymmetricExact(ExactSolver(codes, game.secret_of_guess, game.n_codes), group).min_total(
+        full = ExactSolver(Matrix.of_game(codes, game)).min_total(members)[0]
+        reduced = SymmetricExact(ExactSolver(Matrix.of_game(codes, game)), group).min_total(
             members, (opener,))[0]
         assert reduced == full

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.games.answer import feedback
 from pipeline.search.apmintotal.value import apmintotal, rank_openers
+from pipeline.search.matrix import Matrix
 from test_apmintotal import HAND_MADE, brute_min_total, make_game, random_game
 
 
@@ -34,12 +35,12 @@ def brute_value(guesses, secrets, g):
 def test_ranking_and_opener_follow_the_documented_tie_breaks():
     guesses, secrets, codes, sog, n_codes = make_game(*HAND_MADE[0])
     ranking = scalar_ranking(guesses, secrets)
-    assert rank_openers(codes, sog, n_codes, len(guesses)) == ranking
+    assert rank_openers(Matrix(codes, sog, n_codes), len(guesses)) == ranking
     values = {g: brute_value(guesses, secrets, guesses[g]) for g in ranking if len({feedback(guesses[g], s) for s in secrets}) > 1}
     best = min(values.values())
     tied = [g for g in ranking if values.get(g) == best]
     assert len(tied) > 1  # the rule matters on this game
-    result = apmintotal(codes, sog, n_codes, breadth=len(guesses))
+    result = apmintotal(Matrix(codes, sog, n_codes), breadth=len(guesses))
     assert result.total == best == brute_min_total(guesses, secrets)
     assert guesses[result.opener] == guesses[tied[0]]
 
@@ -57,15 +58,16 @@ def test_max_size_split_ranking_follows_the_scalar_order():
             return (-len(parts), -(guesses[i] in secrets), max(parts.values()), i)
 
         useful = [i for i in range(len(guesses)) if len({feedback(guesses[i], s) for s in secrets}) > 1]
-        ranking = rank_openers(codes, sog, n_codes, len(guesses), ranking="MaxSizeSplit")
+        matrix = Matrix(codes, sog, n_codes)
+        ranking = rank_openers(matrix, len(guesses), ranking="MaxSizeSplit")
         assert ranking == sorted(useful, key=key)
-        differs |= ranking != rank_openers(codes, sog, n_codes, len(guesses))
+        differs |= ranking != rank_openers(matrix, len(guesses))
         # at full breadth the ranking changes no value: both are MinTotal
-        full = apmintotal(codes, sog, n_codes, breadth=len(guesses), ranking="MaxSizeSplit")
+        full = apmintotal(matrix, breadth=len(guesses), ranking="MaxSizeSplit")
         assert full.total == brute_min_total(guesses, secrets)
     assert differs  # the third key matters on these games
     with pytest.raises(ValueError, match="unknown ranking 'Entropy'; use one of ExpSizeSplit, MaxSizeSplit"):
-        apmintotal(codes, sog, n_codes, breadth=2, ranking="Entropy")
+        apmintotal(Matrix(codes, sog, n_codes), breadth=2, ranking="Entropy")
 
 
 def test_upper_bound_stage_refuses_an_unknown_ranking():

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
+from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.greedy import greedy
 from pipeline.formats.trees import from_lines
 from pipeline.games.answer import feedback
@@ -22,7 +23,7 @@ def tree():
     alphabet = "abcdefghijklmnopqrstuvwxyz"
     codes = code_matrix(encode_words(GUESSES, alphabet), encode_words(SECRETS, alphabet))
     sog = np.array([SECRETS.index(w) if w in SECRETS else -1 for w in GUESSES], dtype=np.int32)
-    return greedy(codes, sog, 243, "MostParts,InSet,ExpSizeSplit").tree(GUESSES, 5)
+    return greedy(Matrix(codes, sog, 243), "MostParts,InSet,ExpSizeSplit").tree(GUESSES, 5)
 
 
 def test_json_round_trip(tree):

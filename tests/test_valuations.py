@@ -14,6 +14,7 @@ import pytest
 
 from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import feedback
+from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.greedy import greedy
 from pipeline.search.tree import verify
 from pipeline import PipelineError
@@ -160,7 +161,7 @@ def test_greedy_matches_reference_for_every_combination(seed, arithmetic):
     guesses, secrets, codes, sog, n_codes = make_game(*random_game(seed))
     key = reference_key if arithmetic == "exact" else paper_key
     for combination in all_combinations():
-        result = greedy(codes, sog, n_codes, combination, arithmetic=arithmetic)
+        result = greedy(Matrix(codes, sog, n_codes), combination, arithmetic=arithmetic)
         assert result.total == reference_greedy_total(guesses, secrets, combination, key), combination
         if combination[0] == "InSet" and len(combination) == 1:
             assert guesses[result.opener] == secrets[0]  # InSet alone: first candidate alphabetically
@@ -171,9 +172,9 @@ def test_greedy_matches_reference_for_every_combination(seed, arithmetic):
 def test_greedy_rejects_bad_combination_and_arithmetic():
     guesses, secrets, codes, sog, n_codes = make_game(*random_game(0))
     with pytest.raises(ValueError, match="unknown valuation"):
-        greedy(codes, sog, n_codes, "Entropy")
+        greedy(Matrix(codes, sog, n_codes), "Entropy")
     with pytest.raises(ValueError, match="unknown arithmetic 'float'; use one of paper, exact"):
-        greedy(codes, sog, n_codes, "MostParts", arithmetic="float")
+        greedy(Matrix(codes, sog, n_codes), "MostParts", arithmetic="float")
 
 
 def test_heuristics_stage_validates_the_arithmetic():
@@ -217,5 +218,5 @@ TABLE_1 = [
 def test_table_1_on_original_wordle(wordle, arithmetic, combination, total, opener):
     game, codes, codes_t = wordle
     kwargs = {} if arithmetic == "paper" else {"arithmetic": arithmetic}  # paper is the default
-    result = greedy(codes, game.secret_of_guess, game.n_codes, combination, codes_t=codes_t, **kwargs)
+    result = greedy(Matrix(codes, game.secret_of_guess, game.n_codes, codes_t=codes_t), combination, **kwargs)
     assert (result.total, game.guesses[result.opener]) == (total, opener)

@@ -36,6 +36,7 @@ from pipeline import PipelineError
 from pipeline.runtime.files import read_json
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
+from pipeline.search.matrix import Matrix
 
 IN_PROCESS_CELLS = 2_000_000  # |C| x |G| below which the exact solver runs in this process without a budget
 INFEASIBLE = None
@@ -126,10 +127,9 @@ class Valuer:
     def __init__(self, game, codes: np.ndarray, budget: float = 2.0, outputs: Path | None = None):
         self.game = game
         self.codes = codes
+        self.matrix = Matrix.of_game(codes, game)
         self.budget = budget
-        encoded = game.encoded_guesses() if game.hard_mode else None
-        self.solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, encoded,
-                                  game.max_guesses, memo_bits=20)
+        self.solver = ExactSolver(self.matrix, hard_mode=game.hard_mode, max_guesses=game.max_guesses, memo_bits=20)
         self.solver.min_total(np.arange(min(3, codes.shape[1]), dtype=np.int32))  # compile before any fork
         self._ap = None
         self._best = {}  # memo of best(): the next row's position is this row's after-set
@@ -225,9 +225,8 @@ class Valuer:
             from pipeline.search.apmintotal.value import ApSearch
 
             game = self.game
-            self._ap = ApSearch(self.codes, game.secret_of_guess, game.n_codes, 1, hard_mode=game.hard_mode,
-                                encoded_guesses=game.encoded_guesses() if game.hard_mode else None,
-                                max_guesses=game.max_guesses, max_entries=200_000)
+            self._ap = ApSearch(self.matrix, 1, hard_mode=game.hard_mode, max_guesses=game.max_guesses,
+                                max_entries=200_000)
         result = self._ap.strategy(cand.astype(np.int64), opener, state, left)
         source = f"ApMinTotal breadth 1 (the exact solver took over {self.budget:g} s)"
         if result.total is None:

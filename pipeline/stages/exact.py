@@ -16,7 +16,9 @@ from pipeline.artifacts.outputs import EXACT, EXACT_OUTPUTS, write_table
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
 from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.feedback.parquet import load_matrices
+from pipeline.runtime.executors import shared_args
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
+from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.objective import OBJECTIVES, least_limit
 from pipeline.stages.base import StageContext
 from pipeline.config.stages import ExactConfig
@@ -38,14 +40,11 @@ def validate(cfg: ExactConfig, game) -> None:
     enough_secrets(game, NAME)
 
 
-def solve_opener(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits, max_guesses,
-                 objective="total", codes_t=None):
+def solve_opener(opener, matrix: Matrix, hard_mode, memo_bits, max_guesses, objective="total"):
     """(V*(opener, S), optimal tree nodes) under the game's rules and the objective; (None, None) if infeasible.
 
-    max_then_total: the least limit d <= max_guesses with a strategy opening with `opener`, then V* under d.
-    `codes_t`: the transpose of `codes` when the caller has it (else the solver makes it)."""
-    solver = ExactSolver(codes, secret_of_guess, n_codes, hard_mode, encoded_guesses, memo_bits=memo_bits,
-                         max_guesses=max_guesses, codes_t=codes_t)
+    max_then_total: the least limit d <= max_guesses with a strategy opening with `opener`, then V* under d."""
+    solver = ExactSolver(matrix, hard_mode=hard_mode, memo_bits=memo_bits, max_guesses=max_guesses)
 
     def within(left):
         total, _ = solver.guess_value(opener, left=left)
@@ -54,7 +53,7 @@ def solve_opener(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_gue
     if objective == "total":
         depth, total = None, within(None)
     else:
-        depth, total = least_limit(within, codes.shape[1], n_codes, max_guesses)
+        depth, total = least_limit(within, matrix.n_secrets, matrix.n_codes, max_guesses)
     if total is None:
         return None, None
     return total, solver.tree(opener, left=depth)
@@ -63,9 +62,10 @@ def solve_opener(opener, codes, secret_of_guess, n_codes, hard_mode, encoded_gue
 def run(ctx: StageContext, cfg: ExactConfig) -> dict:
     game = ctx.game
     codes, codes_t = load_matrices(ctx.inputs["feedback"], game)
-    openers = [game.guess_index[w.lower()] for w in cfg.openers] or _best_opener(codes, codes_t, game)
-    shared = (codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(), cfg.memo_bits,
-              game.max_guesses, cfg.objective, codes_t)
+    matrix = Matrix.of_game(codes, game, codes_t=codes_t)
+    openers = [game.guess_index[w.lower()] for w in cfg.openers] or _best_opener(matrix)
+    shared = shared_args(solve_opener, matrix=matrix, hard_mode=game.hard_mode, memo_bits=cfg.memo_bits,
+                         max_guesses=game.max_guesses, objective=cfg.objective)
     results = ctx.fan_out(solve_opener, openers, shared, label=NAME)
     rows = [_row(ctx, cfg, codes, opener, total, nodes) for opener, (total, nodes) in zip(openers, results)]
     schema = pa.schema([("opener", pa.string()), ("objective", pa.string()), ("total", pa.int64()),
@@ -77,11 +77,11 @@ def run(ctx: StageContext, cfg: ExactConfig) -> dict:
             "game_max_guesses": game.max_guesses, **({"notes": notes} if notes else {})}
 
 
-def _best_opener(codes, codes_t, game) -> list[int]:
+def _best_opener(matrix: Matrix) -> list[int]:
     """ApMinTotal's best opener, for a run that names none (imported here: most runs name theirs)."""
     from pipeline.search.apmintotal.value import rank_openers
 
-    return rank_openers(codes, game.secret_of_guess, game.n_codes, 1, codes_t=codes_t)
+    return rank_openers(matrix, 1)
 
 
 def _row(ctx: StageContext, cfg: ExactConfig, codes, opener, total, nodes) -> dict:

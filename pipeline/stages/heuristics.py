@@ -10,7 +10,9 @@ import pyarrow as pa
 from pipeline.artifacts.outputs import HEURISTICS, VALUATIONS, write_table
 from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
+from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
+from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.greedy import greedy
 from pipeline.search.tree import statistics
 from pipeline.search.strategies.valuations import ARITHMETICS, all_combinations, parse_combination
@@ -42,12 +44,13 @@ def validate(cfg: HeuristicsConfig, game) -> None:
         raise PipelineError(f"stage.arithmetic must be one of {', '.join(ARITHMETICS)}, not {cfg.arithmetic!r}")
 
 
-def _evaluate_batch(batch, codes, secret_of_guess, n_codes, guesses, code_text, arithmetic, encoded_guesses,
-                    limit):
+def _evaluate_batch(batch, matrix: Matrix, hard_mode, guesses, code_text, arithmetic, limit):
+    """valuations.parquet's rows of a task's combinations: each one's greedy tree under the game's rules (its
+    total only when the tree keeps the guess `limit`).  The transposed matrix is made once per task."""
+    matrix = matrix.with_transpose()
     rows = []
     for combination in batch:
-        result = greedy(codes, secret_of_guess, n_codes, combination, arithmetic=arithmetic,
-                        encoded_guesses=encoded_guesses)
+        result = greedy(matrix, combination, arithmetic=arithmetic, hard_mode=hard_mode)
         stats = statistics(result.tree(guesses, code_text))
         feasible = limit is None or stats["max_guesses"] <= limit
         rows.append({"valuation": ",".join(combination), "total": result.total if feasible else None,
@@ -62,8 +65,9 @@ def run(ctx: StageContext, cfg: HeuristicsConfig) -> dict:
     codes = load_matrix(ctx.inputs["feedback"], ctx.game)
     game = ctx.game
     batches = [combinations[i:i + cfg.batch_size] for i in range(0, len(combinations), cfg.batch_size)]
-    shared = (codes, game.secret_of_guess, game.n_codes, list(game.guesses), game.answering.text, cfg.arithmetic,
-              game.encoded_guesses() if game.hard_mode else None, game.max_guesses)
+    shared = shared_args(_evaluate_batch, matrix=Matrix.of_game(codes, game), hard_mode=game.hard_mode,
+                         guesses=list(game.guesses), code_text=game.answering.text, arithmetic=cfg.arithmetic,
+                         limit=game.max_guesses)
     rows = [row for part in ctx.fan_out(_evaluate_batch, batches, shared, label=NAME) for row in part]
     schema = pa.schema([("valuation", pa.string()), ("total", pa.int64()), ("feasible", pa.bool_()),
                         ("tree_total", pa.int64()), ("expected", pa.float64()), ("max_guesses", pa.int64()),

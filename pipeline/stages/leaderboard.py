@@ -40,7 +40,8 @@ from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal.value import rank_openers
 from pipeline.runtime.executors import shared_args
 from pipeline.search.bounds.lower import k_of_game
-from pipeline.search.bounds.closure import close_opener, guesses_left, opener_classes, subtree_totals
+from pipeline.search.bounds.closure import ClassSettings, close_opener, guesses_left, opener_classes, subtree_totals
+from pipeline.search.matrix import Matrix
 from pipeline.search.tree import to_json
 from pipeline.stages.base import StageContext
 from pipeline.stages.prove import class_task, fan_out_tasks, game_claims, survivor_entry, task_solvers
@@ -85,26 +86,25 @@ def first_threshold(ctx: StageContext, k: int) -> tuple[int, list[int]]:
     return t0, sorted(game.guess_index[r["opener"]] for r in rows if r["total"] <= t0)
 
 
-def _settle(job, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, hard, n_secrets, limit):
+def _settle(job, matrix: Matrix, memo_bits, hard, limit):
     """(value, class bounds, optimal tree nodes or None) of one opener solved against a threshold: the exact
     value and its tree when it is <= the threshold, else class bounds summing past it (closure.close_opener)."""
     opener, classes, threshold = job
     left = None if limit is None else limit - 1
-    with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
+    with task_solvers(matrix) as solvers:
         solver = solvers.exact(hard, memo_bits=memo_bits, left=left)
-        bounds = close_opener(classes, n_secrets=n_secrets, ub=threshold, exact_solver=solver)
-        value = n_secrets + sum(b for b, _ in bounds)
+        bounds = close_opener(classes, n_secrets=matrix.n_secrets, ub=threshold, exact_solver=solver)
+        value = matrix.n_secrets + sum(b for b, _ in bounds)
         return value, bounds, solver.tree(opener, left=limit) if value <= threshold else None
 
 
-def settle(ctx: StageContext, cfg: LeaderboardConfig, codes, openers: list[int], threshold: int, label: str,
-           settled: dict) -> None:
+def settle(ctx: StageContext, cfg: LeaderboardConfig, matrix: Matrix, openers: list[int], threshold: int,
+           label: str, settled: dict) -> None:
     """Solve `openers` against `threshold` (one task each) into settled[g] = (value, bounds, nodes)."""
     game = ctx.game
-    jobs = [(g, [(m, state) for _, m, state in opener_classes(codes, game, g)], threshold) for g in openers]
-    shared = shared_args(_settle, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
-                         memo_bits=cfg.memo_bits, encoded_guesses=game.encoded_guesses(), hard=game.hard_mode,
-                         n_secrets=len(game.secrets), limit=game.max_guesses)
+    jobs = [(g, [(m, state) for _, m, state in opener_classes(matrix.codes, game, g)], threshold) for g in openers]
+    shared = shared_args(_settle, matrix=matrix, memo_bits=cfg.memo_bits, hard=game.hard_mode,
+                         limit=game.max_guesses)
     for g, (value, bounds, nodes) in zip(openers, fan_out_tasks(ctx, _settle, jobs, shared, label)):
         settled[g] = (int(value), bounds, nodes)
 
@@ -139,7 +139,7 @@ def last_rows(funnel) -> dict[str, dict]:
     return deepest
 
 
-def solve_survivors(ctx, cfg, codes, funnel, settled: dict, threshold: int) -> tuple[int, int]:
+def solve_survivors(ctx, cfg, matrix: Matrix, funnel, settled: dict, threshold: int) -> tuple[int, int]:
     """Solve the funnel's survivors (not yet settled) in increasing order of lower bound, `round_size` per round,
     lowering the threshold to the k-th best exact value after each round; (final threshold, rounds)."""
     game, size = ctx.game, cfg.round_size or 2 * ctx.cluster_cpus()
@@ -149,28 +149,27 @@ def solve_survivors(ctx, cfg, codes, funnel, settled: dict, threshold: int) -> t
     rounds = 0
     while pending and pending[0][0] <= threshold:
         batch = [g for b, g in pending[:size] if b <= threshold]
-        settle(ctx, cfg, codes, batch, threshold, f"{NAME}-round{rounds}", settled)
+        settle(ctx, cfg, matrix, batch, threshold, f"{NAME}-round{rounds}", settled)
         threshold, rounds = kth_value(settled, cfg.k), rounds + 1
         pending = pending[size:]
     return threshold, rounds
 
 
-def leader_entries(ctx, cfg, codes, k_s, leaders: list[int], settled: dict) -> list[dict]:
+def leader_entries(ctx, cfg, matrix: Matrix, k_s, leaders: list[int], settled: dict) -> list[dict]:
     """Certificate entries of the listed openers: each tree written (tree-<opener>.json), each class bounded against
     its subtree (prove's class tasks, one per class)."""
     game, entries, jobs, owners = ctx.game, [], [], []
     for g in leaders:
         value, _, nodes = settled[g]
-        tree = replayed_exact_tree(nodes, game, codes, value)
+        tree = replayed_exact_tree(nodes, game, matrix.codes, value)
         name = tree_name(game.guesses[g])
         write_tree(ctx.out.file, tree, game, name=name, objective="total", depth=cfg.tree_depth)
         targets = subtree_totals(to_json(tree))
-        classes = opener_classes(codes, game, g)
+        classes = opener_classes(matrix.codes, game, g)
         jobs += [(m, targets[colours], state, None) for colours, m, state in classes]
         owners.append((g, classes, targets, name))
-    shared = shared_args(class_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
-                         k_s=k_s, max_level=cfg.closure_level, memo_bits=cfg.memo_bits,
-                         encoded_guesses=game.encoded_guesses(), left=guesses_left(game), generators=())
+    settings = ClassSettings(k_s=k_s, max_level=cfg.closure_level, memo_bits=cfg.memo_bits, left=guesses_left(game))
+    shared = shared_args(class_task, matrix=matrix, settings=settings)
     results = iter(fan_out_tasks(ctx, class_task, jobs, shared, f"{NAME}-closure"))
     for g, classes, targets, name in owners:
         entry = survivor_entry(game.guesses[g], classes, [next(results) for _ in classes], targets)
@@ -210,21 +209,22 @@ def run(ctx: StageContext, cfg: LeaderboardConfig) -> dict:
     game = ctx.game
     write_stored_game(ctx.out.file(STORED_GAME.name), game, NAME, VERSION)  # its check needs nothing else
     codes = load_matrix(ctx.inputs["feedback"], game)
+    matrix = Matrix.of_game(codes, game)
     t0, candidates = first_threshold(ctx, cfg.k)
-    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, min(cfg.candidates, len(game.guesses)))
+    ranked = rank_openers(matrix, min(cfg.candidates, len(game.guesses)))
     candidates = sorted(set(candidates) | set(ranked))
     settled: dict = {}
-    settle(ctx, cfg, codes, candidates, t0, f"{NAME}-candidates", settled)
+    settle(ctx, cfg, matrix, candidates, t0, f"{NAME}-candidates", settled)
     t1 = kth_value(settled, cfg.k)
     funnel = run_funnel(ctx, cfg, t1)
-    threshold, rounds = solve_survivors(ctx, cfg, codes, funnel, settled, t1)
+    threshold, rounds = solve_survivors(ctx, cfg, matrix, funnel, settled, t1)
     leaders = sorted((g for g, (value, _, nodes) in settled.items() if nodes is not None and value <= threshold),
                      key=lambda g: (settled[g][0], game.guesses[g]))
     k_s = k_of_game(codes, game.n_codes)
     worse, eliminated = other_entries(ctx, codes, settled, leaders, funnel, threshold)
     certificate = {"kind": NAME, "objective": cfg.objective, **game_claims(game), "k_s": k_s, "k": cfg.k,
                    "threshold": threshold, "ties": len(leaders) > cfg.k,
-                   "leaders": leader_entries(ctx, cfg, codes, k_s, leaders, settled),
+                   "leaders": leader_entries(ctx, cfg, matrix, k_s, leaders, settled),
                    "settled": worse, "eliminated": [without_bound(e) for e in eliminated]}
     ctx.out.file(LEADERBOARD_CERTIFICATE.name).write_text(json.dumps(certificate, indent=1) + "\n")
     summary = {"k": cfg.k, "threshold": threshold, "ties": certificate["ties"],

@@ -24,9 +24,11 @@ from pipeline.artifacts.summaries import no_strategy_found, upper_bound_summary
 from pipeline.artifacts.outputs import FUNNEL, LB_SUMMARY, LOWER_BOUND
 from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
+from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
 from pipeline.search.bounds.lower import k_of_game
 from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
+from pipeline.search.matrix import Matrix
 from pipeline.search.symmetry.generators import opener_representatives
 from pipeline.stages.base import StageContext
 from pipeline.config.stages import LowerBoundConfig
@@ -90,9 +92,9 @@ def symmetry_summary(game, generators: list[dict], rep: np.ndarray) -> dict:
     return {"symmetry": {"generators": generators, "represented_by": others}}
 
 
-def _batch(openers, codes, secret_of_guess, n_codes, k_s, level, budget, enc_guesses, enc_secrets, rule):
-    return FunnelSolvers(codes, secret_of_guess, n_codes, k_s, enc_guesses, enc_secrets).values(openers, level, budget,
-                                                                                                  rule)
+def _batch(openers, matrix: Matrix, k_s, level, budget, rule):
+    """(V_level(g, S), exact) of a task's openers by the `rule` bounds, early exit above `budget`."""
+    return FunnelSolvers(matrix, k_s).values(openers, level, budget, rule)
 
 
 def rule_of_level(cfg: LowerBoundConfig, game, level: int) -> str:
@@ -124,14 +126,14 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
     game, ub = ctx.game, read_ub(ctx, cfg)
     codes = load_matrix(ctx.inputs["feedback"], game)
     k_s = k_of_game(codes, game.n_codes)
+    matrix = Matrix.of_game(codes, game)
     generators, rep = opener_orbits(game, codes, cfg, ub_opener(ctx, cfg))
     orbit_size = np.bincount(rep, minlength=len(game.guesses))
     survivors = np.flatnonzero(orbit_size).astype(np.int32)
     rows, funnel, values = [], [{"level": 0, "survivors": len(game.guesses)}], np.zeros(0)
     for level in range(1, cfg.max_level + 1):
         rule = rule_of_level(cfg, game, level)
-        shared = (codes, game.secret_of_guess, game.n_codes, k_s, level, ub,
-                  game.encoded_guesses(), game.encoded_secrets(), rule)
+        shared = shared_args(_batch, matrix=matrix, k_s=k_s, level=level, budget=ub, rule=rule)
         jobs = batches(survivors, cfg, cluster_cpus=ctx.cluster_cpus())
         parts = ctx.fan_out(_batch, jobs, shared, label=f"{NAME}-V{level}")
         values, exact = level_values(parts, jobs, survivors)

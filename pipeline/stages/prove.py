@@ -34,7 +34,8 @@ from pipeline.runtime import worker_cache
 from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
 from pipeline.search.bounds.lower import k_of_game
-from pipeline.search.bounds.closure import (ClassSolvers,
+from pipeline.search.bounds.closure import (ClassSettings,
+    ClassSolvers,
     bound_class,
     guesses_left,
     opener_classes,
@@ -42,6 +43,7 @@ from pipeline.search.bounds.closure import (ClassSolvers,
     subtree_totals)
 from pipeline.search.exact.solver import ExactSolver
 from pipeline.search.exact.symmetric import SymmetricExact
+from pipeline.search.matrix import Matrix
 from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 from pipeline.search.tree import from_json
 from pipeline.stages import prove_infeasible
@@ -68,12 +70,11 @@ def validate(cfg: ProveConfig, game) -> None:
     enough_secrets(game, NAME)
 
 
-def task_solvers(codes, secret_of_guess, n_codes, encoded_guesses):
-    """The ClassSolvers of these inputs for one task (a context manager): those of this process's previous task
-    when its inputs were the same (runtime/worker_cache.py), else new ones; their memos are emptied when the
+def task_solvers(matrix: Matrix):
+    """The ClassSolvers of this matrix for one task (a context manager): those of this process's previous task
+    when its matrix was the same (runtime/worker_cache.py), else new ones; their memos are emptied when the
     task ends, so every task starts afresh (same results as new solvers) and an idle process keeps no memo."""
-    return worker_cache.lent(lambda: ClassSolvers(codes, secret_of_guess, n_codes, encoded_guesses),
-                             arrays=(codes, secret_of_guess, encoded_guesses), extra=int(n_codes),
+    return worker_cache.lent(lambda: ClassSolvers(matrix), arrays=matrix.arrays(), extra=matrix.n_codes,
                              release=ClassSolvers.reset)
 
 
@@ -88,14 +89,12 @@ def fan_out_tasks(ctx: StageContext, fn, jobs: list, shared: tuple, label: str) 
         worker_cache.forget()
 
 
-def class_task(job, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, encoded_guesses, left,
-               generators=()):
+def class_task(job, matrix: Matrix, settings: ClassSettings):
     """(bound, method) of one response class, job = (members, target, hard-mode state, history: the opener as a
-    tuple of guess indices, or None): `bound_class` with this worker's solvers and the symmetry `generators`."""
+    tuple of guess indices, or None): `bound_class` with this worker's solvers and the proof's `settings`."""
     members, target, hard_state, history = job
-    with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
-        return bound_class(solvers, members, target, k_s=k_s, max_level=max_level, memo_bits=memo_bits,
-                           hard_state=hard_state, left=left, history=history, generators=list(generators))
+    with task_solvers(matrix) as solvers:
+        return bound_class(solvers, settings, members, target, hard_state=hard_state, history=history)
 
 
 def class_batch(jobs, *shared) -> list:
@@ -125,10 +124,10 @@ def closed_classes(ctx: StageContext, jobs: list, shared: tuple) -> list:
     return results
 
 
-def opener_task(classes, codes, secret_of_guess, n_codes, memo_bits, encoded_guesses, left, hard, n_secrets, ub):
+def opener_task(classes, matrix: Matrix, memo_bits, left, hard, ub):
     """(bound, method) per class of an opener without a UB subtree: `settle_opener` with this worker's solvers."""
-    with task_solvers(codes, secret_of_guess, n_codes, encoded_guesses) as solvers:
-        return settle_opener(solvers, classes, n_secrets=n_secrets, ub=ub, hard=hard, memo_bits=memo_bits, left=left)
+    with task_solvers(matrix) as solvers:
+        return settle_opener(solvers, classes, ub=ub, hard=hard, memo_bits=memo_bits, left=left)
 
 
 def survivor_entry(word, classes, results, targets) -> dict:
@@ -143,8 +142,9 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     game = ctx.game
     write_stored_game(ctx.out.file(STORED_GAME.name), game, NAME, VERSION)  # its check needs nothing else
     codes = load_matrix(ctx.inputs["feedback"], game)
+    matrix = Matrix.of_game(codes, game)
     if no_strategy_found(ctx.inputs["upper_bound"]):
-        return prove_infeasible.run(ctx, cfg, codes, game_claims)  # a proof that the guess limit is infeasible
+        return prove_infeasible.run(ctx, cfg, matrix, game_claims)  # a proof that the guess limit is infeasible
     ub_summary = upper_bound_summary(ctx.inputs["upper_bound"], game)
     funnel = lower_bound_summary(ctx.inputs["lower_bound"], game)
     ub, ub_opener = ub_summary["ub"], ub_summary["opener"]
@@ -165,17 +165,16 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     k_s = k_of_game(codes, game.n_codes)
     classes = {word: opener_classes(codes, game, game.guess_index[word]) for word in funnel["survivors"]}
     generators = [] if game.hard_mode else funnel.get("symmetry", {}).get("generators", [])
-    shared = shared_args(class_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
-                         k_s=k_s, max_level=cfg.max_level, memo_bits=cfg.memo_bits,
-                         encoded_guesses=game.encoded_guesses(), left=guesses_left(game), generators=generators)
+    settings = ClassSettings(k_s=k_s, max_level=cfg.max_level, memo_bits=cfg.memo_bits, left=guesses_left(game),
+                             generators=generators)
+    shared = shared_args(class_task, matrix=matrix, settings=settings)
     ub_classes = classes.pop(ub_opener, [])
     history = (game.guess_index[ub_opener],) if generators else None
     jobs = [(m, targets.get(colours), state, history) for colours, m, state in ub_classes]
     others = [[(m, state) for _, m, state in cls] for cls in classes.values()]
     ub_results = closed_classes(ctx, jobs, shared)
-    shared = shared_args(opener_task, codes=codes, secret_of_guess=game.secret_of_guess, n_codes=game.n_codes,
-                         memo_bits=cfg.memo_bits, encoded_guesses=game.encoded_guesses(), left=guesses_left(game),
-                         hard=game.hard_mode, n_secrets=len(game.secrets), ub=ub)
+    shared = shared_args(opener_task, matrix=matrix, memo_bits=cfg.memo_bits, left=guesses_left(game),
+                         hard=game.hard_mode, ub=ub)
     other_results = fan_out_tasks(ctx, opener_task, others, shared, f"{NAME}-openers")
     survivors = {}
     if ub_classes:
@@ -191,7 +190,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
         ub, ub_opener = better[0]["value"], better[0]["opener"]
         log.info(f"{NAME}: opener {ub_opener} solves exactly to {ub}, below the upper bound {given['ub']} "
                  f"({given['opener']}): the proof goes on from {ub_opener}'s optimal tree")
-        tree_file = write_better_tree(ctx, cfg, codes, ub_opener, ub, generators)
+        tree_file = write_better_tree(ctx, cfg, matrix, ub_opener, ub, generators)
     else:
         shutil.copy(tree_file, ctx.out.file(TREE.name))
         draw_tree(ctx.out.file, from_json(tree_body["tree"]), game, depth=cfg.tree_depth)
@@ -215,19 +214,18 @@ def eliminated_openers(lower_bound_artifact) -> list[dict]:
             for r in rows if r["eliminated"]]
 
 
-def write_better_tree(ctx: StageContext, cfg: ProveConfig, codes, opener: str, value: int, generators=()):
+def write_better_tree(ctx: StageContext, cfg: ProveConfig, matrix: Matrix, opener: str, value: int, generators=()):
     """An optimal tree of `opener`, whose classes the opener task solved exactly to `value`, written as this
     artifact's tree.json/.txt/.svg: the proof's upper bound from now on (searched with the history stabiliser of
     the symmetry `generators`, if any)."""
     game = ctx.game
-    solver = ExactSolver(codes, game.secret_of_guess, game.n_codes, game.hard_mode, game.encoded_guesses(),
-                         max_guesses=game.max_guesses, memo_bits=cfg.memo_bits)
+    solver = ExactSolver(matrix, hard_mode=game.hard_mode, max_guesses=game.max_guesses, memo_bits=cfg.memo_bits)
     if generators:
-        search = SymmetricExact(solver, HistoryStabiliser(game.encoded_guesses(), len(game.alphabet), generators))
+        search = SymmetricExact(solver, HistoryStabiliser(matrix.encoded_guesses, len(game.alphabet), generators))
         nodes = search.tree(None, (), first=game.guess_index[opener])
     else:
         nodes = solver.tree(game.guess_index[opener])
-    tree = replayed_exact_tree(nodes, game, codes, value)
+    tree = replayed_exact_tree(nodes, game, matrix.codes, value)
     write_tree(ctx.out.file, tree, game, objective="total", depth=cfg.tree_depth)
     return ctx.out.file(TREE.name)
 

@@ -15,8 +15,10 @@ import numpy as np
 
 from pipeline.artifacts.outputs import CERTIFICATE
 from pipeline import PipelineError
+from pipeline.runtime.executors import shared_args
 from pipeline.runtime.policy import batch_count, deal
 from pipeline.search.hard_mode import initial_state, update_state
+from pipeline.search.matrix import Matrix
 from pipeline.search.solvable.infeasible import opener_witness, probe_guesses, within_solvable
 from pipeline.search.partition import split
 from pipeline.search.symmetry.generators import opener_representatives
@@ -35,34 +37,33 @@ def opener_classes(codes, opener: int, win: int, words) -> list:
             for c, m in zip(class_codes, members) if c != win]
 
 
-def witness_batch(openers, codes, secret_of_guess, n_codes, words, max_guesses) -> list:
+def witness_batch(openers, matrix: Matrix, hard_mode, max_guesses) -> list:
     """opener_witness of each opener of a batch (response as its code), one Within (search/solvable/within.py) for the
     batch: the shallow kernels with at most 3 guesses left, every legal first guess over them with more."""
-    left, win = max_guesses - 1, int(n_codes) - 1
-    solvable = within_solvable(Within.of_matrix(codes, n_codes, secret_of_guess, words), left)
-    probes = probe_guesses(codes, n_codes)
+    codes, words, left, win = matrix.codes, matrix.hard_words(hard_mode), max_guesses - 1, matrix.win
+    solvable = within_solvable(Within.of_matrix(matrix, hard_mode), left)
+    probes = probe_guesses(codes, matrix.n_codes)
     return [opener_witness(opener_classes(codes, g, win, words), codes, win, left, solvable, probes)
             for g in openers]
 
 
-def representatives(game, codes) -> tuple[list[dict], np.ndarray]:
+def representatives(game, matrix: Matrix) -> tuple[list[dict], np.ndarray]:
     """(symmetry generators, representative of every opener): the game's symmetries in normal mode, none in
     hard mode (as the funnel does)."""
     if game.hard_mode:
         return [], np.arange(len(game.guesses))
-    return opener_representatives(game.encoded_guesses(), game.encoded_secrets(), codes, len(game.alphabet))
+    return opener_representatives(matrix.encoded_guesses, matrix.encoded_secrets, matrix.codes, len(game.alphabet))
 
 
-def run(ctx: StageContext, cfg, codes, game_claims) -> dict:
+def run(ctx: StageContext, cfg, matrix: Matrix, game_claims) -> dict:
     """Prove game.max_guesses infeasible and write the certificate; `game_claims` is prove's game description."""
     game = ctx.game
     if game.max_guesses is None:
         raise PipelineError("internal error: without a guess limit every game has a strategy")
-    generators, rep = representatives(game, codes)
+    generators, rep = representatives(game, matrix)
     openers = np.flatnonzero(rep == np.arange(len(game.guesses))).astype(np.int32)
     batches = deal(openers, batch_count(len(openers), ctx.cluster_cpus()))
-    words = game.encoded_guesses() if game.hard_mode else None
-    shared = (codes, game.secret_of_guess, game.n_codes, words, game.max_guesses)
+    shared = shared_args(witness_batch, matrix=matrix, hard_mode=game.hard_mode, max_guesses=game.max_guesses)
     parts = ctx.fan_out(witness_batch, batches, shared, label="prove-infeasible")
     witnesses = {int(g): w for batch, part in zip(batches, parts) for g, w in zip(batch, part)}
     feasible = [game.guesses[g] for g, w in witnesses.items() if w is None]

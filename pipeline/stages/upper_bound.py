@@ -38,10 +38,11 @@ from pipeline.search.apmintotal.value import RANKINGS, ApSearch, rank_openers
 from pipeline.search.exact.solver import IMPOSSIBLE, INF, ExactSolver
 from pipeline.search.strategies.objective import OBJECTIVES, least_limit
 from pipeline.search.exact.symmetric import SymmetricExact
+from pipeline.search.matrix import Matrix
 from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 from pipeline.search.symmetry.generators import first_of_each_orbit, opener_representatives
-from pipeline.search.strategies.valuations import transposed
 from pipeline.artifacts.tree_nodes import exact_tree
+from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
 from pipeline.search.tree import verify
 from pipeline.stages.base import StageContext
@@ -86,7 +87,7 @@ def validate(cfg: UpperBoundConfig, game) -> None:
     word_list(cfg, "openers", game, allow_empty=False)
 
 
-def chosen_openers(cfg: UpperBoundConfig, game, codes, symmetry) -> list[int]:
+def chosen_openers(cfg: UpperBoundConfig, game, matrix: Matrix, symmetry) -> list[int]:
     """The openers to try: a given list as it is; `all` and `ranked` keep one opener per orbit of the game's
     symmetries (`symmetry`: the run's GameSymmetry), since symmetric openers have the same values."""
     if cfg.openers not in ("all", "ranked"):
@@ -97,7 +98,7 @@ def chosen_openers(cfg: UpperBoundConfig, game, codes, symmetry) -> list[int]:
         return first_of_each_orbit(range(n), rep)
     top_k = cfg.top_k or cfg.breadth
     symmetric = not np.array_equal(rep, np.arange(n))
-    ranked = rank_openers(codes, game.secret_of_guess, game.n_codes, n if symmetric else top_k, ranking=cfg.ranking)
+    ranked = rank_openers(matrix, n if symmetric else top_k, ranking=cfg.ranking)
     return first_of_each_orbit(ranked, rep)[:top_k]
 
 
@@ -105,16 +106,16 @@ class GameSymmetry:
     """The game's symmetries as this run uses them, found once and only when first asked for (finding them costs
     about a second on a Wordle-size matrix): none when stage.symmetry is off or in hard mode."""
 
-    def __init__(self, cfg: UpperBoundConfig, game, codes):
+    def __init__(self, cfg: UpperBoundConfig, game, matrix: Matrix):
         self.off = not cfg.symmetry or game.hard_mode
-        self.game, self.codes = game, codes
+        self.game, self.matrix = game, matrix
         self.found = None
 
     def _find(self) -> tuple[list[dict], np.ndarray]:
         if self.found is None:
-            game = self.game
+            game, m = self.game, self.matrix
             self.found = ([], np.arange(len(game.guesses))) if self.off else opener_representatives(
-                game.encoded_guesses(), game.encoded_secrets(), self.codes, len(game.alphabet))
+                m.encoded_guesses, m.encoded_secrets, m.codes, len(game.alphabet))
         return self.found
 
     def generators(self) -> list[dict]:
@@ -125,20 +126,19 @@ class GameSymmetry:
         return self._find()[1]
 
 
-def _evaluate(batch, codes, secret_of_guess, n_codes, breadth, max_entries, encoded_guesses, max_guesses,
-              ranking, objective="total"):
-    """[(depth, ApMinTotal result)] per opener of a task's batch; depth is the least feasible limit under
-    max_then_total, else None.  Every opener gets a search of its own (an empty memo, as in a task of its own):
-    its values and memo counters do not depend on which openers share its task.  Only the transposed matrix,
-    an input and not a memo, is made once per task."""
-    codes_t = transposed(codes)
+def _evaluate(batch, matrix: Matrix, cfg: UpperBoundConfig, hard_mode, max_guesses):
+    """[(depth, ApMinTotal result)] per opener of a task's batch, searched as `cfg` says (breadth, memo size,
+    ranking, objective) under the game's rules; depth is the least feasible limit under max_then_total, else
+    None.  Every opener gets a search of its own (an empty memo, as in a task of its own): its values and memo
+    counters do not depend on which openers share its task.  Only the transposed matrix, an input and not a
+    memo, is made once per task."""
+    matrix = matrix.with_transpose()
 
     def new_search():
-        return ApSearch(codes, secret_of_guess, n_codes, breadth, codes_t=codes_t, max_entries=max_entries,
-                        hard_mode=encoded_guesses is not None, encoded_guesses=encoded_guesses,
-                        max_guesses=max_guesses, ranking=ranking)
+        return ApSearch(matrix, cfg.breadth, max_entries=cfg.max_memo_entries, hard_mode=hard_mode,
+                        max_guesses=max_guesses, ranking=cfg.ranking)
 
-    return [_evaluate_opener(new_search(), opener, codes.shape[1], n_codes, max_guesses, objective)
+    return [_evaluate_opener(new_search(), opener, matrix.n_secrets, matrix.n_codes, max_guesses, cfg.objective)
             for opener in batch]
 
 
@@ -176,19 +176,19 @@ def evaluated_openers(ctx: StageContext, openers: list[int], cfg: UpperBoundConf
     return results
 
 
-def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_guesses, memo_bits, beta,
-                  best_depth=None, words=None, generators=()):
+def _exact_opener(opener, matrix: Matrix, hard_mode, max_guesses, memo_bits, best, generators=()):
     """(depth, V*(opener, S), its tree nodes) when it beats the best ApMinTotal strategy, else (None, None, None).
 
-    best_depth None (objective total): beat Total `beta` under the game's limit.  Otherwise (max_then_total)
-    beat (best_depth, beta) lexicographically: the least limit d <= best_depth with a strategy, then V* under d
-    (below `beta` when d = best_depth).  With the game's symmetry `generators` (and `words`, the encoded
-    guesses) each node near the top tries one guess per orbit of the symmetries fixing the guesses played so
-    far (search/exact/symmetric.py)."""
-    solver = ExactSolver(codes, secret_of_guess, n_codes, encoded_guesses is not None, encoded_guesses,
-                         max_guesses=max_guesses, memo_bits=memo_bits)
+    `best` = (best_depth, beta).  best_depth None (objective total): beat Total `beta` under the game's limit.
+    Otherwise (max_then_total) beat (best_depth, beta) lexicographically: the least limit d <= best_depth with a
+    strategy, then V* under d (below `beta` when d = best_depth).  With the game's symmetry `generators` each
+    node near the top tries one guess per orbit of the symmetries fixing the guesses played so far
+    (search/exact/symmetric.py)."""
+    best_depth, beta = best
+    solver = ExactSolver(matrix, hard_mode=hard_mode, max_guesses=max_guesses, memo_bits=memo_bits)
     if generators:
-        solver = SymmetricExact(solver, HistoryStabiliser(words, len(generators[0]["symbols"]), list(generators)))
+        solver = SymmetricExact(solver, HistoryStabiliser(matrix.encoded_guesses, len(generators[0]["symbols"]),
+                                                          list(generators)))
 
     def within(left, budget):
         total, exact = solver.guess_value(opener, beta=budget, left=left)
@@ -197,24 +197,24 @@ def _exact_opener(opener, codes, secret_of_guess, n_codes, encoded_guesses, max_
     if best_depth is None:
         depth, total = None, within(None, beta)
     else:
-        depth, total = least_limit(lambda d: within(d, INF if d < best_depth else beta), codes.shape[1], n_codes,
-                                   best_depth)
+        depth, total = least_limit(lambda d: within(d, INF if d < best_depth else beta), matrix.n_secrets,
+                                   matrix.n_codes, best_depth)
     if total is None:
         return None, None, None
     return depth, total, (solver.tree(None, (), left=depth, first=opener) if generators else
                           solver.tree(opener, left=depth))
 
 
-def refined(ctx: StageContext, cfg: UpperBoundConfig, codes, feasible, best, symmetry) -> list[dict]:
+def refined(ctx: StageContext, cfg: UpperBoundConfig, matrix: Matrix, feasible, best, symmetry) -> list[dict]:
     """Exact values and trees of the `refine` best openers that beat `best` (depth, total), searched with the
     game's `symmetry` (GameSymmetry): [{opener, depth, total, tree}]."""
     game = ctx.game
     picked = [r.opener for _, r in sorted(feasible, key=rank)[:cfg.refine]]
     generators = symmetry.generators()
-    shared = (codes, game.secret_of_guess, game.n_codes, game.encoded_guesses() if game.hard_mode else None,
-              game.max_guesses, cfg.refine_memo_bits, best[1].total, best[0], game.encoded_guesses(), generators)
+    shared = shared_args(_exact_opener, matrix=matrix, hard_mode=game.hard_mode, max_guesses=game.max_guesses,
+                         memo_bits=cfg.refine_memo_bits, best=(best[0], best[1].total), generators=generators)
     solved = ctx.fan_out(_exact_opener, picked, shared, label=f"{NAME}-refine")
-    return [{"opener": g, "depth": depth, "total": total, "tree": exact_tree(nodes, game, codes)}
+    return [{"opener": g, "depth": depth, "total": total, "tree": exact_tree(nodes, game, matrix.codes)}
             for g, (depth, total, nodes) in zip(picked, solved) if total is not None]
 
 
@@ -224,12 +224,11 @@ def rank(entry) -> tuple:
     return (depth or 0, result.total)
 
 
-def searched(ctx: StageContext, cfg: UpperBoundConfig, codes, symmetry, label: str = NAME) -> list:
+def searched(ctx: StageContext, cfg: UpperBoundConfig, matrix: Matrix, symmetry, label: str = NAME) -> list:
     """`evaluated_openers` of the openers `cfg` chooses, at its breadth."""
     game = ctx.game
-    shared = (codes, game.secret_of_guess, game.n_codes, cfg.breadth, cfg.max_memo_entries,
-              game.encoded_guesses() if game.hard_mode else None, game.max_guesses, cfg.ranking, cfg.objective)
-    return evaluated_openers(ctx, chosen_openers(cfg, game, codes, symmetry), cfg, shared, label=label)
+    shared = shared_args(_evaluate, matrix=matrix, cfg=cfg, hard_mode=game.hard_mode, max_guesses=game.max_guesses)
+    return evaluated_openers(ctx, chosen_openers(cfg, game, matrix, symmetry), cfg, shared, label=label)
 
 
 def widened(cfg: UpperBoundConfig, game, evaluated: list) -> UpperBoundConfig | None:
@@ -246,14 +245,15 @@ def widened(cfg: UpperBoundConfig, game, evaluated: list) -> UpperBoundConfig | 
 def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     game = ctx.game
     codes = load_matrix(ctx.inputs["feedback"], game)
-    symmetry = GameSymmetry(cfg, game, codes)
-    evaluated = searched(ctx, cfg, codes, symmetry)
+    matrix = Matrix.of_game(codes, game)
+    symmetry = GameSymmetry(cfg, game, matrix)
+    evaluated = searched(ctx, cfg, matrix, symmetry)
     wider = widened(cfg, game, evaluated)
     if wider is not None:
         log.warning(f"{NAME}: no strategy within game.max_guesses={game.max_guesses} at breadth {cfg.breadth} over "
                     f"{len(evaluated)} openers; trying once more at breadth {wider.breadth} over {wider.top_k} "
                     f"(stage.widen_breadth, stage.widen_top_k)")
-        cfg, evaluated = wider, searched(ctx, wider, codes, symmetry, label=f"{NAME}-widened")
+        cfg, evaluated = wider, searched(ctx, wider, matrix, symmetry, label=f"{NAME}-widened")
     results = [r for _, r in evaluated]
     feasible = [e for e in evaluated if e[1].feasible]
     if not feasible:
@@ -261,7 +261,7 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     best_depth, best = min(feasible, key=rank)  # first in opener order on ties
     chosen = {"opener": best.opener, "depth": best_depth, "total": best.total, "method": "ApMinTotal",
               "tree": best.tree(list(game.guesses), game.answering.text)}
-    exact = refined(ctx, cfg, codes, feasible, (best_depth, best), symmetry) if cfg.refine else []
+    exact = refined(ctx, cfg, matrix, feasible, (best_depth, best), symmetry) if cfg.refine else []
     for entry in exact:
         if (entry["depth"] or 0, entry["total"]) < (chosen["depth"] or 0, chosen["total"]):
             chosen = entry | {"method": "exact"}

@@ -56,11 +56,11 @@ from pipeline.search.apmintotal.memo import memo_stats, new_memo
 from pipeline.search.apmintotal.ranking import PAIR_BLOCK, best_n
 from pipeline.search.apmintotal.search import IMPOSSIBLE, INF, extract_tree, solve
 from pipeline.search.arrays import kernel_input
+from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.breadth_first import UNLIMITED
 from pipeline.search.hard_mode import initial_state, is_allowed, symbol_counts
 from pipeline.search.partition import guess_of_secret
 from pipeline.search.tree import Tree, from_arrays
-from pipeline.search.strategies.valuations import transposed
 
 __all__ = ["RANKINGS", "INF", "IMPOSSIBLE", "ApContext", "ApResult", "ApSearch", "apmintotal", "rank_openers"]
 
@@ -110,7 +110,7 @@ class ApResult:
 class ApSearch:
     """One ApMinTotal search context (matrix, breadth, rules, memo) reused across calls.
 
-    Hard mode (`hard_mode`, with `encoded_guesses`) ranks only the guesses
+    Hard mode (`hard_mode`, with the matrix's encoded guesses) ranks only the guesses
     the NYT rule allows at each node; `ranking` (RANKINGS) is Best_n's key
     after (MostParts, InSet); `max_guesses` (None = unlimited) makes
     a strategy that needs more guesses for some secret infeasible.  Both are
@@ -120,26 +120,26 @@ class ApSearch:
     stay exact).
     """
 
-    def __init__(self, codes, secret_of_guess, n_codes, breadth, *, codes_t=None, hard_mode=False,
-                 encoded_guesses=None, max_guesses=None, max_entries=1_000_000, max_pool=None,
-                 ranking="ExpSizeSplit"):
+    def __init__(self, matrix: Matrix, breadth, *, hard_mode=False, max_guesses=None, max_entries=1_000_000,
+                 max_pool=None, ranking="ExpSizeSplit"):
         if ranking not in RANKINGS:
             raise ValueError(f"unknown ranking {ranking!r}; use one of {', '.join(RANKINGS)}")
         if breadth < 1:
             raise ValueError(f"breadth must be at least 1, got {breadth}")
         if max_guesses is not None and max_guesses < 1:
             raise ValueError(f"max_guesses must be at least 1, got {max_guesses}")
-        if hard_mode and encoded_guesses is None:
+        if hard_mode and matrix.encoded_guesses is None:
             raise ValueError("hard mode needs the encoded guesses")
-        self.codes = kernel_input(codes)
-        self.codes_t = kernel_input(transposed(codes) if codes_t is None else codes_t)
-        self.secret_of_guess = kernel_input(secret_of_guess, dtype=np.int32)
+        n_codes = matrix.n_codes
+        self.codes = matrix.codes
+        self.codes_t = matrix.transposed()
+        self.secret_of_guess = kernel_input(matrix.secret_of_guess, dtype=np.int32)
         n_secrets = self.codes.shape[1]
         self.breadth = int(breadth)
         self.hard = bool(hard_mode)
         self.length = int(round(np.log(n_codes) / np.log(3)))
         self.max_guesses = UNLIMITED if max_guesses is None else int(max_guesses)
-        words = kernel_input(encoded_guesses if self.hard else np.zeros((0, self.length)), dtype=np.uint8)
+        words = kernel_input(matrix.encoded_guesses if self.hard else np.zeros((0, self.length)), dtype=np.uint8)
         self.words = words
         n_guesses = self.codes.shape[0]
         self.ctx = ApContext(
@@ -199,13 +199,12 @@ class ApSearch:
                         node_size=s, stats=self.stats())
 
 
-def apmintotal(codes, secret_of_guess, n_codes, candidates=None, breadth=10, **options) -> ApResult:
+def apmintotal(matrix: Matrix, candidates=None, breadth=10, **options) -> ApResult:
     """ApMinTotal(C, breadth) with its strategy (C = all secrets by default)."""
-    return ApSearch(codes, secret_of_guess, n_codes, breadth, **options).strategy(candidates)
+    return ApSearch(matrix, breadth, **options).strategy(candidates)
 
 
-def rank_openers(codes, secret_of_guess, n_codes, breadth, candidates=None, codes_t=None,
-                 ranking="ExpSizeSplit") -> list[int]:
+def rank_openers(matrix: Matrix, breadth, candidates=None, ranking="ExpSizeSplit") -> list[int]:
     """Best_n(S): the openers ApMinTotal(S, breadth) tries, best first (hard mode allows every opener)."""
-    search = ApSearch(codes, secret_of_guess, n_codes, breadth, codes_t=codes_t, max_entries=1, ranking=ranking)
+    search = ApSearch(matrix, breadth, max_entries=1, ranking=ranking)
     return [int(g) for g in search.ranking(candidates)]

@@ -18,6 +18,8 @@ Building a solver is what costs on a big game (seconds, more than most classes' 
 of one matrix are kept together (`ClassSolvers`) and reused class after class; whoever runs the classes
 decides how long they live (the prove stage keeps one per worker process)."""
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from pipeline.search.bounds.lower import BoundSolver
@@ -25,16 +27,29 @@ from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
 from pipeline.search.exact.symmetric import SymmetricExact
 from pipeline.search.bounds.hard import HardBoundSolver
 from pipeline.search.hard_mode import initial_state, update_state
+from pipeline.search.matrix import Matrix
 from pipeline.search.partition import split
 from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 from pipeline.search.tree import from_json
 from pipeline.search.solvable.within import Within
 
 
-def class_solver(codes, secret_of_guess, n_codes, hard, encoded_guesses, memo_bits, left) -> ExactSolver:
+def class_solver(matrix: Matrix, hard: bool, memo_bits, left) -> ExactSolver:
     """The exact solver for an opener's classes: the game's mode, `left` guesses left (None = unlimited)."""
-    return ExactSolver(codes, secret_of_guess, n_codes, hard, encoded_guesses if hard else None,
-                       memo_bits=memo_bits, max_guesses=left)
+    return ExactSolver(matrix, hard_mode=hard, memo_bits=memo_bits, max_guesses=left)
+
+
+@dataclass(frozen=True)
+class ClassSettings:
+    """What every response class of one proof is bounded with (`bound_class`): K_S for the counting bound, LB_j up
+    to `max_level`, the exact solver's memo of 2**memo_bits entries, the guesses a class has left (None =
+    unlimited) and the game's symmetry `generators` (none: every guess is tried)."""
+
+    k_s: int
+    max_level: int
+    memo_bits: int
+    left: int | None = None
+    generators: list = field(default_factory=list)
 
 
 class ClassSolvers:
@@ -45,26 +60,25 @@ class ClassSolvers:
     after class.  `reset()` empties their memos: a reused solver then answers exactly as a new one would.
     """
 
-    def __init__(self, codes, secret_of_guess, n_codes, encoded_guesses):
-        self.codes, self.secret_of_guess, self.n_codes = codes, secret_of_guess, n_codes
-        self.encoded_guesses = encoded_guesses
+    def __init__(self, matrix: Matrix):
+        self.matrix = matrix
         self.built: dict[tuple, object] = {}
 
     def bounds(self, k_s, hard: bool):
         """The LB_j solver: hard-mode bounds (HardBoundSolver) or normal ones (BoundSolver)."""
         key = ("bounds", k_s, hard)
         if key not in self.built:
-            self.built[key] = (HardBoundSolver(self.codes, self.n_codes, k_s, self.encoded_guesses,
-                                               secret_of_guess=self.secret_of_guess) if hard else
-                               BoundSolver(self.codes, self.secret_of_guess, self.n_codes, k_s))
+            m = self.matrix
+            self.built[key] = (HardBoundSolver(m.codes, m.n_codes, k_s, m.encoded_guesses,
+                                               secret_of_guess=m.secret_of_guess) if hard else
+                               BoundSolver(m.codes, m.secret_of_guess, m.n_codes, k_s))
         return self.built[key]
 
     def exact(self, hard: bool, memo_bits, left) -> ExactSolver:
         """The exact solver (`class_solver`) for the game's mode with `left` guesses left."""
         key = ("exact", hard, memo_bits, left)
         if key not in self.built:
-            self.built[key] = class_solver(self.codes, self.secret_of_guess, self.n_codes, hard,
-                                           self.encoded_guesses, memo_bits, left)
+            self.built[key] = class_solver(self.matrix, hard, memo_bits, left)
         return self.built[key]
 
     def symmetric(self, hard: bool, memo_bits, left, generators: list[dict]) -> SymmetricExact:
@@ -73,15 +87,14 @@ class ClassSolvers:
         if key not in self.built:
             n_symbols = len(generators[0]["symbols"])
             self.built[key] = SymmetricExact(self.exact(hard, memo_bits, left),
-                                             HistoryStabiliser(self.encoded_guesses, n_symbols, generators))
+                                             HistoryStabiliser(self.matrix.encoded_guesses, n_symbols, generators))
         return self.built[key]
 
     def within(self, hard: bool) -> Within:
         """The decision "is this class solved within j guesses" (search/solvable/within.py) in the game's mode."""
         key = ("within", hard)
         if key not in self.built:
-            self.built[key] = Within.of_matrix(self.codes, self.n_codes, self.secret_of_guess,
-                                               self.encoded_guesses if hard else None)
+            self.built[key] = Within.of_matrix(self.matrix, hard)
         return self.built[key]
 
     def reset(self) -> None:
@@ -90,39 +103,37 @@ class ClassSolvers:
             solver.reset()
 
 
-def class_bound(members, target, codes, secret_of_guess, n_codes, k_s, max_level, memo_bits, hard_state,
-                encoded_guesses, left=None, history=None, generators=None):
+def class_bound(matrix: Matrix, settings: ClassSettings, members, target, hard_state=None, history=None):
     """`bound_class` with solvers of its own (what one class costs on its own, set-up included)."""
-    solvers = ClassSolvers(codes, secret_of_guess, n_codes, encoded_guesses)
-    return bound_class(solvers, members, target, k_s=k_s, max_level=max_level, memo_bits=memo_bits,
-                       hard_state=hard_state, left=left, history=history, generators=generators)
+    return bound_class(ClassSolvers(matrix), settings, members, target, hard_state=hard_state, history=history)
 
 
-def bound_class(solvers: ClassSolvers, members, target, k_s, max_level, memo_bits, hard_state, left=None,
-                history=None, generators=None):
+def bound_class(solvers: ClassSolvers, settings: ClassSettings, members, target, hard_state=None, history=None):
     """(bound, method) for one response class: the first LB_j reaching `target`, else the exact MinTotal.
 
     With target None (an opener without a known tree) the exact MinTotal is computed directly.
     In normal mode LB_j are the normal-mode bounds; in hard mode (`hard_state` given) the hard-mode
     bounds from that state ("hard LB_j"), which are stronger.  Neither uses the guess limit, which only
-    raises values.  The exact solve plays hard mode from `hard_state` (None = normal mode) with `left`
-    guesses left (None = unlimited); a class it cannot solve in time gets a bound >= exact.IMPOSSIBLE.
-    `history` (the opener, as a tuple of guess indices) and the game's symmetry `generators` (both given or
+    raises values.  The exact solve plays hard mode from `hard_state` (None = normal mode) with the
+    settings' guesses left; a class it cannot solve in time gets a bound >= exact.IMPOSSIBLE.
+    `history` (the opener, as a tuple of guess indices) and the settings' symmetry generators (both given or
     neither): the exact solve tries one guess per orbit of the symmetries fixing the guesses played so far, at
     the class's root and one level below (exact_symmetric.py).  The solvers' memos must be empty (new solvers,
     or reset ones).
     """
     members = np.asarray(members, dtype=np.int32)
     hard = hard_state is not None
+    memo_bits, left = settings.memo_bits, settings.left
     if target is not None:
-        solver = solvers.bounds(k_s, hard)
-        for level in range(1, max_level + 1):
+        solver = solvers.bounds(settings.k_s, hard)
+        for level in range(1, settings.max_level + 1):
             value, _ = (solver.lb(members, hard_state, level, target) if hard else
                         solver.lb(members, level, target))
             if value >= target:
                 return int(value), f"hard LB_{level}" if hard else f"LB_{level}"
-    if history is not None and generators:
-        value, _ = solvers.symmetric(hard, memo_bits, left, generators).min_total(members, history, state=hard_state)
+    if history is not None and settings.generators:
+        search = solvers.symmetric(hard, memo_bits, left, settings.generators)
+        value, _ = search.min_total(members, history, state=hard_state)
         return int(value), "exact"
     value, _ = solvers.exact(hard, memo_bits=memo_bits, left=left).min_total(members, state=hard_state)
     return int(value), "exact"
@@ -156,9 +167,9 @@ def close_opener(classes, n_secrets, ub, exact_solver, within=None, left=None) -
     return bounds
 
 
-def settle_opener(solvers: ClassSolvers, classes, n_secrets, ub, hard: bool, memo_bits, left) -> list[tuple[int, str]]:
+def settle_opener(solvers: ClassSolvers, classes, *, ub, hard: bool, memo_bits, left) -> list[tuple[int, str]]:
     """`close_opener` with the solvers of `solvers` for the game's mode and its `left` guesses (None = no limit)."""
-    return close_opener(classes, n_secrets=n_secrets, ub=ub,
+    return close_opener(classes, n_secrets=solvers.matrix.n_secrets, ub=ub,
                         exact_solver=solvers.exact(hard, memo_bits=memo_bits, left=left),
                         within=None if left is None else solvers.within(hard), left=left)
 

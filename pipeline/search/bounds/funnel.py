@@ -7,8 +7,9 @@ this way and the projection benchmark samples them the same way, so both call th
 
 import numpy as np
 
-from pipeline.search.bounds.lower import BoundSolver, opener_values
 from pipeline.search.bounds.hard import HardBoundSolver
+from pipeline.search.bounds.lower import BoundSolver
+from pipeline.search.matrix import Matrix
 
 
 def level_rule(hard_mode: bool, hard_from: int, level: int) -> str:
@@ -19,25 +20,21 @@ def level_rule(hard_mode: bool, hard_from: int, level: int) -> str:
 class FunnelSolvers:
     """The bounds of one code matrix that compute funnel levels, each built on first use and kept."""
 
-    def __init__(self, codes, secret_of_guess, n_codes, k_s, encoded_guesses=None, encoded_secrets=None):
-        self.codes, self.secret_of_guess, self.n_codes, self.k_s = codes, secret_of_guess, n_codes, k_s
-        self.encoded_guesses, self.encoded_secrets = encoded_guesses, encoded_secrets
+    def __init__(self, matrix: Matrix, k_s):
+        self.matrix, self.k_s = matrix, k_s
         self.built: dict[str, object] = {}
 
     def solver(self, rule: str):
         """The BoundSolver (rule "normal") or HardBoundSolver (rule "hard") of this matrix."""
         if rule not in self.built:
+            m = self.matrix
             self.built[rule] = (
-                HardBoundSolver(self.codes, self.n_codes, self.k_s, self.encoded_guesses,
-                                secret_of_guess=self.secret_of_guess, encoded_secrets=self.encoded_secrets)
+                HardBoundSolver(m.codes, m.n_codes, self.k_s, m.encoded_guesses, secret_of_guess=m.secret_of_guess,
+                                encoded_secrets=m.encoded_secrets)
                 if rule == "hard" else
-                BoundSolver(self.codes, self.secret_of_guess, self.n_codes, self.k_s, self.encoded_guesses,
-                            self.encoded_secrets))
+                BoundSolver(m.codes, m.secret_of_guess, m.n_codes, self.k_s, m.encoded_guesses, m.encoded_secrets))
         return self.built[rule]
 
     def values(self, openers: np.ndarray, level: int, budget: int, rule: str) -> tuple[np.ndarray, np.ndarray]:
         """(V_level(g, S), exact) of every opener in `openers` by the `rule` bounds, early exit above `budget`."""
-        if rule == "hard":
-            return self.solver("hard").opener_values(openers, level, budget)
-        return opener_values(self.codes, self.secret_of_guess, self.n_codes, self.k_s, openers, level, budget,
-                             solver=self.solver("normal"))
+        return self.solver(rule).opener_values(openers, level, budget)

@@ -300,6 +300,23 @@ class BoundSolver:
                 exact = exact and class_exact
         return total, exact
 
+    def opener_values(self, openers, level, budget=UNBOUNDED):
+        """V_level(g, S) for a batch of opener indices, with early exit above `budget`.
+
+        Returns (values int64, exact bool): where exact is False the value is only
+        a lower bound that already exceeds `budget`.  Batches are independent, so
+        separate processes can each take a slice of the openers.
+        """
+        openers = kernel_input(openers, dtype=np.int32)
+        if level <= 2:
+            return _opener_v12(self.codes, openers, self.n_codes, self.win, self.btab, level, budget, *self.index)
+        everyone = np.arange(self.codes.shape[1], dtype=np.int32)
+        values = np.empty(len(openers), dtype=np.int64)
+        exact = np.empty(len(openers), dtype=bool)
+        for j, g in enumerate(openers):
+            values[j], exact[j] = self.v(int(g), everyone, level, budget)
+        return values, exact
+
 
 def floor_levels(level: int) -> tuple[int, ...]:
     """The levels V_level raises its classes through: (3, level) from level 4 on, else (level,).
@@ -315,23 +332,3 @@ def floor_levels(level: int) -> tuple[int, ...]:
 def k_of_game(codes, n_codes):
     """K_S = max_g |Split(S, g)|."""
     return int(split_parts(codes, np.arange(codes.shape[1], dtype=np.int32), n_codes).max())
-
-
-def opener_values(codes, secret_of_guess, n_codes, k_s, openers, level, budget=UNBOUNDED, *, solver=None,
-                  encoded_guesses=None, encoded_secrets=None):
-    """V_level(g, S) for a batch of opener indices, with early exit above `budget`.
-
-    Returns (values int64, exact bool): where exact is False the value is only
-    a lower bound that already exceeds `budget`.  Batches are independent, so
-    separate processes can each take a slice of the openers.
-    """
-    openers = kernel_input(openers, dtype=np.int32)
-    solver = solver or BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
-    if level <= 2:
-        return _opener_v12(solver.codes, openers, solver.n_codes, solver.win, solver.btab, level, budget, *solver.index)
-    everyone = np.arange(codes.shape[1], dtype=np.int32)
-    values = np.empty(len(openers), dtype=np.int64)
-    exact = np.empty(len(openers), dtype=bool)
-    for j, g in enumerate(openers):
-        values[j], exact[j] = solver.v(int(g), everyone, level, budget)
-    return values, exact

@@ -26,6 +26,7 @@ from pipeline.search.arrays import kernel_input
 from pipeline.search.exact.kernels import IMPOSSIBLE, INF, UNLIMITED, ExactTables, make_work, new_memo
 from pipeline.search.exact.steps import solve
 from pipeline.search.hard_mode import MAX_SYMBOLS, initial_state, symbol_counts, update_state
+from pipeline.search.matrix import Matrix
 from pipeline.search.partition import guess_of_secret
 
 __all__ = ["ExactSolver", "tree_total", "INF", "IMPOSSIBLE", "UNLIMITED"]
@@ -34,30 +35,27 @@ __all__ = ["ExactSolver", "tree_total", "INF", "IMPOSSIBLE", "UNLIMITED"]
 class ExactSolver:
     """Exact MinTotal / V*(g, C) / optimal trees for one game.
 
-    `codes` is the |G| x |S| code matrix, `secret_of_guess` maps guesses to
-    secrets (-1 if not a secret; every secret must be a guess).  Hard mode
-    needs the encoded guesses (`encode_words`).  `max_guesses` limits every
-    secret to be found within that many guesses (sets that cannot be get
-    IMPOSSIBLE).  The memo holds up to 2**memo_bits entries (about 41 bytes each;
+    `matrix` is the game's code matrix (search/matrix.py; every secret must be a guess).  Hard mode needs its
+    encoded guesses.  `max_guesses` limits every secret to be found within that many guesses (sets that cannot
+    be get IMPOSSIBLE).  The memo holds up to 2**memo_bits entries (about 41 bytes each;
     it starts small and grows as it fills) and survives between calls; `reset()` empties it.
     """
 
-    def __init__(self, codes, secret_of_guess, n_codes, hard_mode=False, encoded_guesses=None,
-                 max_guesses=None, *, memo_bits=21, max_depth=48, seed=0, codes_t=None):
-        self.codes = kernel_input(codes)
-        self.codes_t = kernel_input(codes.T if codes_t is None else codes_t)  # read-only either way: one kernel type
-        if self.codes_t.shape != codes.shape[::-1] or self.codes_t.dtype != codes.dtype:
-            raise ValueError("codes_t must be the transpose of codes")
-        self.n_secrets = codes.shape[1]
+    def __init__(self, matrix: Matrix, *, hard_mode=False, max_guesses=None, memo_bits=21, max_depth=48, seed=0):
+        codes = matrix.codes
+        self.codes = codes
+        self.codes_t = matrix.transposed()  # read-only either way: one kernel type
+        self.n_secrets = matrix.n_secrets
         self.max_depth = max_depth
         self.max_guesses = UNLIMITED if max_guesses is None else int(max_guesses)
-        self.win = int(n_codes) - 1
+        self.win = matrix.win
         self.hard = bool(hard_mode)
-        if self.hard and encoded_guesses is None:
+        if self.hard and matrix.encoded_guesses is None:
             raise ValueError("hard mode needs the encoded guesses")
-        self.guess_of_secret = guess_of_secret(secret_of_guess, self.n_secrets, require_all=False).astype(np.int32)
-        self.length = int(round(np.log(n_codes) / np.log(3)))
-        self.words = kernel_input(encoded_guesses if encoded_guesses is not None
+        self.guess_of_secret = guess_of_secret(matrix.secret_of_guess, self.n_secrets,
+                                               require_all=False).astype(np.int32)
+        self.length = int(round(np.log(matrix.n_codes) / np.log(3)))
+        self.words = kernel_input(matrix.encoded_guesses if matrix.encoded_guesses is not None
                                   else np.zeros((0, self.length)), dtype=np.uint8)
         word_counts = symbol_counts(self.words) if self.hard else np.zeros((0, MAX_SYMBOLS), dtype=np.int8)
         rng = np.random.default_rng(seed)
@@ -72,7 +70,7 @@ class ExactSolver:
             hash_count=draw(MAX_SYMBOLS, self.length + 1), hash_left=draw(max_depth + 1))
         self.memo_bits = memo_bits
         self.memo = new_memo(memo_bits)
-        self.work = make_work(codes.shape[0], self.n_secrets, int(n_codes), self.length, max_depth, codes.dtype)
+        self.work = make_work(codes.shape[0], self.n_secrets, matrix.n_codes, self.length, max_depth, codes.dtype)
         self.work.guess_lists[0] = np.arange(codes.shape[0], dtype=np.int32)  # the lists stay in index order
         self.stats = self.work.stats[:3]  # nodes searched, memo hits, guesses evaluated
 

@@ -11,6 +11,7 @@ largest first (likeliest to fail); counting (infeasible.py's reach) refutes a cl
 import numpy as np
 
 from pipeline.search.hard_mode import allowed_into, update_state
+from pipeline.search.matrix import Matrix
 from pipeline.search.solvable.infeasible import reach
 from pipeline.search.partition import split
 from pipeline.search.solvable.shallow import MAX_LEFT, Shallow
@@ -45,11 +46,12 @@ class Within:
         return False
 
     @classmethod
-    def of_matrix(cls, codes: np.ndarray, n_codes: int, secret_of_guess: np.ndarray, words: np.ndarray | None = None):
-        """The decision on a code matrix: a secret counts as guessable when some guess is it (`secret_of_guess`);
-        `words` (the encoded guesses) in hard mode, None in normal mode."""
-        guessable = np.isin(np.arange(codes.shape[1]), secret_of_guess[secret_of_guess >= 0])
-        return cls(Shallow(codes, n_codes, guessable, words), words)
+    def of_matrix(cls, matrix: Matrix, hard: bool = False):
+        """The decision on a code matrix, in hard mode (which reads its encoded guesses) or not: a secret counts
+        as guessable when some guess is it (secret_of_guess)."""
+        sog, words = matrix.secret_of_guess, matrix.hard_words(hard)
+        guessable = np.isin(np.arange(matrix.n_secrets), sog[sog >= 0])
+        return cls(Shallow(matrix.codes, matrix.n_codes, guessable, words), words)
 
     def reset(self) -> None:
         """Nothing to empty: Within keeps no memo (ClassSolvers resets every solver it built)."""

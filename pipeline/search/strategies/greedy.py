@@ -19,9 +19,10 @@ from numba import njit
 from pipeline.search.arrays import kernel_input
 from pipeline.search.strategies.breadth_first import NODES, UNLIMITED, expand, new_nodes, node_arrays, node_set
 from pipeline.search.hard_mode import MAX_SYMBOLS, allowed_into, symbol_counts
+from pipeline.search.matrix import Matrix
 from pipeline.search.partition import guess_of_secret
 from pipeline.search.tree import Tree, from_arrays
-from pipeline.search.strategies.valuations import VALUATIONS, arithmetic_of, best_guess, combination_ids, transposed
+from pipeline.search.strategies.valuations import VALUATIONS, arithmetic_of, best_guess, combination_ids
 
 
 @njit(cache=True)
@@ -86,28 +87,28 @@ class GreedyResult:
         return int(depth.max())
 
 
-def greedy(codes, secret_of_guess, n_codes, combination, codes_t=None, arithmetic: str = "paper",
-           encoded_guesses=None) -> GreedyResult:
+def greedy(matrix: Matrix, combination, *, arithmetic: str = "paper", hard_mode: bool = False) -> GreedyResult:
     """The greedy tree of a valuation combination ("MostParts,InSet" or a list of names).
 
-    With `encoded_guesses` (the guesses as symbol indices) the tree plays
+    With `hard_mode` (which reads the matrix's encoded guesses) the tree plays
     hard mode: every choice is among the guesses the NYT rule allows.
 
-    `codes` is the (G, S) code matrix; pass its transpose `codes_t` too when
-    evaluating many combinations, to build it once.  `arithmetic` is "paper"
+    Give `matrix` its transpose (`Matrix.with_transpose`) when evaluating many
+    combinations, to build it once.  `arithmetic` is "paper"
     (float64 as the paper's implementation, reproduces its Table 1) or "exact"
     (see `pipeline.search.strategies.valuations`).
     """
-    arith = arithmetic_of(arithmetic, codes.shape[1], n_codes)
+    n_codes = matrix.n_codes
+    arith = arithmetic_of(arithmetic, matrix.n_secrets, n_codes)
     ids = combination_ids(combination)
-    codes = kernel_input(codes)
-    codes_t = kernel_input(transposed(codes) if codes_t is None else codes_t)
-    sog = kernel_input(secret_of_guess, dtype=np.int32)
+    codes_t = matrix.transposed()
+    sog = kernel_input(matrix.secret_of_guess, dtype=np.int32)
     gos = guess_of_secret(sog, codes_t.shape[0])
-    hard = encoded_guesses is not None
+    if hard_mode and matrix.encoded_guesses is None:
+        raise ValueError("hard mode needs the encoded guesses")
     length = int(round(np.log(n_codes) / np.log(3)))
-    words = kernel_input(encoded_guesses if hard else np.zeros((0, length)), dtype=np.uint8)
-    g, p, c, s = _greedy_nodes(codes, codes_t, sog, gos, int(n_codes), ids, arith, hard, words,
+    words = kernel_input(matrix.encoded_guesses if hard_mode else np.zeros((0, length)), dtype=np.uint8)
+    g, p, c, s = _greedy_nodes(matrix.codes, codes_t, sog, gos, n_codes, ids, arith, bool(hard_mode), words,
                                symbol_counts(words))
     if (g < 0).any():
         raise ValueError("a greedy guess failed to split its candidate set")
