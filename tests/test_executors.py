@@ -414,6 +414,10 @@ def big_sum(item, big):
     return int(big[item])
 
 
+def matrix_entry(item, matrix):
+    return int(matrix.codes[item, item]), matrix.codes.flags.writeable
+
+
 def test_a_big_shared_array_is_put_once_for_every_round(ray_tasks, monkeypatch):
     import ray
 
@@ -424,6 +428,23 @@ def test_a_big_shared_array_is_put_once_for_every_round(ray_tasks, monkeypatch):
     for level in range(3):  # three funnel levels sharing one matrix
         assert RayExecutor().map(big_sum, [1, 2], (big,), label=f"V{level}", progress=False) == [1, 2]
     assert puts == ["ndarray"]
+
+
+def test_a_big_search_matrix_is_put_once_and_reaches_the_tasks_read_only(ray_tasks, monkeypatch):
+    """A Matrix (search/matrix.py) says how big it is: one put for every round, like a big array."""
+    import ray
+
+    from pipeline.search.matrix import Matrix
+
+    codes = np.arange(1 << 21, dtype=np.uint8).reshape(1 << 11, 1 << 10)  # 2 MB
+    matrix = Matrix(codes, np.full(codes.shape[0], -1, dtype=np.int32), 243)
+    puts = []
+    real_put = ray.put
+    monkeypatch.setattr(ray, "put", lambda value: puts.append(type(value).__name__) or real_put(value))
+    for level in range(3):
+        assert RayExecutor().map(matrix_entry, [1, 2], (matrix,), label=f"V{level}", progress=False) == [
+            (1, False), (2, False)]  # codes[g, g] = (1024 g + g) mod 256
+    assert puts == ["Matrix"]
 
 
 def test_a_task_declaring_more_memory_than_any_node_is_refused_at_once(ray_tasks):

@@ -278,8 +278,8 @@ def check_fits(num_cpus: float, memory: int | None = None) -> None:
 
 
 _REMOTE = None  # the one Ray remote function all fan-outs use (options vary per fan-out)
-_PUT: dict[int, tuple] = {}  # id(array) -> (weak reference, object ref, Ray job): shared arrays put once
-PUT_ONCE_BYTES = 1 << 20  # arrays at least this big are put once per Ray session and reused by later rounds
+_PUT: dict[int, tuple] = {}  # id(value) -> (weak reference, object ref, Ray job): big shared values put once
+PUT_ONCE_BYTES = 1 << 20  # values at least this big are put once per Ray session and reused by later rounds
 
 
 def _remote_task():
@@ -293,13 +293,14 @@ def _remote_task():
 
 
 def _put_once(value):
-    """An object ref for a shared value; a big array already put in this Ray session (a stage's matrix,
-    shared by every funnel level) is not copied into the object store again."""
+    """An object ref for a shared value; a big one already put in this Ray session (a stage's matrix, shared by
+    every funnel level) is not copied into the object store again.  Big: an array, or any value that says
+    how many bytes it holds (`nbytes`, as search/matrix.py's Matrix does), of at least PUT_ONCE_BYTES."""
     import weakref
 
     import ray
 
-    if not isinstance(value, np.ndarray) or value.nbytes < PUT_ONCE_BYTES:
+    if getattr(value, "nbytes", 0) < PUT_ONCE_BYTES:
         return ray.put(value)
     job = ray.get_runtime_context().get_job_id()
     known = _PUT.get(id(value))
@@ -307,7 +308,10 @@ def _put_once(value):
         return known[1]
     key = id(value)
     ref = ray.put(value)
-    _PUT[key] = (weakref.ref(value, lambda _: _PUT.pop(key, None)), ref, job)
+    try:
+        _PUT[key] = (weakref.ref(value, lambda _: _PUT.pop(key, None)), ref, job)
+    except TypeError:  # a value no weak reference can follow is put every round
+        pass
     return ref
 
 
