@@ -260,7 +260,7 @@ def test_top_level_usage_has_no_repeated_line(capsys):
 
 
 def test_split_words_keeps_paths_with_equals_and_slashes():
-    from pipeline.app.commands import split_words
+    from pipeline.app.commands.common import split_words
 
     positional, overrides, legacy = split_words(
         ["runs/a=b/tree.json", "game=mini_nerdle", "game.hard_mode=true", "paths.outputs=/x=y", "+game.x=1",

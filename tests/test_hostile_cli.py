@@ -165,7 +165,7 @@ def test_verify_certificate_workers_are_capped_at_the_cpu_count(tmp_path, capsys
     cpus = os.cpu_count()
     assert err.splitlines()[0] == f"warning: --workers 10000 is more than this machine's {cpus} CPU(s); using {cpus}"
     assert_one_error(code, err, "no certificate.json in", log_lines=True)
-    from pipeline.app.commands import capped_workers
+    from pipeline.app.commands.common import capped_workers
 
     assert capped_workers(1) == 1
 
