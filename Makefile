@@ -1,5 +1,7 @@
 # make run   — create .venv, install, run the main job
-# make test  — create .venv, install, run the whole test suite (FFXIVrdle's tests skip without its lists)
+# make test  — create .venv, install, run the whole test suite (FFXIVrdle's tests skip without its lists); CI runs it
+# make check — the fast part of the suite for developers (≤ 3 min on 2 cores): leaves out the tests marked slow,
+#              cluster or fresh_install, stops at the first failure
 # make test-ffxivrdle SHARED_DATA=<dir>  — only the tests that need FFXIVrdle's lists, read from <dir>/ffxivrdle
 # make browser — Debian's headless Chromium (as root), for the catalogue page's browser test
 # make image — the Ray node image (docker/Dockerfile), IMAGE=wordle-pipeline:local, from a Debian base it makes
@@ -10,7 +12,7 @@ PY := $(VENV)/bin/python
 PYTEST_ARGS ?= --durations=15
 SHARED_DATA ?= $(or $(PIPELINE_SHARED_DATA),../shared/data)
 
-.PHONY: install run test test-install test-ffxivrdle test-docker image bench data-verify data-rebuild data-fetch words \
+.PHONY: install run test check test-install test-ffxivrdle test-docker image bench data-verify data-rebuild data-fetch words \
 	browser clean
 
 $(VENV)/.installed: pyproject.toml
@@ -32,6 +34,9 @@ run: install
 
 test: install
 	$(PY) -m pytest -q -m "not fresh_install and not docker" $(PYTEST_ARGS)
+
+check: install
+	$(PY) -m pytest -q -x -m "not slow and not cluster and not docker and not fresh_install" $(PYTEST_ARGS)
 
 # A bundle checked by a plain pip install in a fresh venv (downloads every dependency: minutes)
 test-install: install

@@ -290,6 +290,7 @@ def test_values_solved_in_a_child_match_the_in_process_ones(game_args, monkeypat
         assert v.depths in opening_depths(game.guesses[g], frozenset(SECRETS), LIMIT)
 
 
+@pytest.mark.slow
 def test_openers_of_a_stored_exact_stage_bring_their_trees_depths(game_args, monkeypatch, tmp_path):
     import numpy as np
 

@@ -37,6 +37,7 @@ def test_bound_against_level_fill():
     assert bound(10**6, 150) == level_fill(10**6, 150)
 
 
+@pytest.mark.slow
 def test_lb2_against_a_budget_is_exact_within_it_and_a_bound_above_it():
     """LB_2 with a budget: exact (Bound of the true most parts) when within the budget, else a lower bound
     above it; the scan that shows "no guess makes more than k_max parts" must not overshoot by one."""
@@ -67,7 +68,11 @@ def subsets(n, rng, count):
     return out
 
 
-@pytest.fixture(params=sorted(GAMES))
+SLOW_GAMES = {"aabb"}  # every subset of its secrets: tens of seconds (make check leaves it out)
+
+
+@pytest.fixture(params=[pytest.param(name, marks=pytest.mark.slow) if name in SLOW_GAMES else name
+                        for name in sorted(GAMES)])
 def game(request):
     secrets, guesses, codes, sog, n_codes = build(request.param)
     min_total, value = brute_min_total(tuple(secrets), guesses)
@@ -255,6 +260,7 @@ def two_speed_matrix():
     return codes, secret_of_guess
 
 
+@pytest.mark.slow
 def test_only_lb3_is_a_floor_for_every_level(monkeypatch):
     import pipeline.search.bounds.lower as bounds
 

@@ -73,6 +73,7 @@ def verified(argv: list[str], capsys) -> str:
 # ---- the folder ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_words_proof_with_an_exclude_file_verifies_from_its_folder_alone(proof, capsys):
     """The lists are written out (excluded words removed from the secrets, kept as guesses) with the checker's
     digests; the check reads them, not the deleted files, and records game.json.gz among the files it read."""
@@ -121,6 +122,7 @@ def test_a_stored_list_edited_is_refused_and_never_verified(proof, capsys):
     assert status(proof).state == UNVERIFIED and out == ""
 
 
+@pytest.mark.slow
 def test_a_mastermind_proof_verifies_from_its_folder_with_no_override(tmp_path, capsys):
     folder = proved(tmp_path, ["game=mastermind", "game.pegs=2", "game.colours=4"])
     assert stored(folder)["lists"]["secrets"]["count"] == 16 and stored(folder)["source"] == "mastermind"

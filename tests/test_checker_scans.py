@@ -145,6 +145,7 @@ def parent_scan_values(seed: int, inside_parent: bool) -> list[int]:
     return [bounds.lb(cands, level)[0] for cands in random_sets(codes.shape[1], seed) for level in (4, 5)]
 
 
+@pytest.mark.slow
 def test_subsets_scanned_inside_their_parent_give_the_same_bounds():
     """LB_3 of a subset D of C counted only over the guesses that split C, by their part count on C (which caps
     theirs on D): LB_4 and LB_5 of random sets as without it."""

@@ -64,9 +64,10 @@ def test_every_row_of_the_table_has_its_archive():
 
 
 @pytest.mark.parametrize("name, verdict", [
-    ("mini_nerdle-normal-g6.tar.gz", "MinTotal = 544 for mini_nerdle (normal mode, at most 6 guesses)"),
-    ("mastermind-normal-unlimited.tar.gz", "MinTotal = 5625 for mastermind (4 pegs, 6 colours) (normal mode, no "
-                                           "guess limit)"),
+    pytest.param("mini_nerdle-normal-g6.tar.gz", "MinTotal = 544 for mini_nerdle (normal mode, at most 6 guesses)",
+                 marks=pytest.mark.slow),
+    pytest.param("mastermind-normal-unlimited.tar.gz", "MinTotal = 5625 for mastermind (4 pegs, 6 colours) (normal "
+                 "mode, no guess limit)", marks=pytest.mark.slow),
     ("mastermind-normal-g4.tar.gz", "no strategy finds every secret within 4 guesses for mastermind (4 pegs, 6 "
                                     "colours) (normal mode)"),
 ])

@@ -1,6 +1,8 @@
 """benchmarks/deep_levels.py: with and without the LB_3 pass, prover and checker give the same V_4 and V_5
 wherever they are within the threshold."""
 
+import pytest
+
 from benchmark_module import load_benchmark
 from pipeline.games.catalog import builtin_game
 from pipeline.feedback.matrix import game_matrix
@@ -8,6 +10,7 @@ from pipeline.proofs.game.answer import game_code_matrix
 from pipeline.proofs.certificates.tree import answer_of
 
 
+@pytest.mark.slow
 def test_one_and_two_passes_agree_within_the_threshold_on_mini_nerdle():
     bench = load_benchmark("deep_levels")
     game = builtin_game("mini_nerdle")
