@@ -1,7 +1,6 @@
 """ApMinTotal against a brute-force MinTotal written from the definition (docs/algorithms.md §3)."""
 
 import functools
-import random
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ from pipeline.games.answer import feedback
 from pipeline.search.apmintotal.value import ApSearch, apmintotal, rank_openers
 from pipeline.search.matrix import Matrix
 from pipeline.search.tree import statistics, verify
+from tests.helpers.words import brute_min_total, random_word_game
 
 
 def make_game(guesses, secrets, alphabet):
@@ -19,27 +19,6 @@ def make_game(guesses, secrets, alphabet):
     index = {w: i for i, w in enumerate(secrets)}
     sog = np.array([index.get(w, -1) for w in guesses], dtype=np.int32)
     return guesses, secrets, codes, sog, 3 ** len(secrets[0])
-
-
-def brute_min_total(guesses, secrets):
-    """MinTotal(S) straight from the definition, with the scalar answering function."""
-
-    @functools.lru_cache(maxsize=None)
-    def min_total(cand):
-        if len(cand) == 1:
-            return 1
-        best = None
-        for g in guesses:
-            classes = {}
-            for s in cand:
-                classes.setdefault(feedback(g, s), []).append(s)
-            if len(classes) < 2:
-                continue  # not useful
-            value = len(cand) + sum(min_total(tuple(c)) for c in classes.values() if c != [g])
-            best = value if best is None else min(best, value)
-        return best
-
-    return min_total(tuple(secrets))
 
 
 HAND_MADE = [
@@ -52,17 +31,7 @@ HAND_MADE = [
 ]
 
 
-def random_game(seed):
-    rng = random.Random(seed)
-    alphabet = "abcd"[: rng.randint(2, 4)]
-    length = rng.randint(2, 4)
-    universe = sorted({"".join(rng.choice(alphabet) for _ in range(length)) for _ in range(40)})
-    secrets = rng.sample(universe, min(len(universe), rng.randint(4, 9)))
-    extra = rng.sample(universe, min(len(universe), rng.randint(0, 5)))
-    return extra, secrets, alphabet
-
-
-@pytest.mark.parametrize("game", HAND_MADE + [random_game(seed) for seed in range(12)])
+@pytest.mark.parametrize("game", HAND_MADE + [random_word_game(seed) for seed in range(12)])
 def test_full_breadth_equals_brute_force(game):
     guesses, secrets, codes, sog, n_codes = make_game(*game)
     expected = brute_min_total(guesses, secrets)
@@ -179,7 +148,7 @@ HARD_BINDS = (["swith", "bunts", "noily", "dumas", "ikans", "bored"],  # hard mo
 
 
 @pytest.mark.parametrize("hard", [False, True])
-@pytest.mark.parametrize("game", HAND_MADE + [HARD_BINDS] + [random_game(seed) for seed in range(12)])
+@pytest.mark.parametrize("game", HAND_MADE + [HARD_BINDS] + [random_word_game(seed) for seed in range(12)])
 def test_narrow_breadth_matches_the_definition(game, hard):
     """Small breadths, where the ranking and the guess lists carried down the search decide the value."""
     from pipeline.feedback.kernel import encode_words
@@ -198,7 +167,7 @@ def test_both_rankings_of_best_n_agree_with_a_scalar_split():
     from pipeline.search.apmintotal.ranking import LOST, MOST, PAIRS, _pair_stats, _rank_by_counting, _rank_from_stats
 
     rng = np.random.default_rng(7)
-    game = random_game(3)
+    game = random_word_game(3)
     guesses, secrets, codes, sog, n_codes = make_game(*game)
     search = ApSearch(Matrix(codes, sog, n_codes), breadth=3)
     ctx = search.ctx

@@ -12,7 +12,7 @@ from pipeline.feedback.matrix import game_matrix
 from pipeline.search.bounds.lower import UNBOUNDED, BoundSolver, bound, k_of_game
 from pipeline.search.bounds.max_parts import NEIGHBOUR_SIZES, max_parts, most_parts_above, parts_index
 from pipeline.search.partition import split_parts
-from test_exact import ALPHABET, GAMES, brute_min_total, build
+from tests.helpers.words import ALPHABET, REPEATED_LETTER_GAMES, brute_min_total_and_value, repeated_letter_game
 
 LEVELS = range(1, 8)
 
@@ -72,10 +72,10 @@ SLOW_GAMES = {"aabb"}  # every subset of its secrets: tens of seconds (make chec
 
 
 @pytest.fixture(params=[pytest.param(name, marks=pytest.mark.slow) if name in SLOW_GAMES else name
-                        for name in sorted(GAMES)])
+                        for name in sorted(REPEATED_LETTER_GAMES)])
 def game(request):
-    secrets, guesses, codes, sog, n_codes = build(request.param)
-    min_total, value = brute_min_total(tuple(secrets), guesses)
+    secrets, guesses, codes, sog, n_codes = repeated_letter_game(request.param)
+    min_total, value = brute_min_total_and_value(tuple(secrets), guesses)
     k_s = k_of_game(codes, n_codes)
     return secrets, guesses, codes, sog, n_codes, k_s, min_total, value
 

@@ -11,18 +11,8 @@ from pipeline.games.answer import colours_to_code, feedback
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver, tree_total
 from pipeline.search.hard_mode import allowed_into, state_after, symbol_counts
 from pipeline.search.matrix import Matrix
-
-ALPHABET = "abcdefghijklmnopqrstuvwxyz"
-# tiny games full of repeated letters; every secret is also a guess
-GAMES = {
-    "eels": (["eerie", "there", "geese", "eases", "sheer", "seers", "tease", "reset"],
-             ["eerie", "there", "geese", "eases", "sheer", "seers", "tease", "reset", "shirt", "trees", "aster"]),
-    "lolly": (["lolly", "hello", "holly", "jolly", "belly", "hills", "jelly"],
-              ["lolly", "hello", "holly", "jolly", "belly", "hills", "jelly", "loyal", "bojhe"]),
-    "aabb": (["aab", "aba", "baa", "abb", "bab", "bba", "abc", "cab", "bca"],
-             ["aab", "aba", "baa", "abb", "bab", "bba", "abc", "cab", "bca", "ccc", "acb"]),
-}
-
+from tests.helpers.words import (ALPHABET, REPEATED_LETTER_GAMES, brute_min_total_and_value, hard_ok,
+                                 repeated_letter_game)
 
 def allowed_mask(encoded: np.ndarray, history) -> np.ndarray:
     """The searches' hard-mode mask (`allowed_into`) over encoded words (n, L) after `history`, a sequence of
@@ -33,57 +23,11 @@ def allowed_mask(encoded: np.ndarray, history) -> np.ndarray:
     return out
 
 
-def build(name):
-    secrets, guesses = GAMES[name]
-    secrets, guesses = sorted(secrets), sorted(set(guesses))
-    codes = code_matrix(encode_words(guesses, ALPHABET), encode_words(secrets, ALPHABET))
-    secret_of_guess = np.array([secrets.index(g) if g in secrets else -1 for g in guesses], dtype=np.int32)
-    return secrets, guesses, codes, secret_of_guess, 3 ** len(secrets[0])
-
-
-def hard_allowed(word, history):
-    """The NYT rule read off the definition, on strings."""
-    for guess, colours in history:
-        if any(c == "2" and word[i] != guess[i] for i, c in enumerate(colours)):
-            return False
-        for letter in set(guess):
-            revealed = sum(1 for i, c in enumerate(colours) if guess[i] == letter and c != "0")
-            if word.count(letter) < revealed:
-                return False
-    return True
-
-
-def brute_min_total(secrets, guesses, hard=False):
-    """MinTotal(C) (and V*(g, C)) straight from the definition, memoised on (C, history constraints)."""
-    @lru_cache(maxsize=None)
-    def min_total(cands, history):
-        if len(cands) == 1:
-            return 1
-        return min(value(g, cands, history) for g in useful(cands, history))
-
-    def useful(cands, history):
-        for g in guesses:
-            if hard and not hard_allowed(g, history):
-                continue
-            if len({feedback(g, s) for s in cands}) >= 2:
-                yield g
-
-    def value(g, cands, history):
-        total = len(cands)
-        for colours in sorted({feedback(g, s) for s in cands}):
-            rest = tuple(s for s in cands if feedback(g, s) == colours)
-            if rest != (g,):
-                total += min_total(rest, history + ((g, colours),) if hard else ())
-        return total
-
-    return min_total, value
-
-
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("name", sorted(REPEATED_LETTER_GAMES))
 @pytest.mark.parametrize("hard", [False, True])
 def test_exact_matches_brute_force(name, hard):
-    secrets, guesses, codes, sog, n_codes = build(name)
-    min_total, value = brute_min_total(tuple(secrets), guesses, hard)
+    secrets, guesses, codes, sog, n_codes = repeated_letter_game(name)
+    min_total, value = brute_min_total_and_value(tuple(secrets), guesses, hard)
     solver = ExactSolver(Matrix(codes, sog, n_codes, encoded_guesses=encode_words(guesses, ALPHABET)), hard_mode=hard,
                          memo_bits=8)
     everyone = np.arange(len(secrets), dtype=np.int32)
@@ -113,7 +57,7 @@ def test_writable_and_read_only_inputs_share_one_compiled_search():
     compilation of the search, about a minute, not two) and finds the same values."""
     from pipeline.search.exact import steps as exact_steps
 
-    secrets, guesses, codes, sog, n_codes = build("eels")
+    secrets, guesses, codes, sog, n_codes = repeated_letter_game("eels")
     words = encode_words(guesses, ALPHABET)
     writable = ExactSolver(Matrix(codes, sog, n_codes, encoded_guesses=words), hard_mode=True, memo_bits=8)
     expected = [writable.guess_value(g) for g in range(len(guesses))]
@@ -126,11 +70,11 @@ def test_writable_and_read_only_inputs_share_one_compiled_search():
     assert codes.flags.writeable  # the caller's array is left as it was
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("name", sorted(REPEATED_LETTER_GAMES))
 def test_budget_cutoff_never_overstates(name):
     """Below the budget a value is exact; at or above it only a lower bound, never above the truth."""
-    secrets, guesses, codes, sog, n_codes = build(name)
-    min_total, _ = brute_min_total(tuple(secrets), guesses)
+    secrets, guesses, codes, sog, n_codes = repeated_letter_game(name)
+    min_total, _ = brute_min_total_and_value(tuple(secrets), guesses)
     truth = min_total(tuple(secrets), ())
     for beta in range(1, truth + 3):
         solver = ExactSolver(Matrix(codes, sog, n_codes), memo_bits=6)
@@ -173,7 +117,7 @@ def test_hard_mode_repeated_letters():
     history = [("geese", "01000"), ("emcee", "00002")]
     mask = allowed_mask(encoded, [(encode(g), code(c)) for g, c in history])
     assert list(mask) == [True, True, True, False, True, True, True]
-    assert list(mask) == [hard_allowed(w, history) for w in words]
+    assert list(mask) == [hard_ok(w, history) for w in words]
 
 
 def test_hard_mode_mask_matches_definition():
@@ -182,7 +126,7 @@ def test_hard_mode_mask_matches_definition():
     for _ in range(40):
         history = [(g, feedback(g, s)) for g, s in zip(rng.choice(WORDS, 2), rng.choice(WORDS, 2))]
         mask = allowed_mask(encoded, [(encode(g), code(c)) for g, c in history])
-        assert list(mask) == [hard_allowed(w, history) for w in WORDS]
+        assert list(mask) == [hard_ok(w, history) for w in WORDS]
 
 
 # ---- random tiny games against an exhaustive search written from the definitions -------------------------
@@ -190,7 +134,7 @@ def test_hard_mode_mask_matches_definition():
 def exhaustive(secrets, guesses, hard=False, max_guesses=None):
     """MinTotal(C) over (candidates, allowed guesses, guesses left), straight from the definition.
 
-    In hard mode the guesses still allowed are filtered response by response with `hard_allowed` (the rule
+    In hard mode the guesses still allowed are filtered response by response with `hard_ok` (the rule
     is a conjunction over responses, so filtering the parent's list is the same as filtering everything);
     a set that cannot be solved within the guesses left is worth IMPOSSIBLE.
     """
@@ -199,7 +143,7 @@ def exhaustive(secrets, guesses, hard=False, max_guesses=None):
 
     @lru_cache(maxsize=None)
     def allowed_after(g, colours):
-        return frozenset(h for h in guesses if hard_allowed(h, [(g, colours)]))
+        return frozenset(h for h in guesses if hard_ok(h, [(g, colours)]))
 
     @lru_cache(maxsize=None)
     def min_total(cands, allowed, left):
@@ -227,7 +171,7 @@ def exhaustive(secrets, guesses, hard=False, max_guesses=None):
     return lambda cands, allowed=tuple(guesses): min_total(tuple(cands), tuple(allowed), max_guesses), value
 
 
-def random_game(seed, n_secrets, n_guesses):
+def random_wordle_game(seed, n_secrets, n_guesses):
     """Random Wordle words: n_guesses guesses, the first n_secrets of them also secrets (sorted lists)."""
     rng = np.random.default_rng(seed)
     guesses = sorted(rng.choice(WORDS, n_guesses, replace=False))
@@ -248,7 +192,7 @@ RANDOM_CASES = [  # (seed, secrets, guesses, hard, max_guesses); sizes keep the 
 
 @pytest.mark.parametrize("seed,n_secrets,n_guesses,hard,max_guesses", RANDOM_CASES)
 def test_random_games_match_exhaustive_search(seed, n_secrets, n_guesses, hard, max_guesses):
-    secrets, guesses, codes, sog = random_game(seed, n_secrets, n_guesses)
+    secrets, guesses, codes, sog = random_wordle_game(seed, n_secrets, n_guesses)
     truth, value = exhaustive(secrets, guesses, hard, max_guesses)
     solver = ExactSolver(Matrix(codes, sog, 243, encoded_guesses=encode_words(guesses, ALPHABET)), hard_mode=hard,
                          max_guesses=max_guesses, memo_bits=10)
@@ -296,7 +240,7 @@ def test_memo_keeps_hard_mode_states_apart():
     truth, _ = exhaustive(secrets, guesses, hard=True)
     members = [s for s in secrets if feedback("eight", s) == "02222"]
     assert len(members) >= 5
-    after_eight = tuple(h for h in guesses if hard_allowed(h, [("eight", "02222")]))
+    after_eight = tuple(h for h in guesses if hard_ok(h, [("eight", "02222")]))
     restricted, free = truth(members, after_eight), truth(members)
     assert restricted > free
     solver = ExactSolver(Matrix(codes, sog, 243, encoded_guesses=encode_words(guesses, ALPHABET)), hard_mode=True,

@@ -18,14 +18,14 @@ from pipeline.proofs.bounds.hard import HardLowerBounds
 from pipeline.search.bounds.lower import BoundSolver, k_of_game
 from pipeline.search.bounds.hard import HardBoundSolver
 from pipeline.search.hard_mode import initial_state
-from tests.test_hard_mode_chain import HARD_BINDS, LIMIT_BINDS, brute_min_total, tiny_game
+from tests.helpers.words import HARD_BINDS, LIMIT_BINDS, binding_game, brute_min_total
 
 GAMES = {"hard_binds": HARD_BINDS, "limit_binds": LIMIT_BINDS}
 LEVELS = (1, 2, 3, 4, 5)
 
 
 def solvers(case):
-    game = tiny_game(case, True, None)
+    game = binding_game(case, True, None)
     codes = game_matrix(game)
     k_s = k_of_game(codes, game.n_codes)
     prover = HardBoundSolver(codes, game.n_codes, k_s, game.encoded_guesses(), secret_of_guess=game.secret_of_guess)

@@ -8,7 +8,6 @@ mode / no limit), so a search that ignores either gives another number.
 """
 
 import json
-from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -16,70 +15,22 @@ import pytest
 from pipeline.config.settings import PROJECT_ROOT
 from pipeline import PipelineError
 from pipeline.feedback.matrix import game_matrix
-from pipeline.games.answer import code_to_colours, feedback
+from pipeline.games.answer import code_to_colours
 from pipeline.games.game import Game
 from pipeline.search.apmintotal.value import ApSearch
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
 from pipeline.search.strategies.greedy import greedy
 from pipeline.search.hard_mode import state_after
 from pipeline.search.matrix import Matrix
-from pipeline.search.tree import paths, statistics, verify
+from pipeline.search.tree import statistics, verify
 from pipeline.search.strategies.valuations import all_combinations
 from pipeline.proofs.certificates.tree import verify_tree_file
+from tests.helpers.words import HARD_BINDS, INF, LIMIT_BINDS, binding_game, brute_min_total, hard_ok
 
-INF = float("inf")
 ORIGINAL_GUESSES = PROJECT_ROOT / "data" / "wordle" / "original_guesses.txt"
 IGHT_ATCH = "batch catch eight fight hatch latch light match might night patch right sight tight watch wight".split()
 
-# secrets, extra guesses, {(hard, limit): MinTotal} (inf: no strategy within the limit)
-HARD_BINDS = (["eight", "hatch", "might", "night", "right", "watch", "wight"],
-              ["swith", "bunts", "noily", "dumas", "ikans", "bored"],
-              {(False, None): 18, (True, None): 19, (True, 4): 19, (False, 3): INF, (True, 3): INF})
-LIMIT_BINDS = (["batch", "fight", "latch", "light", "match", "patch", "sight", "watch"], ["pleon"],
-               {(False, None): 22, (True, None): 22, (False, 5): 22, (False, 4): 23, (True, 4): 23,
-                (False, 3): INF, (True, 3): INF})
 CASES = [(game, hard, limit) for game in (HARD_BINDS, LIMIT_BINDS) for hard, limit in game[2]]
-
-
-def hard_ok(guess: str, rows) -> bool:
-    """NYT hard mode from its statement: greens stay in place, every revealed letter is reused as often."""
-    for word, colours in rows:
-        need = {}
-        for i, (ch, col) in enumerate(zip(word, colours)):
-            if col == "2" and guess[i] != ch:
-                return False
-            if col != "0":
-                need[ch] = need.get(ch, 0) + 1
-        if any(guess.count(ch) < n for ch, n in need.items()):
-            return False
-    return True
-
-
-def brute_min_total(guesses, secrets, hard, limit, rows=()):
-    """Exhaustive MinTotal over every strategy (hard mode after `rows`, guess limit); inf if none finds all in time."""
-    win = "2" * len(secrets[0])
-
-    @lru_cache(maxsize=None)
-    def best(cand, rows, left):
-        if len(cand) == 1:
-            return 1
-        if left <= 1:
-            return INF
-        value = INF
-        for g in guesses:
-            if hard and not hard_ok(g, rows):
-                continue
-            parts = {}
-            for s in cand:
-                parts.setdefault(feedback(g, s), []).append(s)
-            if len(parts) == 1 and g not in cand:
-                continue
-            total = len(cand) + sum(best(tuple(p), tuple(sorted(rows + ((g, c),))) if hard else (), left - 1)
-                                    for c, p in parts.items() if c != win)
-            value = min(value, total)
-        return value
-
-    return best(tuple(secrets), tuple(sorted(rows)), 99 if limit is None else limit)
 
 
 def tree_keeps_rules(tree, hard, limit) -> bool:
@@ -95,21 +46,15 @@ def tree_keeps_rules(tree, hard, limit) -> bool:
     return True
 
 
-def tiny_game(case, hard, limit):
-    secrets, extra, _ = case
-    return Game("tiny", tuple(sorted(set(secrets + extra))), tuple(sorted(secrets)), "abcdefghijklmnopqrstuvwxyz",
-                hard, limit)
-
-
 @pytest.mark.parametrize("case, hard, limit", CASES)
 def test_the_tiny_games_bind_by_brute_force(case, hard, limit):
-    game = tiny_game(case, hard, limit)
+    game = binding_game(case, hard, limit)
     assert brute_min_total(game.guesses, game.secrets, hard, limit) == case[2][hard, limit]
 
 
 @pytest.mark.parametrize("case, hard, limit", CASES)
 def test_apmintotal_full_breadth_is_the_brute_force_optimum(case, hard, limit):
-    game = tiny_game(case, hard, limit)
+    game = binding_game(case, hard, limit)
     codes = game_matrix(game)
     search = ApSearch(Matrix.of_game(codes, game), len(game.guesses), hard_mode=hard, max_guesses=limit)
     result = search.strategy()
@@ -124,7 +69,7 @@ def test_apmintotal_full_breadth_is_the_brute_force_optimum(case, hard, limit):
 
 @pytest.mark.parametrize("case, hard, limit", CASES)
 def test_exact_is_the_brute_force_optimum(case, hard, limit):
-    game = tiny_game(case, hard, limit)
+    game = binding_game(case, hard, limit)
     codes = game_matrix(game)
     solver = ExactSolver(Matrix.of_game(codes, game), hard_mode=hard, max_guesses=limit)
     value, _ = solver.min_total()
@@ -138,7 +83,7 @@ def test_exact_is_the_brute_force_optimum(case, hard, limit):
 def test_one_memo_serves_different_hard_mode_states():
     """The same candidate set is worth more after a response that restricts hard mode: a memo keyed by
     the set alone would hand the second search the first one's value."""
-    game = tiny_game(HARD_BINDS, True, None)
+    game = binding_game(HARD_BINDS, True, None)
     codes = game_matrix(game)
     matrix = Matrix.of_game(codes, game)
     exact = ExactSolver(matrix, hard_mode=True)
@@ -162,7 +107,7 @@ def test_one_memo_serves_different_hard_mode_states():
 
 @pytest.mark.parametrize("case", [HARD_BINDS, LIMIT_BINDS])
 def test_greedy_trees_keep_hard_mode(case):
-    game = tiny_game(case, True, None)
+    game = binding_game(case, True, None)
     codes = game_matrix(game)
     for combination in all_combinations()[::7]:
         result = greedy(Matrix.of_game(codes, game), combination, arithmetic="exact", hard_mode=True)
@@ -281,7 +226,7 @@ def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
     otherwise a lower bound above ub; with a lower ub every opener is shown worse, never better than it is."""
     from pipeline.search.bounds.closure import ClassSolvers, close_opener, opener_classes
 
-    game = tiny_game(case, hard, limit)
+    game = binding_game(case, hard, limit)
     codes = game_matrix(game)
     left = None if limit is None else limit - 1
     matrix = Matrix.of_game(codes, game)

@@ -23,7 +23,8 @@ from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.objective import depth_lower_bound, least_limit
 from pipeline.search.tree import statistics, verify
 from pipeline.stages import exact, upper_bound
-from tests.test_hard_mode_chain import HARD_BINDS, INF, LIMIT_BINDS, hard_ok, tiny_game, tree_keeps_rules
+from tests.helpers.words import HARD_BINDS, INF, LIMIT_BINDS, binding_game, hard_ok
+from tests.test_hard_mode_chain import tree_keeps_rules
 
 
 def pareto(pairs):
@@ -80,7 +81,7 @@ TINY = [(case, hard, limit) for case in (HARD_BINDS, LIMIT_BINDS, TRADES) for ha
 
 @pytest.mark.parametrize("case, hard, limit", TINY)
 def test_exact_max_then_total_is_the_brute_force_per_opener(case, hard, limit):
-    game = tiny_game(case, hard, limit)
+    game = binding_game(case, hard, limit)
     fronts = brute_fronts(game.guesses, game.secrets, feedback, hard)
     if (hard, limit) in case[2]:  # the front agrees with the MinTotal brute force of test_hard_mode_chain
         assert min_total(fronts(), limit) == (None if case[2][hard, limit] == INF else case[2][hard, limit])
@@ -102,7 +103,7 @@ def test_exact_max_then_total_is_the_brute_force_per_opener(case, hard, limit):
 
 @pytest.mark.parametrize("case, hard, limit", TINY)
 def test_apmintotal_full_breadth_max_then_total_is_the_brute_force(case, hard, limit):
-    game = tiny_game(case, hard, limit)
+    game = binding_game(case, hard, limit)
     fronts = brute_fronts(game.guesses, game.secrets, feedback, hard)
     codes = game_matrix(game)
     openers = list(range(len(game.guesses)))
@@ -120,7 +121,7 @@ def test_apmintotal_full_breadth_max_then_total_is_the_brute_force(case, hard, l
 def test_the_objectives_differ_on_a_tiny_game():
     """TRADES: Total and the worst case trade off for the game and for the opener POUND, so a search that
     ignores the objective gives other numbers."""
-    game = tiny_game(TRADES, False, None)
+    game = binding_game(TRADES, False, None)
     fronts = brute_fronts(game.guesses, game.secrets, feedback, False)
     assert fronts() == ((3, 19), (4, 18)) and fronts("pound") == ((4, 25), (5, 24))
     codes = game_matrix(game)

@@ -25,7 +25,7 @@ from pipeline.proofs.certificates.optimal import CertificateError, verify_certif
 from pipeline.proofs.certificates.leaderboard import verify_leaderboard
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
 from pipeline.search.matrix import Matrix
-from test_hard_mode_chain import INF, LIMIT_BINDS, brute_min_total, tiny_game as limit_game
+from tests.helpers.words import INF, LIMIT_BINDS, binding_game as limit_game, brute_min_total
 from test_leaderboard import board, tiny_game  # noqa: F401  (fixtures: a tiny game's leaderboard with a tie)
 from test_proofs_checker import mini_proof, tampered  # noqa: F401  (fixture: the real Mini Nerdle proof)
 

@@ -12,8 +12,7 @@ from pipeline.search.bounds.lower import BoundSolver, k_of_game
 from pipeline.search.bounds.hard import HardBoundSolver
 from pipeline.search.matrix import Matrix
 from benchmark_module import load_benchmark
-from test_exact import build
-from test_hard_mode_chain import HARD_BINDS, tiny_game
+from tests.helpers.words import HARD_BINDS, binding_game, repeated_letter_game
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +69,7 @@ def test_stage_stops_like_the_lower_bound_stage(projection):
 
 @pytest.mark.parametrize("name", ["eels", "aabb"])
 def test_a_sample_of_every_opener_climbs_like_the_full_funnel(projection, name):
-    secrets, guesses, codes, sog, n_codes = build(name)
+    secrets, guesses, codes, sog, n_codes = repeated_letter_game(name)
     k_s = k_of_game(codes, n_codes)
     everyone = np.arange(len(guesses), dtype=np.int32)
     v3 = BoundSolver(codes, sog, n_codes, k_s).opener_values(everyone, 3)[0]
@@ -89,7 +88,7 @@ def test_a_sample_of_every_opener_climbs_like_the_full_funnel(projection, name):
 def test_in_hard_mode_the_climb_takes_the_hard_bounds_from_hard_from_on(projection):
     """On a game where hard mode binds, each level's survivors are those of the hard-mode bounds (normal-mode
     ones before hard_from); the normal-mode bounds alone climb differently, so the rule is not ignored."""
-    game = tiny_game(HARD_BINDS, True, None)
+    game = binding_game(HARD_BINDS, True, None)
     codes = game_matrix(game)
     k_s = k_of_game(codes, game.n_codes)
     everyone = np.arange(len(game.guesses), dtype=np.int32)

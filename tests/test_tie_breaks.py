@@ -10,7 +10,8 @@ import pytest
 from pipeline.games.answer import feedback
 from pipeline.search.apmintotal.value import apmintotal, rank_openers
 from pipeline.search.matrix import Matrix
-from test_apmintotal import HAND_MADE, brute_min_total, make_game, random_game
+from test_apmintotal import HAND_MADE, make_game
+from tests.helpers.words import brute_min_total, random_word_game
 
 
 def scalar_ranking(guesses, secrets):
@@ -48,7 +49,7 @@ def test_ranking_and_opener_follow_the_documented_tie_breaks():
 def test_max_size_split_ranking_follows_the_scalar_order():
     """ranking="MaxSizeSplit" (the authors' earlier code): (most parts, in the set, smallest largest part, index)."""
     differs = False
-    for game in HAND_MADE + [random_game(seed) for seed in (158, 240, 258)]:  # seeds where the two keys differ
+    for game in HAND_MADE + [random_word_game(seed) for seed in (158, 240, 258)]:  # seeds where the two keys differ
         guesses, secrets, codes, sog, n_codes = make_game(*game)
 
         def key(i):

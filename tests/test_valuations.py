@@ -6,7 +6,6 @@ order they first appear, and the paper's Table 1 on original Wordle.
 """
 
 import math
-import random
 from fractions import Fraction
 
 import numpy as np
@@ -18,6 +17,7 @@ from pipeline.search.matrix import Matrix
 from pipeline.search.strategies.greedy import greedy
 from pipeline.search.tree import verify
 from pipeline import PipelineError
+from tests.helpers.words import random_word_game
 from pipeline.search.strategies.valuations import (INFO_BITS,
     VALUATIONS,
     all_combinations,
@@ -85,13 +85,7 @@ def reference_greedy_total(guesses, secrets, combination, key=reference_key):
     return total(list(secrets), 1)
 
 
-def random_game(seed):
-    rng = random.Random(seed)
-    alphabet = "abcde"[: rng.randint(2, 5)]
-    length = rng.randint(3, 5)
-    universe = sorted({"".join(rng.choice(alphabet) for _ in range(length)) for _ in range(60)})
-    secrets = rng.sample(universe, min(len(universe), rng.randint(5, 12)))
-    return rng.sample(universe, min(len(universe), 8)), secrets, alphabet
+LARGER_GAMES = dict(letters="abcde", lengths=(3, 5), draws=60, n_secrets=(5, 12), n_extra=8)  # random_word_game's
 
 
 def test_names_and_combinations():
@@ -116,7 +110,7 @@ def test_information_ties_are_exact():
 
 
 def test_values_match_definitions():
-    guesses, secrets, codes, sog, n_codes = make_game(*random_game(3))
+    guesses, secrets, codes, sog, n_codes = make_game(*random_word_game(3, **LARGER_GAMES))
     cand = np.arange(len(secrets))
     vals = values(codes, sog, n_codes, cand)
     for g, word in enumerate(guesses):
@@ -135,7 +129,7 @@ def test_values_match_definitions():
 
 
 def test_paper_values_match_the_float_reference():
-    guesses, secrets, codes, sog, n_codes = make_game(*random_game(4))
+    guesses, secrets, codes, sog, n_codes = make_game(*random_word_game(4, **LARGER_GAMES))
     cand = np.arange(len(secrets))
     vals = values(codes, sog, n_codes, cand, arithmetic="paper")
     assert vals.dtype == np.float64
@@ -158,7 +152,7 @@ def test_paper_terms_are_the_python_floats():
 @pytest.mark.parametrize("arithmetic", ["exact", "paper"])
 @pytest.mark.parametrize("seed", range(3))
 def test_greedy_matches_reference_for_every_combination(seed, arithmetic):
-    guesses, secrets, codes, sog, n_codes = make_game(*random_game(seed))
+    guesses, secrets, codes, sog, n_codes = make_game(*random_word_game(seed, **LARGER_GAMES))
     key = reference_key if arithmetic == "exact" else paper_key
     for combination in all_combinations():
         result = greedy(Matrix(codes, sog, n_codes), combination, arithmetic=arithmetic)
@@ -170,7 +164,7 @@ def test_greedy_matches_reference_for_every_combination(seed, arithmetic):
 
 
 def test_greedy_rejects_bad_combination_and_arithmetic():
-    guesses, secrets, codes, sog, n_codes = make_game(*random_game(0))
+    guesses, secrets, codes, sog, n_codes = make_game(*random_word_game(0, **LARGER_GAMES))
     with pytest.raises(ValueError, match="unknown valuation"):
         greedy(Matrix(codes, sog, n_codes), "Entropy")
     with pytest.raises(ValueError, match="unknown arithmetic 'float'; use one of paper, exact"):
