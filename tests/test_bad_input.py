@@ -16,6 +16,7 @@ import pytest
 
 from pipeline.app.commands import main
 from pipeline.config.settings import PROJECT_ROOT
+from tests.helpers.cli import run_cli
 
 WORDS = ["crane", "slate", "trace", "crate", "plane", "shine", "brick", "flute"]
 
@@ -273,11 +274,6 @@ def test_split_words_keeps_paths_with_equals_and_slashes():
 # ---- the cases that used to hang: a real process with a timeout --------------------------------------------------
 
 
-def run_cli(*args, outputs, timeout=120):
-    return subprocess.run([sys.executable, "-m", "pipeline", f"paths.outputs={outputs}", *args],
-                          capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=timeout)
-
-
 @pytest.mark.parametrize("setting,message", [
     ("ray.num_cpus=0", "ray.num_cpus must be at least 1, got 0"),
     ("ray.max_in_flight=0", "ray.max_in_flight must be at least 1, got 0"),
@@ -286,7 +282,7 @@ def run_cli(*args, outputs, timeout=120):
 ])
 def test_settings_that_used_to_hang_fail_at_once(setting, message, tmp_path):
     outputs = tmp_path / "outputs"
-    proc = run_cli("stage=upper_bound", *MINI, setting, outputs=outputs)
+    proc = run_cli(f"paths.outputs={outputs}", "stage=upper_bound", *MINI, setting, timeout=120)
     assert_one_error(proc.returncode, proc.stderr, message)
     assert nothing_written(outputs)
 

@@ -14,6 +14,7 @@ from pipeline.games.answer import Answering
 from pipeline.games.catalog import builtin_game
 from pipeline.games.encoding import encode_words
 from pipeline.proofs.game import answer as checker
+from tests.helpers.cli import run_cli
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
@@ -146,7 +147,7 @@ def test_bad_game_settings(overrides, message):
 # ---- exact values against brute force ------------------------------------------------------------------------
 
 
-def brute_min_total(words, respond, secrets=None):
+def brute_min_total_by_respond(words, respond, secrets=None):
     """MinTotal of `secrets` (default: all words) over every strategy, by plain recursion (tiny games only).
     Two shortcuts that change no value: guesses leaving the same classes to solve are valued once, and a guess
     reaching 2n - 1 ends the search of n candidates (each secret takes a guess, only one is won by the first)."""
@@ -192,7 +193,7 @@ def test_exact_search_matches_brute_force(game, overrides, sample):
     cands = np.arange(len(g.secrets), dtype=np.int32)
     if sample:
         cands = np.sort(np.random.default_rng(5).choice(cands, sample, replace=False)).astype(np.int32)
-    expected = brute_min_total(g.guesses, g.answering.response, tuple(g.secrets[i] for i in cands))
+    expected = brute_min_total_by_respond(g.guesses, g.answering.response, tuple(g.secrets[i] for i in cands))
     assert ExactSolver(Matrix(codes, g.secret_of_guess, g.n_codes)).min_total(cands)[0] == expected
     checker_codes = checker.game_code_matrix(g.guesses, g.secrets, g.alphabet, g.answer)
     solver = CheckerExact(checker_codes, checker.symbols(g.guesses, g.alphabet), g.guess_of_secret, g.n_codes,
@@ -213,7 +214,7 @@ def test_upper_bound_tree_replays_with_peg_answers():
     tree = result.tree(list(g.guesses), g.answering.text)
     assert all(k.endswith("W") and "B" in k for k in tree.children)
     assert verify(tree, g.guesses, g.secrets, g.answering.response) == result.total == statistics(tree)["total"]
-    assert result.total >= brute_min_total(g.secrets, g.answering.response)
+    assert result.total >= brute_min_total_by_respond(g.secrets, g.answering.response)
 
 
 # ---- the whole proof and the checker -------------------------------------------------------------------------
@@ -241,19 +242,9 @@ def test_prove_small_mastermind_and_verify(tmp_path, ray_session):
 # ---- the assistant -------------------------------------------------------------------------------------------
 
 
-def run_cli(*args, stdin=""):
-    import subprocess
-    import sys
-
-    from pipeline.config.settings import PROJECT_ROOT
-
-    return subprocess.run([sys.executable, "-m", "pipeline", *args, "tree=none"], input=stdin, capture_output=True,
-                          text=True, cwd=PROJECT_ROOT, timeout=300)
-
-
 def test_play_mastermind_bad_input_keeps_the_session():
     lines = ["1173 1b", "112 1b", "3B1W", "1122 2b3w", "1122 1b1w", "list"]
-    run = run_cli("play", "game=mastermind", stdin="\n".join(lines) + "\n")
+    run = run_cli("play", "game=mastermind", "tree=none", stdin="\n".join(lines) + "\n")
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "error: '1173' uses '7', not in mastermind's symbols '123456'" in out
@@ -266,14 +257,14 @@ def test_play_mastermind_bad_input_keeps_the_session():
 
 
 def test_play_bulls_and_cows_refuses_repeated_digits():
-    run = run_cli("play", "game=bulls_and_cows", "game.length=3", stdin="112 1b\n012 1b1c\n")
+    run = run_cli("play", "game=bulls_and_cows", "game.length=3", "tree=none", stdin="112 1b\n012 1b1c\n")
     assert "error: '112' repeats a digit" in run.stdout
     left = sum(1 for s in builtin_game("bulls_and_cows", length=3).secrets if pegs.bulls_and_cows("012", s) == (1, 1))
     assert f"012 1B1C\ncandidates: {left} of 720 left" in run.stdout
 
 
 def test_solve_mastermind():
-    run = run_cli("solve", "game=mastermind", "secret=3456")
+    run = run_cli("solve", "game=mastermind", "secret=3456", "tree=none")
     assert run.returncode == 0, run.stderr
     rows = [line.split() for line in run.stdout.splitlines() if len(line.split()) == 2 and line[0].isdigit()]
     assert rows[-1] == ["3456", "4B0W"]

@@ -15,15 +15,9 @@ import pytest
 from pipeline.config.settings import PROJECT_ROOT, GameConfig, WordListConfig
 from pipeline import PipelineError
 from pipeline.games.digest import sorted_sha256
+from tests.helpers.cli import run_cli
 
 PYPROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())
-
-
-def run_cli(*args, cwd, env=None):
-    """`python -m pipeline ...` from `cwd`, importing this checkout's code."""
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=600)
 
 
 def one_error_line(proc) -> str:
@@ -56,7 +50,7 @@ def test_package_data_covers_every_config_and_list(package, folder):
 
 
 def test_default_outputs_are_in_the_working_directory(tmp_path):
-    proc = run_cli("stage=feedback", "game=mini_nerdle", "progress=false", cwd=tmp_path)
+    proc = run_cli("stage=feedback", "game=mini_nerdle", "progress=false", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr
     last = Path(proc.stdout.strip().splitlines()[-1])
     assert last.parent == tmp_path / "outputs" / "feedback" and (last / "matrix.parquet").is_file()
@@ -103,7 +97,7 @@ def test_installed_copy_runs_from_an_empty_folder(tmp_path):
 
 def test_fetch_offline_is_one_error_line_and_writes_nothing(tmp_path):
     proc = run_cli("data", "fetch", "ffxivrdle", f"paths.shared_data={tmp_path / 'shared'}",
-                   "game.secrets.url=http://127.0.0.1:9/answers.txt", cwd=PROJECT_ROOT)
+                   "game.secrets.url=http://127.0.0.1:9/answers.txt", cwd=PROJECT_ROOT, timeout=600)
     line = one_error_line(proc)
     assert "could not download http://127.0.0.1:9/answers.txt" in line
     assert f"{tmp_path}/shared/ffxivrdle/answers.txt" in line and not (tmp_path / "shared").exists()
@@ -111,7 +105,7 @@ def test_fetch_offline_is_one_error_line_and_writes_nothing(tmp_path):
 
 def test_ffxivrdle_without_its_lists_is_one_error_line_naming_the_fetch_command(tmp_path):
     proc = run_cli("stage=feedback", "game=ffxivrdle", f"paths.outputs={tmp_path / 'out'}", cwd=PROJECT_ROOT,
-                   env={"PIPELINE_SHARED_DATA": str(tmp_path / "none")})
+                   env={"PIPELINE_SHARED_DATA": str(tmp_path / "none")}, timeout=600)
     line = one_error_line(proc)
     assert f"list not found: {tmp_path}/none/ffxivrdle/answers.txt" in line
     assert "python -m pipeline data fetch ffxivrdle" in line
@@ -161,7 +155,7 @@ def test_fetch_ffxivrdle_checks_the_pinned_digests(tmp_path):
     here = game_config("ffxivrdle")
     proc = run_cli("data", "fetch", "ffxivrdle", f"paths.shared_data={tmp_path}",
                    f"game.secrets.url={Path(here.secrets.path).as_uri()}",
-                   f"game.guesses.url={Path(here.guesses.path).as_uri()}", cwd=PROJECT_ROOT)
+                   f"game.guesses.url={Path(here.guesses.path).as_uri()}", cwd=PROJECT_ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("fetched: ") == 2
     fetched = game_config("ffxivrdle", secrets={"path": str(tmp_path / "ffxivrdle" / "answers.txt")},
