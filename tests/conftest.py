@@ -63,6 +63,14 @@ def mini_nerdle_store(tmp_path_factory, ray_session):
     return ArtifactStore(outputs)
 
 
+@pytest.fixture(scope="module")
+def mini_nerdle():
+    """The built-in Mini Nerdle game, loaded once per test module."""
+    from pipeline.games.catalog import builtin_game
+
+    return builtin_game("mini_nerdle")
+
+
 @pytest.fixture
 def outputs(tmp_path):
     return tmp_path / "outputs"

@@ -28,11 +28,6 @@ def pipeline(*args, stdin="", outputs=None):
                           text=True, cwd=PROJECT_ROOT, timeout=300, env=env)
 
 
-@pytest.fixture(scope="module")
-def mini():
-    return builtin_game("mini_nerdle")
-
-
 @pytest.fixture
 def word_list(tmp_path):
     path = tmp_path / "words.txt"
@@ -83,9 +78,9 @@ def test_lines():
 # ---- the session ---------------------------------------------------------------------------------------------
 
 
-def test_session_candidates_undo_reset(mini):
-    session = Session(Strategy(mini))
-    secret = mini.secrets[123]
+def test_session_candidates_undo_reset(mini_nerdle):
+    session = Session(Strategy(mini_nerdle))
+    secret = mini_nerdle.secrets[123]
     rows = play_out(session, secret)
     assert session.solved and rows[-1] == (secret, "222222")
     for guess, colours in rows[:-1]:  # every row kept exactly the secrets that answer it so
@@ -96,7 +91,7 @@ def test_session_candidates_undo_reset(mini):
     with pytest.raises(InputError, match="hard mode|not an allowed guess"):
         session.play("1+1=02", "000000")
     session.reset()
-    assert len(session.candidates) == len(mini.secrets)
+    assert len(session.candidates) == len(mini_nerdle.secrets)
     with pytest.raises(InputError, match="nothing to undo"):
         session.undo()
 
@@ -111,8 +106,8 @@ def test_every_secret_is_solved_and_hard_mode_is_kept():
             assert hard_mode_allowed(guess, rows[:k]), (secret, rows)
 
 
-def test_suggestion_rules(mini):
-    session = Session(Strategy(mini))
+def test_suggestion_rules(mini_nerdle):
+    session = Session(Strategy(mini_nerdle))
     first = session.suggestion()
     assert first.source == "published" and first.word == "4*7=28" and first.chance == pytest.approx(1 / 206)
     secret = "16/2=8"  # greedy play leaves it tied with 10-2=8: two candidates, not yet solved
@@ -141,23 +136,23 @@ def write_tree(outputs, game, first: str, key="fake0001", hard_mode=False):
 
 
 @pytest.fixture(scope="module")
-def tree_outputs(tmp_path_factory, mini):
+def tree_outputs(tmp_path_factory, mini_nerdle):
     outputs = tmp_path_factory.mktemp("trees") / "outputs"
-    write_tree(outputs, mini, mini.guesses[0])
+    write_tree(outputs, mini_nerdle, mini_nerdle.guesses[0])
     return outputs
 
 
-def test_tree_files_are_checked(tree_outputs, mini, word_list):
+def test_tree_files_are_checked(tree_outputs, mini_nerdle, word_list):
     path = tree_outputs / "upper_bound" / "fake0001" / "tree.json"
-    assert load_tree_file(path, mini).tree.guess == mini.guesses[0]
+    assert load_tree_file(path, mini_nerdle).tree.guess == mini_nerdle.guesses[0]
     with pytest.raises(PipelineError, match="other word lists"):
         load_tree_file(path, builtin_game("mini_nerdle", hard_mode=True))
     with pytest.raises(PipelineError, match="not found"):
-        load_tree_file(tree_outputs / "nope.json", mini)
+        load_tree_file(tree_outputs / "nope.json", mini_nerdle)
 
 
-def test_play_follows_the_tree_then_greedy(tree_outputs, mini):
-    opener = mini.guesses[0]
+def test_play_follows_the_tree_then_greedy(tree_outputs, mini_nerdle):
+    opener = mini_nerdle.guesses[0]
     secret = "28/7=4"
     lines = f"{opener} {feedback(opener, secret)}\nundo\n4*7=28 {feedback('4*7=28', secret)}\nquit\n"
     proc = pipeline("play", "game=mini_nerdle", stdin=lines, outputs=tree_outputs)
@@ -171,23 +166,23 @@ def test_play_follows_the_tree_then_greedy(tree_outputs, mini):
     assert "(strategy tree)" not in suggests[3]  # 4*7=28 leaves the tree: greedy from here
     # hard mode is a different game: the tree does not apply
     assert find_tree(builtin_game("mini_nerdle", hard_mode=True), tree_outputs) is None
-    assert find_tree(mini, tree_outputs).label == "upper_bound/fake0001"
+    assert find_tree(mini_nerdle, tree_outputs).label == "upper_bound/fake0001"
 
 
-def test_solve_uses_the_tree(tree_outputs, mini):
+def test_solve_uses_the_tree(tree_outputs, mini_nerdle):
     proc = pipeline("solve", "game=mini_nerdle", "secret=28/7=4", outputs=tree_outputs)
     assert proc.returncode == 0, proc.stderr
     rows = proc.stdout.splitlines()[1:-1]
-    assert rows[0].split()[0] == mini.guesses[0] and rows[-1] == "28/7=4 222222"
+    assert rows[0].split()[0] == mini_nerdle.guesses[0] and rows[-1] == "28/7=4 222222"
     assert proc.stdout.splitlines()[-1] == f"solved in {len(rows)} guesses"
 
 
 # ---- the command line ----------------------------------------------------------------------------------------
 
 
-def test_play_a_full_game_to_a_win(mini, tmp_path):
-    secret = mini.secrets[57]
-    rows = play_out(Session(Strategy(mini)), secret)
+def test_play_a_full_game_to_a_win(mini_nerdle, tmp_path):
+    secret = mini_nerdle.secrets[57]
+    rows = play_out(Session(Strategy(mini_nerdle)), secret)
     stdin = "".join(f"{g} {c}\n" for g, c in rows[:-1]) + "222222\n"  # the last row: colours alone
     proc = pipeline("play", "game=mini_nerdle", "tree=none", stdin=stdin, outputs=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -246,7 +241,7 @@ def test_wordle_explains_repeated_letters_and_enforces_hard_mode(tmp_path):
     assert "note: a yellow E after a grey E cannot happen" in out
 
 
-def test_solve_command(tmp_path, mini):
+def test_solve_command(tmp_path, mini_nerdle):
     proc = pipeline("solve", "game=mini_nerdle", "secret=28/7=4", "tree=none", outputs=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()

@@ -15,7 +15,7 @@ LOCAL = "ray.executor=local"  # in this process: no Ray start-up for a tiny game
 
 
 @pytest.fixture
-def mini(run_pipeline):
+def run_mini_nerdle(run_pipeline):
     """run a stage on Mini Nerdle in this process; returns (artifact, its result line)."""
 
     def run(stage, *overrides):
@@ -25,8 +25,8 @@ def mini(run_pipeline):
     return run
 
 
-def test_prove_line_states_the_proven_value_funnel_and_check_command(mini):
-    artifact, line = mini("prove")
+def test_prove_line_states_the_proven_value_funnel_and_check_command(run_mini_nerdle):
+    artifact, line = run_mini_nerdle("prove")
     certificate = artifact.read_json("certificate.json")
     funnel = Path(artifact.manifest["inputs"]["lower_bound"]["path"])
     levels = json.loads((funnel / "summary.json").read_text())["funnel"]
@@ -39,33 +39,33 @@ def test_prove_line_states_the_proven_value_funnel_and_check_command(mini):
     assert "verified" not in line
 
 
-def test_upper_and_lower_bound_lines_state_their_results(mini):
-    artifact, line = mini("upper_bound")
+def test_upper_and_lower_bound_lines_state_their_results(run_mini_nerdle):
+    artifact, line = run_mini_nerdle("upper_bound")
     summary = artifact.read_json("summary.json")
     assert line == (f"upper_bound: upper bound {summary['ub']} ({summary['expected']:.3f} per secret, at most "
                     f"{summary['max_guesses']} guesses) with opener {summary['opener']}; "
                     f"{summary['openers_tried']} openers tried ({summary['method']})")
     assert summary["ub"] == 544
-    artifact, line = mini("lower_bound", "stage.ub=544")
+    artifact, line = run_mini_nerdle("lower_bound", "stage.ub=544")
     summary = artifact.read_json("summary.json")
     assert line == ("lower_bound: funnel " + " → ".join(str(f["survivors"]) for f in summary["funnel"])
                     + " against UB 544; survivors 4*7=28")
 
 
-def test_exact_heuristics_openers_feedback_lines_state_their_headlines(mini):
-    artifact, line = mini("exact", 'stage.openers=["4*7=28"]')
+def test_exact_heuristics_openers_feedback_lines_state_their_headlines(run_mini_nerdle):
+    artifact, line = run_mini_nerdle("exact", 'stage.openers=["4*7=28"]')
     row = artifact.manifest["summary"]["results"][0]
     assert row["total"] == 544
     assert line == f"exact: 4*7=28 544 ({row['expected']:.3f} per secret, at most {row['max_guesses']} guesses)"
-    artifact, line = mini("heuristics", "stage.combinations=[MostParts]")
+    artifact, line = run_mini_nerdle("heuristics", "stage.combinations=[MostParts]")
     s = artifact.manifest["summary"]
     assert line == (f"heuristics: best total {s['best_total']} by MostParts (opener {s['best_opener']}), "
                     f"1 of 1 combinations at best")
-    artifact, line = mini("openers")
+    artifact, line = run_mini_nerdle("openers")
     s = artifact.manifest["summary"]
     assert line.startswith(f"openers: best by information {s['best_by_bits']} ({s['best_bits']} bits)")
     assert line.endswith(f"{s['openers']} openers over 206 secrets")
-    artifact, line = mini("feedback")
+    artifact, line = run_mini_nerdle("feedback")
     assert line == f"feedback: code matrix 206 guesses × 206 secrets ({artifact.manifest['summary']['dtype']})"
 
 
@@ -83,8 +83,8 @@ def test_a_proof_with_many_optimal_openers_names_five_on_its_one_line():
     assert " by 1111, 1112, 1113, 1114, 1115; funnel" in headline(summary, "/out/prove/k")
 
 
-def test_blindfold_line_states_f_star_and_its_bound(mini):
-    artifact, line = mini("blindfold")
+def test_blindfold_line_states_f_star_and_its_bound(run_mini_nerdle):
+    artifact, line = run_mini_nerdle("blindfold")
     s = artifact.manifest["summary"]
     verdict = "proven optimal" if s["proven_optimal"] else "not proven optimal"
     assert line == (f"blindfold: f* = {s['f_star']}, lower bound {s['lower_bound']}: {verdict}; guesses "
@@ -92,9 +92,9 @@ def test_blindfold_line_states_f_star_and_its_bound(mini):
     assert len(s["guesses"]) == s["f_star"]
 
 
-def test_a_skipped_stage_prints_the_same_line(mini):
-    first = mini("feedback")[1]
-    assert mini("feedback")[1] == first
+def test_a_skipped_stage_prints_the_same_line(run_mini_nerdle):
+    first = run_mini_nerdle("feedback")[1]
+    assert run_mini_nerdle("feedback")[1] == first
 
 
 def test_the_cli_prints_the_line_then_the_folder_last(tmp_path):

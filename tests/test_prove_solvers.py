@@ -23,7 +23,7 @@ def empty_cache():
     worker_cache.forget()
 
 
-def mini(hard: bool):
+def mini_nerdle_matrix(hard: bool):
     game = builtin_game("mini_nerdle", hard_mode=hard)
     return game, game_matrix(game)
 
@@ -53,7 +53,7 @@ def class_jobs(game, codes, opener):
 
 @pytest.mark.parametrize("hard", [False, True])
 def test_reused_solvers_give_the_bounds_of_new_ones(hard):
-    game, codes = mini(hard)
+    game, codes = mini_nerdle_matrix(hard)
     shared = shared_of(game, codes)
     matrix, settings = shared
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"]) + class_jobs(game, codes, game.guess_index["10-9=1"])
@@ -70,7 +70,7 @@ def test_reused_solvers_give_the_bounds_of_new_ones(hard):
 
 
 def test_solvers_are_built_once_per_matrix_and_emptied_after_each_task(monkeypatch):
-    game, codes = mini(False)
+    game, codes = mini_nerdle_matrix(False)
     monkeypatch.setattr(worker_cache, "SMALL_ARRAY", 0)  # name every array by its buffer, as a big matrix is
     shared = shared_of(game, codes)
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"])
@@ -86,7 +86,7 @@ def test_solvers_are_built_once_per_matrix_and_emptied_after_each_task(monkeypat
 
 
 def test_fan_out_tasks_drops_the_cache_of_this_process():
-    game, codes = mini(False)
+    game, codes = mini_nerdle_matrix(False)
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"])[:4]
     ctx = SimpleNamespace(fan_out=lambda fn, items, shared, label: [fn(item, *shared) for item in items])
     results = prove.fan_out_tasks(ctx, prove.class_task, jobs, shared_of(game, codes), "test")

@@ -10,7 +10,6 @@ import pytest
 
 from pipeline.formats.trees import FormatError, from_olson, from_selby, sniff, to_olson, to_selby
 from pipeline.artifacts.tree_svg import shown_tree, tree_svg
-from pipeline.games.catalog import builtin_game
 from pipeline.search.tree import Tree, from_json, statistics, to_json, to_text, verify
 from test_bad_input import assert_one_error, fresh_console, run_main  # noqa: F401 (in-process CLI, log reset)
 
@@ -30,13 +29,8 @@ def split_tree(game, opener: str, candidates: list[str]) -> Tree:
 
 
 @pytest.fixture(scope="module")
-def mini():
-    return builtin_game("mini_nerdle")
-
-
-@pytest.fixture(scope="module")
-def mini_tree(mini):
-    return split_tree(mini, "4*7=28", list(mini.secrets))
+def mini_tree(mini_nerdle):
+    return split_tree(mini_nerdle, "4*7=28", list(mini_nerdle.secrets))
 
 
 def body_of(tree: Tree, game) -> dict:
@@ -102,18 +96,18 @@ def test_selby_refuses_responses_that_are_not_colours():
 
 
 @pytest.mark.parametrize("form", ["selby", "olson", "json", "text"])
-def test_mini_nerdle_round_trip_through_every_form(tmp_path, capsys, mini, mini_tree, form):
+def test_mini_nerdle_round_trip_through_every_form(tmp_path, capsys, mini_nerdle, mini_tree, form):
     """export-tree → file → verify-tree and the loader: the identical tree, and the total the replay gives."""
     from pipeline.artifacts.trees import load_tree
 
-    total = verify(mini_tree, mini.guesses, mini.secrets, mini.answering.response)
+    total = verify(mini_tree, mini_nerdle.guesses, mini_nerdle.secrets, mini_nerdle.answering.response)
     source = tmp_path / "tree.json"
-    source.write_text(json.dumps(body_of(mini_tree, mini)))
+    source.write_text(json.dumps(body_of(mini_tree, mini_nerdle)))
     out = tmp_path / f"tree.{form}"
     code, said, err = run_main(["export-tree", str(source), "--format", form, "--out", str(out)], capsys)
     assert code == 0, err
     assert said.strip() == f"wrote {out}: the {form} tree of 4*7=28 for mini_nerdle, total {total}"
-    loaded = load_tree(out, mini)
+    loaded = load_tree(out, mini_nerdle)
     assert loaded.tree == mini_tree and loaded.total == total == statistics(mini_tree)["total"]
     code, said, err = run_main(["verify-tree", str(out), "game=mini_nerdle"], capsys)
     assert code == 0, err
@@ -137,15 +131,15 @@ def test_words_game_round_trip_from_a_stage_tree(tmp_path, capsys, run_pipeline,
         assert said.startswith(f"ok: every secret found; total {body['total']},")
 
 
-def test_export_to_stdout_defaults_to_the_game_the_file_records(tmp_path, capsys, mini, mini_tree):
+def test_export_to_stdout_defaults_to_the_game_the_file_records(tmp_path, capsys, mini_nerdle, mini_tree):
     source = tmp_path / "tree.json"
-    source.write_text(json.dumps(body_of(mini_tree, mini)))
+    source.write_text(json.dumps(body_of(mini_tree, mini_nerdle)))
     code, said, err = run_main(["export-tree", str(source), "--format", "text"], capsys)
     assert code == 0, err
-    assert said == to_text(mini_tree) and len(said.splitlines()) == len(mini.secrets)
+    assert said == to_text(mini_tree) and len(said.splitlines()) == len(mini_nerdle.secrets)
 
 
-def test_solve_plays_a_selby_tree(tmp_path, capsys, mini, mini_tree):
+def test_solve_plays_a_selby_tree(tmp_path, capsys, mini_nerdle, mini_tree):
     path = tmp_path / "mini.selby"
     path.write_text(to_selby(to_json(mini_tree)))
     code, said, err = run_main(["solve", "game=mini_nerdle", "--tree", str(path), "--secret", "28/7=4"], capsys)
@@ -157,7 +151,7 @@ def test_solve_plays_a_selby_tree(tmp_path, capsys, mini, mini_tree):
         route.append(node.guess)
         if node.guess == "28/7=4":
             break
-        node = node.children[mini.answering.response(node.guess, "28/7=4")]
+        node = node.children[mini_nerdle.answering.response(node.guess, "28/7=4")]
     assert len(rows) == len(route) and said.strip().endswith(f"solved in {len(route)} guesses")
 
 
@@ -174,7 +168,7 @@ def test_malformed_tree_files_give_one_error_line(tmp_path, capsys, content, com
     assert_one_error(code, err, "bad.tree")
 
 
-def test_a_text_tree_of_other_lists_is_refused(tmp_path, capsys, mini, mini_tree):
+def test_a_text_tree_of_other_lists_is_refused(tmp_path, capsys, mini_nerdle, mini_tree):
     path = tmp_path / "tree.txt"
     path.write_text(to_text(mini_tree))
     code, _, err = run_main(["verify-tree", str(path), "game=midi_nerdle"], capsys)
@@ -188,7 +182,7 @@ def boxes(svg: str, kind: str) -> list[ET.Element]:
     return [g for g in ET.fromstring(svg).iter(f"{SVG}g") if g.get("class") == kind]
 
 
-def test_figure_caps_children_by_class_size_with_a_more_box(mini, mini_tree):
+def test_figure_caps_children_by_class_size_with_a_more_box(mini_nerdle, mini_tree):
     """Mini Nerdle's opener has more responses than the cap: the largest classes are drawn, largest first, and
     one "+N more" box holds the rest (classes and secrets add up)."""
     svg = tree_svg(mini_tree, 2, caps=(10, 4))

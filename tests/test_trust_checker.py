@@ -167,7 +167,7 @@ def test_the_library_entry_refuses_the_same_way(tmp_path):
 # ---- a real proof: every stated number re-derived ----------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def mini(tmp_path_factory, ray_session):
+def mini_nerdle_proof(tmp_path_factory, ray_session):
     """The real prover's Mini Nerdle proof: (artifact folder, game, the funnel's rows)."""
     import pyarrow.parquet as pq
 
@@ -201,8 +201,8 @@ def copied(folder: Path, tmp_path: Path, edit=None, edit_tree=None) -> Path:
     return out
 
 
-def test_the_prover_states_only_the_claim_it_checks(mini):
-    folder, _, _ = mini
+def test_the_prover_states_only_the_claim_it_checks(mini_nerdle_proof):
+    folder, _, _ = mini_nerdle_proof
     cert = json.loads((folder / "certificate.json").read_text())
     assert [set(e) for e in cert["eliminated"]] == [{"opener", "level", "rule"}] * 205
     assert "upper_bound_given" not in cert
@@ -220,8 +220,8 @@ def _stated(rows, raise_by=0, opener=None):
     return edit
 
 
-def test_stated_elimination_bounds_are_re_derived(mini, tmp_path):
-    folder, game, rows = mini
+def test_stated_elimination_bounds_are_re_derived(mini_nerdle_proof, tmp_path):
+    folder, game, rows = mini_nerdle_proof
     honest = verify_certificate(copied(folder, tmp_path / "a", _stated(rows)), game)
     assert honest["complete"] and honest["ub"] == 544
     deep = next(r for r in rows if r["eliminated"] and r["level"] == 3)
@@ -246,22 +246,22 @@ def _ub_class(cert):
     (lambda c: c.__setitem__("upper_bound_given", {"ub": 600, "opener": "xyz"}),
      r"upper_bound_given .* opening with an allowed guess"),
 ])
-def test_restated_numbers_are_checked(mini, tmp_path, edit, message):
-    folder, game, _ = mini
+def test_restated_numbers_are_checked(mini_nerdle_proof, tmp_path, edit, message):
+    folder, game, _ = mini_nerdle_proof
     cert = json.loads((folder / "certificate.json").read_text())
     assert cert["survivors"][0]["sum"] == 338 and "target" in _ub_class(cert)
     with pytest.raises(CertificateError, match=message):
         verify_certificate(copied(folder, tmp_path, edit), game)
 
 
-def test_a_true_legacy_upper_bound_given_is_accepted(mini, tmp_path):
-    folder, game, _ = mini
+def test_a_true_legacy_upper_bound_given_is_accepted(mini_nerdle_proof, tmp_path):
+    folder, game, _ = mini_nerdle_proof
     older = copied(folder, tmp_path, lambda c: c.__setitem__("upper_bound_given", {"ub": 547, "opener": "3*9=27"}))
     assert verify_certificate(older, game)["complete"]
 
 
-def test_a_tree_count_must_be_a_whole_number(mini, tmp_path):
-    folder, game, _ = mini
+def test_a_tree_count_must_be_a_whole_number(mini_nerdle_proof, tmp_path):
+    folder, game, _ = mini_nerdle_proof
     fractional = copied(folder, tmp_path, edit_tree=lambda t: t["tree"].__setitem__("candidates", 206.0))
     with pytest.raises(CertificateError, match="claims 206.0 candidates"):
         verify_certificate(fractional, game)
@@ -295,8 +295,8 @@ def verify(folder: Path, capsys, *options) -> tuple[int, str, str]:
     return run_main(["verify-certificate", str(folder), "--workers", "1", *options], capsys)
 
 
-def test_verified_then_edited_then_unverified(mini, tmp_path, capsys, unpublished):
-    folder, game, _ = mini
+def test_verified_then_edited_then_unverified(mini_nerdle_proof, tmp_path, capsys, unpublished):
+    folder, game, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     before = readers(proof, game)
     assert status(proof).state == UNVERIFIED  # the prove stage does not run the checker
@@ -341,8 +341,8 @@ def test_verified_then_edited_then_unverified(mini, tmp_path, capsys, unpublishe
     assert edited["reproduce"][1] is None and "certificate not verified here" in edited["reproduce"][0]
 
 
-def test_a_tree_edited_after_the_check_unverifies(mini, tmp_path, capsys):
-    folder, game, _ = mini
+def test_a_tree_edited_after_the_check_unverifies(mini_nerdle_proof, tmp_path, capsys):
+    folder, game, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     assert verify(proof, capsys)[0] == 0 and status(proof).verified
     with open(proof / "tree.json", "a") as f:
@@ -350,8 +350,8 @@ def test_a_tree_edited_after_the_check_unverifies(mini, tmp_path, capsys):
     assert status(proof).state == UNVERIFIED and readers(proof, game)["reproduce"][1] is None
 
 
-def test_a_sample_check_is_never_a_verification(mini, tmp_path, capsys, unpublished):
-    folder, game, _ = mini
+def test_a_sample_check_is_never_a_verification(mini_nerdle_proof, tmp_path, capsys, unpublished):
+    folder, game, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     code, out, err = verify(proof, capsys, "--sample", "3")
     assert code == 0, err
@@ -366,8 +366,8 @@ def test_a_sample_check_is_never_a_verification(mini, tmp_path, capsys, unpublis
     assert verify(proof, capsys, "--sample", "3")[0] == 0 and status(proof).verified  # and a sample keeps it
 
 
-def test_a_rejected_certificate_loses_its_record(mini, tmp_path, capsys):
-    folder, _, _ = mini
+def test_a_rejected_certificate_loses_its_record(mini_nerdle_proof, tmp_path, capsys):
+    folder, _, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     assert verify(proof, capsys)[0] == 0 and status(proof).verified
     cert = json.loads((proof / "certificate.json").read_text())
@@ -409,12 +409,12 @@ def hand_written_record(proof: Path, key: bytes | None) -> None:
 
 
 @pytest.mark.parametrize("forger_key", [None, bytes(32)], ids=["unsealed", "sealed-with-the-forger's-key"])
-def test_a_hand_written_record_of_an_edited_proof_is_verified_nowhere(mini, tmp_path, capsys, unpublished,
+def test_a_hand_written_record_of_an_edited_proof_is_verified_nowhere(mini_nerdle_proof, tmp_path, capsys, unpublished,
                                                                       forger_key):
     """The forgery: `ub` edited to a number of the same size (a manifest of sizes sees nothing) and a record written
     by hand with the edited certificate's sha256 and the public checker code digest.  The catalogue, the assistant
     (`analyse` included), the report and reproduce's rows call it neither verified nor proven."""
-    folder, game, _ = mini
+    folder, game, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     text = (proof / "certificate.json").read_text()
     (proof / "certificate.json").write_text(text.replace('"ub": 544', '"ub": 543'))
@@ -439,10 +439,10 @@ def test_a_hand_written_record_of_an_edited_proof_is_verified_nowhere(mini, tmp_
     assert (best["total"], best["kind"], best["source"]) == (544, "exact", "exact solver")  # its own, not 543
 
 
-def test_a_record_sealed_in_another_key_folder_is_not_verified_here(mini, tmp_path, monkeypatch):
+def test_a_record_sealed_in_another_key_folder_is_not_verified_here(mini_nerdle_proof, tmp_path, monkeypatch):
     """A record is verified only under the key it was sealed with: copied to (or read from) another machine or key
     folder it reads "not verified here"; a reader never makes a key."""
-    folder, _, _ = mini
+    folder, _, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     monkeypatch.setenv(seal.CONFIG_ENV, str(tmp_path / "machine-a"))
     checked_record(proof)
@@ -461,10 +461,10 @@ def test_a_record_sealed_in_another_key_folder_is_not_verified_here(mini, tmp_pa
 
 
 @pytest.mark.parametrize("name", ["certificate.json", "tree.json", "game.json.gz"])
-def test_one_byte_changed_in_a_file_the_certificate_rests_on_unverifies(mini, tmp_path, name):
+def test_one_byte_changed_in_a_file_the_certificate_rests_on_unverifies(mini_nerdle_proof, tmp_path, name):
     """Every file the check read is recorded by the sha256 of its content: one byte changed, the size kept, and the
     record no longer stands (a record of sizes would)."""
-    folder, _, _ = mini
+    folder, _, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     checked_record(proof)
     assert status(proof).verified
@@ -475,9 +475,9 @@ def test_one_byte_changed_in_a_file_the_certificate_rests_on_unverifies(mini, tm
                                                         f"its files changed since they were checked ({name})")
 
 
-def test_a_stored_game_added_after_the_check_unverifies(mini, tmp_path):
+def test_a_stored_game_added_after_the_check_unverifies(mini_nerdle_proof, tmp_path):
     """A game.json.gz that was not there when the check ran is not what the check read."""
-    folder, _, _ = mini
+    folder, _, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     stored = (proof / "game.json.gz").read_bytes()
     (proof / "game.json.gz").unlink()
@@ -487,10 +487,10 @@ def test_a_stored_game_added_after_the_check_unverifies(mini, tmp_path):
     assert status(proof).why == "its files changed since they were checked (game.json.gz)"
 
 
-def test_analyse_calls_the_start_proven_only_when_verified(mini, tmp_path, capsys, unpublished):
+def test_analyse_calls_the_start_proven_only_when_verified(mini_nerdle_proof, tmp_path, capsys, unpublished):
     """`analyse` at the start: a verified certificate is the known optimum; an edited one is not believed, the exact
     solver's value is shown instead."""
-    folder, _, _ = mini
+    folder, _, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     outputs = proof.parent.parent
 
@@ -509,10 +509,10 @@ def test_analyse_calls_the_start_proven_only_when_verified(mini, tmp_path, capsy
     assert best["total"] == 544 and best["kind"] == "exact" and best["source"] == "exact solver"
 
 
-def test_the_report_follows_its_certificate_through_a_check_and_an_edit(mini, tmp_path, capsys):
+def test_the_report_follows_its_certificate_through_a_check_and_an_edit(mini_nerdle_proof, tmp_path, capsys):
     """The report stage is keyed by each certificate's digest and verification state: it is rewritten after a check
     and after an edit, never reused with a stale verdict."""
-    folder, _, _ = mini
+    folder, _, _ = mini_nerdle_proof
     proof = copied(folder, tmp_path)
     outputs = proof.parent.parent
 
