@@ -88,7 +88,7 @@ def game_args(tmp_path_factory):
             f"game.guesses.path={folder / 'guesses.txt'}", f"paths.outputs={folder / 'outputs'}"]
 
 
-def tiny_game(game_args, **extra):
+def loaded_game(game_args, **extra):
     """The fixture's game loaded in this process (game.<key> settings in `extra`)."""
     from pipeline.config.settings import GameConfig, WordListConfig
     from pipeline.games.catalog import load_game
@@ -144,7 +144,7 @@ def test_exclude_removes_answers_for_the_assistant(game_args, tmp_path):
     from pipeline.assistant.analysis import check_secret
     from pipeline import PipelineError
 
-    game = tiny_game(game_args, exclude=str(tmp_path / "used.txt"))
+    game = loaded_game(game_args, exclude=str(tmp_path / "used.txt"))
     with pytest.raises(PipelineError, match=r"^'abyss' is not a possible secret of words \(game.exclude removes it\)$"):
         check_secret(game, "abyss")
 
@@ -278,7 +278,7 @@ def test_values_solved_in_a_child_match_the_in_process_ones(game_args, monkeypat
     from pipeline.assistant.ranking import top_guesses
     from pipeline.feedback.matrix import game_matrix
 
-    game = tiny_game(game_args)
+    game = loaded_game(game_args)
     valuer = values.Valuer(game, game_matrix(game), budget=30)
     cand = np.arange(len(SECRETS), dtype=np.int32)
     here, _ = top_guesses(valuer, cand, None, LIMIT, 3, False, seconds=30)
@@ -301,7 +301,7 @@ def test_openers_of_a_stored_exact_stage_bring_their_trees_depths(game_args, mon
     args = [arg for arg in game_args if not arg.startswith("paths.outputs=")] + [f"paths.outputs={tmp_path}"]
     out = pipeline("stage=exact", "stage.openers=[about]", "ray.executor=local", *args)
     assert out.returncode == 0, out.stderr
-    game = tiny_game(game_args)
+    game = loaded_game(game_args)
     monkeypatch.setattr(values, "IN_PROCESS_CELLS", 0)  # nothing solved here: only what is stored
     valuer = values.Valuer(game, game_matrix(game), budget=0, outputs=tmp_path)
     found, _ = top_guesses(valuer, np.arange(len(SECRETS), dtype=np.int32), None, LIMIT, 3, True, seconds=0)

@@ -57,7 +57,7 @@ def brute_force_cover(codes, pair_list, allowed):
     return None
 
 
-def random_game(rng, n_secrets, n_extra, length=3, letters="abcd"):
+def random_word_lists(rng, n_secrets, n_extra, length=3, letters="abcd"):
     words = set()
     while len(words) < n_secrets + n_extra:
         words.add("".join(rng.choice(list(letters), size=length)))
@@ -120,7 +120,7 @@ def test_one_position_and_anagram_pairs_match_brute_force(wordle):
 
 def test_separators_csr_matches_direct_comparison():
     rng = np.random.default_rng(1)
-    guesses, secrets = random_game(rng, 12, 8)
+    guesses, secrets = random_word_lists(rng, 12, 8)
     codes = game_codes(guesses, secrets, "abcd")
     ct = blindfold_pairs.transpose_codes(codes)
     i, j = blindfold_pairs.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
@@ -134,7 +134,7 @@ def test_separators_csr_matches_direct_comparison():
 
 def test_unseparated_classes_and_pairs_agree_with_scalar_feedback():
     rng = np.random.default_rng(2)
-    guesses, secrets = random_game(rng, 20, 5)
+    guesses, secrets = random_word_lists(rng, 20, 5)
     codes = game_codes(guesses, secrets, "abcd")
     assert np.array_equal(codes, scalar_codes(guesses, secrets))
     subset = [1, 4]
@@ -152,7 +152,7 @@ def test_unseparated_classes_and_pairs_agree_with_scalar_feedback():
 
 def test_pairs_left_after_matches_recount():
     rng = np.random.default_rng(3)
-    guesses, secrets = random_game(rng, 25, 10)
+    guesses, secrets = random_word_lists(rng, 25, 10)
     codes = game_codes(guesses, secrets, "abcd")
     labels = blindfold_pairs.class_labels(codes, [0])
     scores = blindfold_pairs.pairs_left_after(codes, labels)
@@ -162,7 +162,7 @@ def test_pairs_left_after_matches_recount():
 
 def test_dominance_reductions_are_exact():
     rng = np.random.default_rng(4)
-    guesses, secrets = random_game(rng, 14, 10)
+    guesses, secrets = random_word_lists(rng, 14, 10)
     codes = game_codes(guesses, secrets, "abcd")
     ct = blindfold_pairs.transpose_codes(codes)
     i, j = blindfold_pairs.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
@@ -191,7 +191,7 @@ def test_dominance_reductions_are_exact():
 @given(seed=st.integers(0, 10_000), n_secrets=st.integers(5, 12), n_extra=st.integers(0, 6))
 def test_lazy_loop_matches_brute_force(seed, n_secrets, n_extra):
     rng = np.random.default_rng(seed)
-    guesses, secrets = random_game(rng, n_secrets, n_extra)
+    guesses, secrets = random_word_lists(rng, n_secrets, n_extra)
     codes = game_codes(guesses, secrets, "abcd")
     want = brute_force_fstar(codes)
     res = solve_blindfold(codes, enc_secrets=encode_words(secrets, "abcd"), repair=bool(seed % 2))
@@ -205,7 +205,7 @@ def test_lazy_loop_matches_brute_force(seed, n_secrets, n_extra):
 @given(seed=st.integers(0, 10_000), n_pairs=st.integers(1, 15))
 def test_relaxation_optimum_never_exceeds_fstar(seed, n_pairs):
     rng = np.random.default_rng(seed)
-    guesses, secrets = random_game(rng, 10, 4)
+    guesses, secrets = random_word_lists(rng, 10, 4)
     codes = game_codes(guesses, secrets, "abcd")
     i, j = blindfold_pairs.pairs_within_labels(np.zeros(len(secrets), dtype=np.int64))
     pick = rng.choice(len(i), size=min(n_pairs, len(i)), replace=False)
@@ -221,7 +221,7 @@ def test_relaxation_optimum_never_exceeds_fstar(seed, n_pairs):
 @pytest.mark.parametrize("seed", [11, 12, 13])
 def test_lazy_loop_without_seeds_and_capped_additions(seed):
     rng = np.random.default_rng(seed)
-    guesses, secrets = random_game(rng, 10, 5)
+    guesses, secrets = random_word_lists(rng, 10, 5)
     codes = game_codes(guesses, secrets, "abcd")
     empty = (np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32))
     res = solve_blindfold(codes, seeds=empty, max_new_pairs=2, repair=False)
@@ -231,7 +231,7 @@ def test_lazy_loop_without_seeds_and_capped_additions(seed):
 
 def test_restricted_and_excluded_guesses():
     rng = np.random.default_rng(5)
-    guesses, secrets = random_game(rng, 10, 8)
+    guesses, secrets = random_word_lists(rng, 10, 8)
     codes = game_codes(guesses, secrets, "abcd")
     enc = encode_words(secrets, "abcd")
     answers = [guesses.index(s) for s in secrets]
@@ -285,7 +285,7 @@ def test_time_limit_is_reported_honestly(wordle):
 
 def test_generous_time_limit_proves_the_brute_force_optimum():
     rng = np.random.default_rng(11)
-    guesses, secrets = random_game(rng, 12, 6)
+    guesses, secrets = random_word_lists(rng, 12, 6)
     codes = game_codes(guesses, secrets, "abcd")
     res = solve_blindfold(codes, enc_secrets=encode_words(secrets, "abcd"), time_limit=60)
     assert res.proven_optimal and res.lower_bound == res.f_star == brute_force_fstar(codes)
@@ -293,7 +293,7 @@ def test_generous_time_limit_proves_the_brute_force_optimum():
 
 def test_model_export_lp_and_mps(tmp_path):
     rng = np.random.default_rng(6)
-    guesses, secrets = random_game(rng, 8, 4)
+    guesses, secrets = random_word_lists(rng, 8, 4)
     codes = game_codes(guesses, secrets, "abcd")
     res = solve_blindfold(codes, enc_secrets=encode_words(secrets, "abcd"), model_path=str(tmp_path / "m.lp"))
     text = (tmp_path / "m.lp").read_text().lower()
@@ -307,7 +307,7 @@ def test_model_export_lp_and_mps(tmp_path):
 
 def test_greedy_completion_separates_and_is_no_smaller_than_the_optimum():
     rng = np.random.default_rng(7)
-    guesses, secrets = random_game(rng, 20, 10)
+    guesses, secrets = random_word_lists(rng, 20, 10)
     codes = game_codes(guesses, secrets, "abcd")
     g = greedy_complete(codes, [])
     assert separates(codes, g) and len(g) >= brute_force_fstar(codes)

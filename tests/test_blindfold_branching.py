@@ -15,7 +15,7 @@ import pytest
 
 from pipeline.blindfold import obstacles as O
 from pipeline.blindfold.branching import METHOD, decide_by_branching
-from test_seeds import GUESSES, SECRETS, code_matrix, random_game, solvable_bf, works_bf
+from test_seeds import GUESSES, SECRETS, code_matrix, random_two_letter_game, solvable_bf, works_bf
 
 
 def branched(k, depth, guesses, secrets, columns=None, **options):
@@ -82,7 +82,7 @@ def test_branching_matches_brute_force_on_random_games():
     of branching above them), and the bound binding: sets of exactly k where k - 1 do not suffice."""
     outcomes, tight = {True: 0, False: 0}, 0
     for seed in range(6):
-        guesses, secrets = random_game(seed)
+        guesses, secrets = random_two_letter_game(seed)
         for k, depth in ((1, 2), (2, 1), (2, 2), (3, 1), (4, 1)):
             exists = assert_agrees(k, depth, guesses, secrets)
             outcomes[exists] += 1
@@ -138,7 +138,7 @@ def test_a_unique_answer_is_found():
 
 def test_branching_and_the_mip_agree():
     for seed in range(4):
-        guesses, secrets = random_game(seed)
+        guesses, secrets = random_two_letter_game(seed)
         win = 3 ** len(secrets[0]) - 1
         for k, depth in ((2, 1), (2, 2), (3, 1)):
             codes = code_matrix(guesses, secrets)
@@ -147,7 +147,7 @@ def test_branching_and_the_mip_agree():
 
 
 def test_seeds_and_starts_change_nothing_but_speed():
-    guesses, secrets = random_game(3)
+    guesses, secrets = random_two_letter_game(3)
     for k, depth in ((1, 2), (2, 1), (2, 2), (3, 1)):
         plain = branched(k, depth, guesses, secrets).status
         seeded = branched(k, depth, guesses, secrets, seeds=[list(range(len(secrets)))], starts=[[0, 1]]).status

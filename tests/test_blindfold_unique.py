@@ -12,7 +12,7 @@ from pipeline.feedback.kernel import code_matrix, encode_words
 from pipeline.games.answer import colours_to_code, feedback
 
 
-def tiny_game(seed, n_secrets=9, n_extra=4, letters="abcd"):
+def random_three_letter_game(seed, n_secrets=9, n_extra=4, letters="abcd"):
     """Random 3-letter words; codes from the scalar feedback (independent of the kernel)."""
     rng = np.random.default_rng(seed)
     words = set()
@@ -37,7 +37,7 @@ def test_unique_matches_brute_force(seeded):
     another optimal set.  Both outcomes must occur, so the test can fail either way."""
     outcomes = set()
     for seed in range(15):
-        guesses, secrets, codes = tiny_game(seed)
+        guesses, secrets, codes = random_three_letter_game(seed)
         allowed = list(range(0, len(guesses), 1 + seed % 2))
         best = solve_blindfold(codes, enc_secrets=encode_words(secrets, "abcd"), columns=allowed)
         if not best.proven_optimal:
@@ -67,7 +67,7 @@ def test_protected_guesses_stay_in_the_model_and_keep_the_cut_exact():
 
 
 def test_time_limit_leaves_it_undecided_and_bad_sets_are_refused():
-    guesses, secrets, codes = tiny_game(3)
+    guesses, secrets, codes = random_three_letter_game(3)
     best = solve_blindfold(codes, enc_secrets=encode_words(secrets, "abcd"))
     got = prove_unique(codes, best.chosen, (best.pairs_i, best.pairs_j), time_limit=0.0)
     assert got.unique is None and got.status == "time limit" and got.rounds == 0

@@ -16,7 +16,7 @@ from pipeline.proofs.bounds.hard import most_count_listed, most_parts_listed
 N_CODES = 16  # 15 colours and the win: K_S <= 7, so sets of 9 or more take the general LB_3 branch
 
 
-def random_game(seed: int, n_guesses: int = 900, n_secrets: int = 30):
+def random_code_matrix(seed: int, n_guesses: int = 900, n_secrets: int = 30):
     """A code matrix where guess s (s < n_secrets) is secret s's word: it wins on s only.  Guesses use from 1 to
     all of the non-win colours, so their part counts spread over more than one block of the scans' columns."""
     rng = np.random.default_rng(seed)
@@ -44,7 +44,7 @@ def random_sets(n_secrets: int, seed: int):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_lb3_scans_give_the_defined_value(seed):
-    codes, guess_of_secret = random_game(seed)
+    codes, guess_of_secret = random_code_matrix(seed)
     bounds = LowerBounds(codes, guess_of_secret, N_CODES)
     branches = set()
     for cands in random_sets(codes.shape[1], seed):
@@ -55,7 +55,7 @@ def test_lb3_scans_give_the_defined_value(seed):
 
 def planted_changes(seed: int, scan) -> bool:
     """Whether scan(bounds, cands, planted) gets some set's value wrong with planted=True."""
-    codes, guess_of_secret = random_game(seed)
+    codes, guess_of_secret = random_code_matrix(seed)
     bounds = LowerBounds(codes, guess_of_secret, N_CODES)
     return any(scan(bounds, cands, True) != scan(bounds, cands, False) for cands in random_sets(codes.shape[1], seed))
 
@@ -110,7 +110,7 @@ def test_hard_mode_listed_scans_give_the_defined_maxima():
     some maximum."""
     planted_seen = set()
     for seed in range(4):
-        codes, guess_of_secret = random_game(seed)
+        codes, guess_of_secret = random_code_matrix(seed)
         secret_of_guess = np.full(codes.shape[0], -1)
         secret_of_guess[guess_of_secret] = guess_of_secret
         on_all = np.array([len(np.unique(row)) for row in codes])
@@ -138,7 +138,7 @@ def test_hard_mode_listed_scans_give_the_defined_maxima():
 
 def parent_scan_values(seed: int, inside_parent: bool) -> list[int]:
     """LB_4 and LB_5 of random sets, with or without the LB_3 scans of subsets inside their parent's columns."""
-    codes, guess_of_secret = random_game(seed, n_guesses=300, n_secrets=14)
+    codes, guess_of_secret = random_code_matrix(seed, n_guesses=300, n_secrets=14)
     bounds = LowerBounds(codes, guess_of_secret, N_CODES)
     if not inside_parent:
         bounds._within = lambda cands, parts: None

@@ -147,7 +147,7 @@ def test_decide_matches_brute_force_on_a_word_game(k, depth):
     assert_agrees(k, depth, GUESSES, SECRETS)
 
 
-def random_game(seed: int):
+def random_two_letter_game(seed: int):
     """A tiny random game: 2-letter words over 6 letters (9 responses), 14-24 secrets, up to 3 more guesses."""
     rng = random.Random(seed)
     every = ["".join(w) for w in itertools.product("abcdef", repeat=2)]
@@ -162,7 +162,7 @@ def test_decide_matches_brute_force_on_random_games():
     outcomes = {True: 0, False: 0}
     tight = 0
     for seed in range(10):
-        guesses, secrets = random_game(seed)
+        guesses, secrets = random_two_letter_game(seed)
         for k, depth in ((1, 2), (2, 1), (2, 2), (3, 1)):
             exists = assert_agrees(k, depth, guesses, secrets)
             outcomes[exists] += 1
@@ -171,7 +171,7 @@ def test_decide_matches_brute_force_on_random_games():
 
 
 def test_seeds_and_starts_change_nothing_but_speed():
-    guesses, secrets = random_game(3)
+    guesses, secrets = random_two_letter_game(3)
     for k, depth in ((1, 2), (2, 1), (2, 2)):
         plain = decided(k, depth, guesses, secrets).status
         seeded = decided(k, depth, guesses, secrets, seeds=[list(range(len(secrets)))], starts=[[0, 1]]).status
