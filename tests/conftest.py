@@ -131,6 +131,15 @@ def word_list_game(tmp_path):
     return make
 
 
+@pytest.fixture
+def hybrid_word_game(word_list_game):
+    """Overrides for the blindfold stage in hybrid mode (no exhaustive sets) on tests/helpers/fixed_guesses.py's
+    word game."""
+    from tests.helpers.fixed_guesses import GUESSES, SECRETS
+
+    return [*word_list_game(SECRETS, GUESSES), "stage=blindfold", "stage.mode=hybrid", "stage.exhaustive_sets=0"]
+
+
 @pytest.fixture(scope="session")
 def small_wordle(tmp_path_factory):
     """Secrets: every 14th original answer plus RAISE (167 words); guesses: those plus every 16th allowed

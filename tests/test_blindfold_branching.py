@@ -15,7 +15,7 @@ import pytest
 
 from pipeline.blindfold import obstacles as O
 from pipeline.blindfold.branching import METHOD, decide_by_branching
-from test_seeds import GUESSES, SECRETS, code_matrix, random_two_letter_game, solvable_bf, works_bf
+from tests.helpers.fixed_guesses import GUESSES, SECRETS, code_matrix, random_two_letter_game, solvable_bf, works_bf
 
 
 def branched(k, depth, guesses, secrets, columns=None, **options):
@@ -172,26 +172,21 @@ def test_time_limit_is_not_settled():
 # ---- the stage: stage.decision picks the method, solution.json names it ------------------------------------
 
 
-@pytest.fixture
-def word_game(word_list_game):
-    return [*word_list_game(SECRETS, GUESSES), "stage=blindfold", "stage.mode=hybrid", "stage.exhaustive_sets=0"]
-
-
 @pytest.mark.parametrize("decision,method", [("branching", METHOD), ("mip", O.METHOD)])
-def test_stage_records_the_method(run_pipeline, word_game, decision, method):
+def test_stage_records_the_method(run_pipeline, hybrid_word_game, decision, method):
     """2 fixed guesses with 1-guess trees: none, proven by either method, and the status says which."""
-    artifact = run_pipeline(*word_game, "stage.fixed=2", "stage.depth=1", "stage.beam=3",
+    artifact = run_pipeline(*hybrid_word_game, "stage.fixed=2", "stage.depth=1", "stage.beam=3",
                             f"stage.decision={decision}")
     s = json.loads(artifact.file("solution.json").read_text())
     assert s["status"] == f"proven: no such set, by the {method}" and s["decision"]["method"] == method
     assert s["decision"]["status"] == O.NONE and s["fixed"] is None
 
 
-def test_stage_refuses_an_unknown_decision(run_pipeline, word_game):
+def test_stage_refuses_an_unknown_decision(run_pipeline, hybrid_word_game):
     from pipeline import PipelineError
 
     with pytest.raises(PipelineError, match="stage.decision must be branching or mip, not 'beam'"):
-        run_pipeline(*word_game, "stage.fixed=2", "stage.depth=1", "stage.decision=beam")
+        run_pipeline(*hybrid_word_game, "stage.fixed=2", "stage.depth=1", "stage.decision=beam")
 
 
 def test_the_three_plus_two_set_found_on_wordle_nyt_apr2022():

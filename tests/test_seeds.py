@@ -1,19 +1,18 @@
 """Blindfold and write-up figures: the hybrid decided exactly (found, or proven impossible) against brute force
 on tiny games, the write-up's opener figures on its own lists and on ours, and their reproduce rows."""
 
-import itertools
 import json
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from pipeline.blindfold import obstacles as O
-from pipeline.games.answer import feedback
 from pipeline.report import published
 from pipeline.report.checks import FAIL, PASS, verdict
 from pipeline.report.plan import experiments
+from tests.helpers.fixed_guesses import (GUESSES, SECRETS, code_matrix, exists_bf, random_two_letter_game, solvable_bf,
+                                         works_bf)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wordle"
 OFFENSIVE = ("bitch chink coons darky dyked dykes dykey faggy fagot gooks homos kikes lesbo pussy sluts spick spics "
@@ -85,45 +84,6 @@ def test_within_tolerance_rule():
 
 # ---- the hybrid decided exactly: found or proven impossible, against brute force ------------------------------
 
-SECRETS = ["batch", "catch", "hatch", "latch", "match", "patch", "watch", "crane", "crate", "grate", "irate", "plate"]
-GUESSES = sorted(SECRETS + ["chimp", "blowy", "whelk"])
-
-
-def code_matrix(guesses, secrets) -> np.ndarray:
-    """codes[g, s] from the scalar answering function (colour strings read as base-3 numbers, digit i weight 3^i)."""
-    return np.array([[sum(int(c) * 3 ** i for i, c in enumerate(feedback(g, s))) for s in secrets] for g in guesses],
-                    dtype=np.uint8)
-
-
-def solvable_bf(candidates: tuple[str, ...], depth: int, guesses) -> bool:
-    """Whether some adaptive tree of at most `depth` guesses finds every candidate (every guess tried)."""
-    if len(candidates) <= 1:
-        return True
-    if depth <= 1:
-        return False
-    for g in guesses:
-        parts = {}
-        for s in candidates:
-            if s != g:
-                parts.setdefault(feedback(g, s), []).append(s)
-        if len(parts) > 1 or g in candidates:
-            if all(solvable_bf(tuple(p), depth - 1, guesses) for p in parts.values()):
-                return True
-    return False
-
-
-def works_bf(fixed, depth, guesses, secrets) -> bool:
-    """Whether every class the fixed guesses leave is solvable within `depth` further guesses."""
-    classes = {}
-    for s in secrets:
-        classes.setdefault(tuple(feedback(g, s) for g in fixed), []).append(s)
-    return all(solvable_bf(tuple(c), depth, guesses) for c in classes.values())
-
-
-def exists_bf(k, depth, guesses, secrets) -> bool:
-    return any(works_bf(f, depth, guesses, secrets) for f in itertools.combinations(guesses, k))
-
-
 def decided(k, depth, guesses, secrets, **options):
     win = 3 ** len(secrets[0]) - 1
     return O.decide(code_matrix(guesses, secrets), np.arange(len(guesses)), k, depth, win, **options)
@@ -145,15 +105,6 @@ def assert_agrees(k, depth, guesses, secrets, **options) -> bool:
 @pytest.mark.parametrize("k,depth", [(1, 2), (2, 1), (1, 3), (3, 1), (2, 2), (1, 1)])
 def test_decide_matches_brute_force_on_a_word_game(k, depth):
     assert_agrees(k, depth, GUESSES, SECRETS)
-
-
-def random_two_letter_game(seed: int):
-    """A tiny random game: 2-letter words over 6 letters (9 responses), 14-24 secrets, up to 3 more guesses."""
-    rng = random.Random(seed)
-    every = ["".join(w) for w in itertools.product("abcdef", repeat=2)]
-    secrets = sorted(rng.sample(every, rng.randint(14, 24)))
-    guesses = sorted(set(secrets) | set(rng.sample(every, rng.randint(0, 3))))
-    return guesses, secrets
 
 
 def test_decide_matches_brute_force_on_random_games():
@@ -197,15 +148,10 @@ def test_time_limit_is_not_settled():
 # ---- the stage: the beam finds nothing, the exact decision answers (and says which) --------------------------
 
 
-@pytest.fixture
-def word_game(word_list_game):
-    return [*word_list_game(SECRETS, GUESSES), "stage=blindfold", "stage.mode=hybrid", "stage.exhaustive_sets=0"]
-
-
-def test_stage_proves_none_when_the_beam_finds_nothing(run_pipeline, word_game):
+def test_stage_proves_none_when_the_beam_finds_nothing(run_pipeline, hybrid_word_game):
     """2 fixed guesses with 1-guess trees: brute force finds no set; the stage says proven, not just 'none found'."""
     assert not exists_bf(2, 1, GUESSES, SECRETS)
-    artifact = run_pipeline(*word_game, "stage.fixed=2", "stage.depth=1", "stage.beam=3")
+    artifact = run_pipeline(*hybrid_word_game, "stage.fixed=2", "stage.depth=1", "stage.beam=3")
     s = json.loads(artifact.file("solution.json").read_text())
     assert s["status"].startswith("proven: no such set, by ") and s["fixed"] is None and s["search"] == "exact"
     assert s["decision"]["status"] == O.NONE and s["decision"]["lower_bound"] == 3
@@ -213,24 +159,24 @@ def test_stage_proves_none_when_the_beam_finds_nothing(run_pipeline, word_game):
     assert obstacles and all(not solvable_bf(tuple(o), 1, GUESSES) for o in obstacles)
 
 
-def test_stage_finds_a_set_the_beam_missed(run_pipeline, word_game, monkeypatch):
+def test_stage_finds_a_set_the_beam_missed(run_pipeline, hybrid_word_game, monkeypatch):
     """With the beam made to propose nothing, the exact decision finds a set brute force confirms, scored as
     the beam's sets are."""
     from pipeline.blindfold import hybrid
 
     monkeypatch.setattr(hybrid, "beam_sets", lambda *args: [])
     assert exists_bf(1, 3, GUESSES, SECRETS)
-    s = json.loads(run_pipeline(*word_game, "stage.fixed=1", "stage.depth=3").file("solution.json").read_text())
+    s = json.loads(run_pipeline(*hybrid_word_game, "stage.fixed=1", "stage.depth=3").file("solution.json").read_text())
     assert (s["status"], s["search"], s["decision"]["status"]) == ("found", "exact", O.FOUND)
     assert len(s["fixed"]) == 1 and works_bf(s["fixed"], 3, GUESSES, SECRETS)
     assert sum(s["distribution"].values()) == len(SECRETS) and s["worst_case"] <= 1 + 3
 
 
-def test_stage_not_settled_on_its_time_limit(run_pipeline, word_game, monkeypatch):
+def test_stage_not_settled_on_its_time_limit(run_pipeline, hybrid_word_game, monkeypatch):
     from pipeline.blindfold import hybrid
 
     monkeypatch.setattr(hybrid, "beam_sets", lambda *args: [])
-    s = json.loads(run_pipeline(*word_game, "stage.fixed=2", "stage.depth=2", "stage.time_limit_s=1e-9")
+    s = json.loads(run_pipeline(*hybrid_word_game, "stage.fixed=2", "stage.depth=2", "stage.time_limit_s=1e-9")
                    .file("solution.json").read_text())
     assert s["status"] == "not settled: time limit hit (stage.time_limit_s=1e-09)" and s["fixed"] is None
     assert s["decision"]["status"] == O.OPEN
