@@ -1,1 +1,10 @@
-"""Test helpers shared by several test files (written once, here)."""
+"""Test helpers shared by several test files (written once, here):
+
+- brute.py: brute force from the definitions over code matrices (prover and checker alike);
+- words.py: tiny word-list games and MinTotal by brute force with the scalar answering function;
+- fixed_guesses.py: the blindfold stage's questions by brute force, and their games;
+- cli.py: the command line in a child process;
+- proof_folders.py: copies of proof folders and the checker's command.
+
+Shared fixtures live in tests/conftest.py.
+"""
