@@ -57,7 +57,8 @@ def imports(name: str) -> tuple[Import, ...]:
             found += [Import(alias.name, node.lineno, ast.unparse(node)) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             source = absolute(name, node)
-            found.append(Import(source, node.lineno, ast.unparse(node)))
+            if source != name:  # a package importing its own submodules depends on them, not on itself
+                found.append(Import(source, node.lineno, ast.unparse(node)))
             found += [Import(f"{source}.{alias.name}", node.lineno, ast.unparse(node)) for alias in node.names
                       if f"{source}.{alias.name}" in modules()]
     return tuple(found)
