@@ -48,13 +48,8 @@ from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal.value import ApSearch, rank_openers
 from pipeline.search.bounds.lower import k_of_game
 from pipeline.search.hard_mode import initial_state
-from pipeline.search.bounds.closure import (ClassSettings,
-    ClassSolvers,
-    class_bound,
-    guesses_left,
-    opener_classes,
-    settle_opener,
-    subtree_totals)
+from pipeline.search.bounds.closure import (ClassSettings, ClassSolvers, class_bound, guesses_left, opener_classes,
+                                            settle_opener, subtree_totals)
 from pipeline.search.exact.solver import ExactSolver
 from pipeline.search.matrix import Matrix
 from pipeline.search.bounds.funnel import FunnelSolvers, level_rule

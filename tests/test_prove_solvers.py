@@ -13,7 +13,7 @@ from pipeline.search.bounds import closure
 from pipeline.search.bounds.lower import k_of_game
 from pipeline.search.exact.solver import ExactSolver
 from pipeline.search.matrix import Matrix
-from pipeline.stages import prove
+from pipeline.stages import proof_tasks
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +33,7 @@ def shared_of(game, codes, max_level=5):
     over)."""
     settings = closure.ClassSettings(k_s=k_of_game(codes, game.n_codes), max_level=max_level, memo_bits=12,
                                      left=closure.guesses_left(game))
-    return shared_args(prove.class_task, matrix=Matrix.of_game(codes, game), settings=settings)
+    return shared_args(proof_tasks.class_task, matrix=Matrix.of_game(codes, game), settings=settings)
 
 
 def same_buffers(matrix):
@@ -57,7 +57,7 @@ def test_reused_solvers_give_the_bounds_of_new_ones(hard):
     shared = shared_of(game, codes)
     matrix, settings = shared
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"]) + class_jobs(game, codes, game.guess_index["10-9=1"])
-    reused = [prove.class_task(job, *shared) for job in jobs]
+    reused = [proof_tasks.class_task(job, *shared) for job in jobs]
     assert len(worker_cache._CACHED) == 1  # one set of solvers served every class
     fresh = [closure.class_bound(matrix, settings, m, t, hard_state=s, history=r) for m, t, s, r in jobs]
     assert reused == fresh
@@ -74,24 +74,24 @@ def test_solvers_are_built_once_per_matrix_and_emptied_after_each_task(monkeypat
     monkeypatch.setattr(worker_cache, "SMALL_ARRAY", 0)  # name every array by its buffer, as a big matrix is
     shared = shared_of(game, codes)
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"])
-    first = prove.class_task(jobs[0], *shared)
+    first = proof_tasks.class_task(jobs[0], *shared)
     solvers = worker_cache.cached()
     matrix, settings = shared
     again = same_buffers(matrix)  # new array objects on the same buffers: a Ray task's arguments
     assert again is not matrix and again.codes is not matrix.codes
-    assert prove.class_task(jobs[0], again, settings) == first and worker_cache.cached() is solvers
+    assert proof_tasks.class_task(jobs[0], again, settings) == first and worker_cache.cached() is solvers
     assert all(not s.memo for key, s in solvers.built.items() if key[0] == "bounds")
     elsewhere = Matrix.of_game(np.array(codes), game)  # same values, other buffers
-    assert prove.class_task(jobs[0], elsewhere, settings) == first and worker_cache.cached() is not solvers
+    assert proof_tasks.class_task(jobs[0], elsewhere, settings) == first and worker_cache.cached() is not solvers
 
 
 def test_fan_out_tasks_drops_the_cache_of_this_process():
     game, codes = mini_nerdle_matrix(False)
     jobs = class_jobs(game, codes, game.guess_index["4*7=28"])[:4]
     ctx = SimpleNamespace(fan_out=lambda fn, items, shared, label: [fn(item, *shared) for item in items])
-    results = prove.fan_out_tasks(ctx, prove.class_task, jobs, shared_of(game, codes), "test")
+    results = proof_tasks.fan_out_tasks(ctx, proof_tasks.class_task, jobs, shared_of(game, codes), "test")
     assert len(results) == 4 and worker_cache.cached() is None
-    assert prove.fan_out_tasks(ctx, prove.class_task, [], (), "test") == []
+    assert proof_tasks.fan_out_tasks(ctx, proof_tasks.class_task, [], (), "test") == []
 
 
 def test_the_worker_cache_builds_once_per_inputs_and_releases_after_each_task():

@@ -20,16 +20,8 @@ import pytest
 from pipeline.artifacts.catalogue_page import verified_text
 from pipeline.proofs.certificates import seal
 from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
-from pipeline.proofs.certificates.record import (CHECKER_VERSION,
-    NOT_SEALED_HERE,
-    PARTIAL,
-    RECORD,
-    UNVERIFIED,
-    VERIFIED,
-    checker_code,
-    record_body,
-    status,
-    write_record)
+from pipeline.proofs.certificates.record import (CHECKER_VERSION, NOT_SEALED_HERE, PARTIAL, RECORD, UNVERIFIED,
+                                                 VERIFIED, checker_code, record_body, status, write_record)
 from pipeline.proofs.certificates.schema import MAX_CELLS
 from tests.test_bad_input import assert_one_error, fresh_console, run_main  # noqa: F401 (fresh_console: autouse)
 

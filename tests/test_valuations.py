@@ -18,14 +18,8 @@ from pipeline.search.strategies.greedy import greedy
 from pipeline.search.tree import verify
 from pipeline import PipelineError
 from tests.helpers.words import random_word_game
-from pipeline.search.strategies.valuations import (INFO_BITS,
-    VALUATIONS,
-    all_combinations,
-    paper_terms,
-    parse_combination,
-    rank,
-    tlogt_table,
-    values)
+from pipeline.search.strategies.valuations import (INFO_BITS, VALUATIONS, all_combinations, paper_terms,
+                                                   parse_combination, rank, tlogt_table, values)
 
 
 def make_game(guesses, secrets, alphabet):

@@ -7,8 +7,8 @@ the same settings is reused, never recomputed."""
 import dataclasses
 
 from pipeline.report import published
-from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, chosen_set, class_sum,
-                                    funnel_closed_at, funnel_survivors, proof_of, proven_total, row_value, simulated, solution_of,
+from pipeline.report.checks import (GROUPS, Check, Experiment, best_heuristics, chosen_set, class_sum, funnel_closed_at,
+                                    funnel_survivors, proof_of, proven_total, row_value, simulated, solution_of,
                                     summary_value, unique_set)
 
 WORDLE = "wordle_original"

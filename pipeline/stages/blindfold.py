@@ -5,7 +5,8 @@ with the relaxation's bound as proof; or check a given set (`stage.check=[...]`)
 import numpy as np
 import pyarrow as pa
 
-from pipeline.artifacts.outputs import BLINDFOLD, MODEL, OBSTACLES, PAIRS, SOLUTION, STORED_GAME, write_json, write_table
+from pipeline.artifacts.outputs import (BLINDFOLD, MODEL, OBSTACLES, PAIRS, SOLUTION, STORED_GAME, write_json,
+                                        write_table)
 from pipeline.artifacts.stored_game import write_stored_game
 from pipeline.blindfold.model import check, solve_blindfold
 from pipeline.blindfold.pairs import merge_pairs, seed_pairs, sort_pairs

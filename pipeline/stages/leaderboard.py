@@ -32,8 +32,8 @@ import json
 from pipeline.artifacts.summaries import lower_bound_summary, upper_bound_summary
 from pipeline.artifacts.trees import tree_name, write_tree
 from pipeline.artifacts.tree_nodes import replayed_exact_tree
-from pipeline.artifacts.outputs import (FUNNEL, LEADERBOARD, LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY, OPENER_TOTALS,
-                                       STORED_GAME)
+from pipeline.artifacts.outputs import (FUNNEL, LEADERBOARD, LEADERBOARD_CERTIFICATE, LEADERBOARD_SUMMARY,
+                                        OPENER_TOTALS, STORED_GAME)
 from pipeline.artifacts.stored_game import write_stored_game
 from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
@@ -44,7 +44,7 @@ from pipeline.search.bounds.closure import ClassSettings, close_opener, guesses_
 from pipeline.search.matrix import Matrix
 from pipeline.search.tree import to_json
 from pipeline.stages.base import StageContext
-from pipeline.stages.prove import class_task, fan_out_tasks, game_claims, survivor_entry, task_solvers
+from pipeline.stages.proof_tasks import class_task, fan_out_tasks, game_claims, survivor_entry, task_solvers
 from pipeline.config.stages import LeaderboardConfig
 
 NAME, VERSION, INPUTS = "leaderboard", 2, ("feedback", "upper_bound")  # the stage contract: stages/base.py

@@ -30,17 +30,10 @@ from pipeline.artifacts.outputs import CERTIFICATE, FUNNEL, LB_SUMMARY, PROVE, S
 from pipeline.artifacts.stored_game import write_stored_game
 from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
-from pipeline.runtime import worker_cache
 from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
 from pipeline.search.bounds.lower import k_of_game
-from pipeline.search.bounds.closure import (ClassSettings,
-    ClassSolvers,
-    bound_class,
-    guesses_left,
-    opener_classes,
-    settle_opener,
-    subtree_totals)
+from pipeline.search.bounds.closure import ClassSettings, guesses_left, opener_classes, settle_opener, subtree_totals
 from pipeline.search.exact.solver import ExactSolver
 from pipeline.search.exact.symmetric import SymmetricExact
 from pipeline.search.matrix import Matrix
@@ -48,6 +41,7 @@ from pipeline.search.symmetry.stabiliser import HistoryStabiliser
 from pipeline.search.tree import from_json
 from pipeline.stages import prove_infeasible
 from pipeline.stages.base import StageContext
+from pipeline.stages.proof_tasks import class_task, fan_out_tasks, game_claims, survivor_entry, task_solvers
 from pipeline.config.stages import ProveConfig
 
 NAME = "prove"
@@ -68,33 +62,6 @@ def validate(cfg: ProveConfig, game) -> None:
     at_least(cfg, "tree_depth", 1)
     memo_bits(cfg)
     enough_secrets(game, NAME)
-
-
-def task_solvers(matrix: Matrix):
-    """The ClassSolvers of this matrix for one task (a context manager): those of this process's previous task
-    when its matrix was the same (runtime/worker_cache.py), else new ones; their memos are emptied when the
-    task ends, so every task starts afresh (same results as new solvers) and an idle process keeps no memo."""
-    return worker_cache.lent(lambda: ClassSolvers(matrix), arrays=matrix.arrays(), extra=matrix.n_codes,
-                             release=ClassSolvers.reset)
-
-
-def fan_out_tasks(ctx: StageContext, fn, jobs: list, shared: tuple, label: str) -> list:
-    """ctx.fan_out of tasks that take their solvers from `task_solvers`; then the solvers cached in this
-    process (by tasks the in-process executor ran here) are dropped with the arrays they hold."""
-    if not jobs:
-        return []
-    try:
-        return ctx.fan_out(fn, jobs, shared, label=label)
-    finally:
-        worker_cache.forget()
-
-
-def class_task(job, matrix: Matrix, settings: ClassSettings):
-    """(bound, method) of one response class, job = (members, target, hard-mode state, history: the opener as a
-    tuple of guess indices, or None): `bound_class` with this worker's solvers and the proof's `settings`."""
-    members, target, hard_state, history = job
-    with task_solvers(matrix) as solvers:
-        return bound_class(solvers, settings, members, target, hard_state=hard_state, history=history)
 
 
 def class_batch(jobs, *shared) -> list:
@@ -128,14 +95,6 @@ def opener_task(classes, matrix: Matrix, memo_bits, left, hard, ub):
     """(bound, method) per class of an opener without a UB subtree: `settle_opener` with this worker's solvers."""
     with task_solvers(matrix) as solvers:
         return settle_opener(solvers, classes, ub=ub, hard=hard, memo_bits=memo_bits, left=left)
-
-
-def survivor_entry(word, classes, results, targets) -> dict:
-    """A survivor's certificate entry: its classes with their bounds, their sum and the opener's value."""
-    return {"opener": word, "classes": [
-        {"response": colours, "size": len(m), "bound": bound, "method": method,
-         **({"target": targets[colours]} if colours in targets else {})}
-        for (colours, m, _), (bound, method) in zip(classes, results)]}
 
 
 def run(ctx: StageContext, cfg: ProveConfig) -> dict:
@@ -277,16 +236,6 @@ def say_why_not_proven(certificate: dict) -> None:
     short = [f"{s['opener']} ({s['value']})" for s in certificate["survivors"] if s["value"] < certificate["ub"]]
     log.warning(f"{NAME}: not proven: the class bounds of {', '.join(short[:5])} do not reach ub={certificate['ub']}"
                 f"{f' (and {len(short) - 5} more)' if len(short) > 5 else ''}")
-
-
-def game_claims(game) -> dict:
-    """What a certificate says of its game: rules, answering function and shape, list digests and sizes."""
-    return {
-        "game": game.name, "hard_mode": game.hard_mode, "max_guesses": game.max_guesses,
-        **({} if game.answer == "wordle" else {"answer": game.answer, "length": game.length,
-                                               "n_symbols": len(game.alphabet)}),
-        "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
-        "n_guesses": len(game.guesses), "n_secrets": len(game.secrets)}
 
 
 def symmetry_claims(lower_bound_artifact, survivors, ub) -> dict:

@@ -56,13 +56,8 @@ SCHEMA = UpperBoundConfig
 
 
 def validate(cfg: UpperBoundConfig, game) -> None:
-    from pipeline.config.validation import (AP_MEMO_ENTRY_BYTES,
-        at_least,
-        enough_secrets,
-        fits_memory,
-        memo_bits,
-        one_of,
-        word_list)
+    from pipeline.config.validation import (AP_MEMO_ENTRY_BYTES, at_least, enough_secrets, fits_memory, memo_bits,
+                                            one_of, word_list)
 
     at_least(cfg, "breadth", 1)
     if cfg.ranking not in RANKINGS:

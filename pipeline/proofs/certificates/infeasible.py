@@ -29,13 +29,8 @@ import numpy as np
 
 from pipeline.proofs.game.answer import game_code_matrix, n_codes_of, symbols, text_of
 from pipeline.proofs.bounds.lower import split
-from pipeline.proofs.certificates.optimal import (MALFORMED,
-    CertificateError,
-    _check,
-    check_lists,
-    load_certificate,
-    malformed_rejected,
-    rules_of)
+from pipeline.proofs.certificates.optimal import (MALFORMED, CertificateError, _check, check_lists, load_certificate,
+                                                  malformed_rejected, rules_of)
 from pipeline.proofs.solvable.within import Feasibility, most_parts, reach
 from pipeline.proofs.game.hard_mode import Rule
 from pipeline.proofs.certificates.parallel import counted

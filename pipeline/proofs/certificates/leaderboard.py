@@ -20,17 +20,9 @@ from pathlib import Path
 
 from pipeline.proofs.game.answer import game_code_matrix, n_codes_of, symbols
 from pipeline.proofs.bounds.lower import LowerBounds
-from pipeline.proofs.certificates.optimal import (_check,
-    _class_sizes,
-    check_elimination_claims,
-    check_lists,
-    check_restated,
-    load_certificate,
-    malformed_rejected,
-    pinned_tree,
-    recheck_classes,
-    recheck_eliminations,
-    rules_of)
+from pipeline.proofs.certificates.optimal import (_check, _class_sizes, check_elimination_claims, check_lists,
+                                                  check_restated, load_certificate, malformed_rejected, pinned_tree,
+                                                  recheck_classes, recheck_eliminations, rules_of)
 from pipeline.proofs.exact.solver import ExactSolver
 from pipeline.proofs.bounds.hard import HardLowerBounds
 from pipeline.proofs.certificates.tree import answer_of

@@ -41,12 +41,8 @@ from pipeline.proofs.exact.solver import ExactSolver
 from pipeline.proofs.files.reader import FileRefused, file_bytes, json_of
 from pipeline.proofs.bounds.hard import HardLowerBounds
 from pipeline.proofs.certificates.naming import checked_name
-from pipeline.proofs.certificates.parallel import (PROGRESS_PREFIX,
-    SOLVABLE,
-    class_value,
-    opener_values,
-    pooled_class_values,
-    pooled_values)
+from pipeline.proofs.certificates.parallel import (PROGRESS_PREFIX, SOLVABLE, class_value, opener_values,
+                                                   pooled_class_values, pooled_values)
 from pipeline.proofs.certificates.schema import MAX_BYTES, CertificateError, check_shape, check_size
 from pipeline.proofs.symmetry.stabiliser import NotAProduct, ProductSymmetry
 from pipeline.proofs.symmetry.generators import SymmetryRejected, check_symmetry

@@ -18,15 +18,8 @@ below the hard-mode optimum.
 import numpy as np
 from numba import njit
 
-from pipeline.search.bounds.lower import (UNBOUNDED,
-    BoundSolver,
-    _classes,
-    bound,
-    bound_table,
-    floor_levels,
-    lazy_minimum,
-    parts_above,
-    winning_guess)
+from pipeline.search.bounds.lower import (UNBOUNDED, BoundSolver, _classes, bound, bound_table, floor_levels,
+                                          lazy_minimum, parts_above, winning_guess)
 from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
 from pipeline.search.bounds.max_parts import colour_table, letter_ceiling, word_arrays
 from pipeline.search.partition import guess_class_counts
