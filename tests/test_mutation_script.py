@@ -40,7 +40,7 @@ def test_bad_options_are_one_error_line(capsys, argv, message):
 
 
 def test_a_slip_invalidates_the_cache_of_every_module_that_depends_on_it(tmp_path):
-    """A slip in proofs/bounds/lower.py: bounds.py and exact.py (whose kernels call bounds' split) lose their cache
+    """A slip in proofs/bounds/lower.py: lower.py and exact/solver.py (whose kernels call its split) lose their cache
     entries, an unrelated kernel module (feedback/kernel.py) keeps them."""
     copy = mutation.ROOT
     stale = mutation.importers(copy, "pipeline.proofs.bounds.lower")
@@ -48,10 +48,10 @@ def test_a_slip_invalidates_the_cache_of_every_module_that_depends_on_it(tmp_pat
     assert {"pipeline/proofs/bounds/lower.py", "pipeline/proofs/exact/solver.py", "pipeline/proofs/certificates/optimal.py"} <= names
     assert "pipeline/feedback/kernel.py" not in names and "pipeline/search/exact/solver.py" not in names
     baseline = tmp_path / "base"
-    for folder, entry in [("proofs_1", "bounds.split-233.py311.nbi"), ("proofs_1", "exact.node_options-31.py311.nbi"),
-                          ("feedback_2", "kernel._fill_codes-80.py311.nbi"), ("search_3", "exact.run-5.py311.nbi")]:
+    for folder, entry in [("bounds_1", "lower.split-233.py311.nbi"), ("exact_1", "solver.node_options-31.py311.nbi"),
+                          ("feedback_2", "kernel._fill_codes-80.py311.nbi"), ("strategies_3", "greedy.run-5.py311.nbi")]:
         (baseline / folder).mkdir(parents=True, exist_ok=True)
         (baseline / folder / entry).write_text("")
     mutation.seed_cache(baseline, tmp_path / "slipped", stale)
     kept = sorted(p.relative_to(tmp_path / "slipped").as_posix() for p in (tmp_path / "slipped").rglob("*.nbi"))
-    assert kept == ["feedback_2/kernel._fill_codes-80.py311.nbi", "search_3/exact.run-5.py311.nbi"]
+    assert kept == ["feedback_2/kernel._fill_codes-80.py311.nbi", "strategies_3/greedy.run-5.py311.nbi"]
