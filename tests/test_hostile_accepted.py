@@ -164,7 +164,7 @@ def test_catalogue_md_writes_checked_at_as_text(ten_proof, outputs, capsys):
     for entry in (catalogue["rows"][0]["shown"], catalogue["rows"][0]["others"][0]):
         entry["verification"] = {"state": "partially checked", "checked_at": checked_at}
     text = markdown(catalogue, str(outputs), 5)
-    shown = "not verified: only a sample was checked (at &lt;i&gt;now&lt;/i&gt; \\| \\`1\\`\\\\n- x)"
+    shown = "not verified here: only a sample was checked (at &lt;i&gt;now&lt;/i&gt; \\| \\`1\\`\\\\n- x)"
     assert f"| {shown} |" in text and text.count(shown) == 2
     assert "<i>" not in text
 
