@@ -205,7 +205,9 @@ def test_forged_position_swap_rejected_where_colours_move(tmp_path_factory, tmp_
     folder, game = _prove(tmp_path_factory, "game.pegs=3", "game.colours=3", "game.answer=wordle")
     cert = json.loads((folder / "certificate.json").read_text())
     assert all(g["positions"] == [0, 1, 2] for g in cert["symmetry"]["generators"])
-    assert verify_certificate(folder, game)["complete"]
+    result = verify_certificate(folder, game)
+    assert result["complete"]
+    assert result["game"] == "mastermind (3 pegs, 3 colours), answered as wordle (not as the shipped mastermind)"
     forged = edited(folder, tmp_path, lambda c: c["symmetry"]["generators"].append(
         {"symbols": [0, 1, 2], "positions": [1, 0, 2]}))
     with pytest.raises(CertificateError, match="not an automorphism: it changes the answer"):

@@ -132,9 +132,10 @@ def test_shipped_wordle_is_named_only_for_its_pinned_lists():
     assert named(stored_game("wordle_original", guesses, ANSWERS[3:], excluded=ANSWERS[:3])) == \
         "wordle_original without 3 excluded secrets"
     assert named(stored_game("wordle_original", guesses)) == "wordle_original (secrets = guesses)"
+    assert named(stored_game("wordle_original", guesses, ANSWERS, answer="mastermind")) == \
+        "wordle_original, answered as mastermind (not as the shipped wordle)"
     for game in (stored_game("wordle_original", guesses, ANSWERS[3:]),  # secrets missing, not listed as excluded
-                 stored_game("wordle_original", guesses[1:], ANSWERS),  # one guess fewer
-                 stored_game("wordle_original", guesses, ANSWERS, answer="mastermind")):
+                 stored_game("wordle_original", guesses[1:], ANSWERS)):  # one guess fewer
         with pytest.raises(CertificateError, match="it names the shipped game wordle_original, whose"):
             named(game)
 

@@ -11,8 +11,9 @@ wordle_original, is still a proof on 10 words.  So, after the certificate's list
     or every guess (game.secrets_are_guesses: "<name> (secrets = guesses)");
   - a game defined by its size (source mastermind or bulls_and_cows, nothing pinned): every code of that size
     and alphabet is a guess and a secret, named with the size ("mastermind (4 pegs, 6 colours)");
-  - and the game's answers are the shipped game's;
-  anything else is refused, naming the pinned digests and the lists' own;
+  other lists are refused, naming the pinned digests and the lists' own; answers other than the shipped
+  game's are said ("…, answered as wordle (not as the shipped mastermind)"), as hard mode and the guess limit
+  are beside the name;
 - any other game (words, or a name no yaml ships) is custom, always named with its lists' digests:
   "custom game words (secrets sha256 abcd…, guesses sha256 …)".
 The pins are read from the yaml with yaml.safe_load (no tag runs code); no prover code is used.
@@ -60,9 +61,9 @@ def shipped(name: str, games: Path | None = None) -> dict | None:
 
 def pins(config: dict) -> tuple[str, str] | None:
     """(secrets sha256, guesses sha256) a shipped game's yaml pins, or None when it does not pin both."""
-    found = [(config.get(role) or {}).get("sha256") if isinstance(config.get(role), dict) else None
-             for role in ("secrets", "guesses")]
-    return tuple(found) if all(isinstance(d, str) for d in found) else None
+    found = tuple(config[role].get("sha256") if isinstance(config.get(role), dict) else None
+                  for role in ("secrets", "guesses"))
+    return found if all(isinstance(digest, str) for digest in found) else None
 
 
 def checked_name(cert: dict, game) -> str:
@@ -74,13 +75,12 @@ def checked_name(cert: dict, game) -> str:
     if config is None or (pins(config) is None and config.get("source") not in SIZED):
         return f"custom game {name} (secrets sha256 {shown(game.secrets_digest)}, guesses sha256 " \
                f"{shown(game.guesses_digest)})"
-    answer = config.get("answer", "wordle")
-    if answer_of(game) != answer:
-        raise rejected(f"it names the shipped game {name}, whose answers are {answer}, but the game answers "
-                       f"{answer_of(game)}")
     named = pinned_name(name, pins(config), game) if pins(config) else sized_name(name, config["source"], game)
     excluded = len(getattr(game, "excluded", ()))
-    return named + (f" without {excluded} excluded secret{'s' if excluded != 1 else ''}" if excluded else "")
+    named += f" without {excluded} excluded secret{'s' if excluded != 1 else ''}" if excluded else ""
+    shipped_answer = config.get("answer", "wordle")
+    return named if answer_of(game) == shipped_answer else \
+        f"{named}, answered as {answer_of(game)} (not as the shipped {shipped_answer})"
 
 
 def every_secret(game) -> set[str]:
