@@ -257,7 +257,7 @@ def test_checker_runs_with_the_prover_unimportable(mini_proof):
                 if prover(name) or name in ("pipeline.games.answer", "pipeline.games.constraints"):
                     raise ImportError(f"blocked: {{name}}")
         sys.meta_path.insert(0, Block())
-        from pipeline.config.compose import builtin_game
+        from pipeline.games.catalog import builtin_game
         from pipeline.proofs.certificates.optimal import verify_certificate
         result = verify_certificate({str(folder)!r}, builtin_game("mini_nerdle"))
         loaded = [m for m in sys.modules if prover(m)]

@@ -18,13 +18,14 @@ import tarfile
 import numpy as np
 import pytest
 
+from pipeline.search.matrix import Matrix
 from pipeline.feedback.matrix import game_matrix
 from pipeline.games.game import Game
 from pipeline.proofs.files import archive
 from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
 from pipeline.proofs.game.stored_game import folder_game
 from pipeline.search.bounds.lower import k_of_game
-from pipeline.search.bounds.closure import ClassSolvers, bound_class, guesses_left, opener_classes
+from pipeline.search.bounds.closure import ClassSettings, ClassSolvers, bound_class, guesses_left, opener_classes
 from pipeline.search.exact.solver import IMPOSSIBLE
 from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
 from tests.helpers.brute import NO_STRATEGY, BruteGame, code_table, wordle_code, wordle_colours
@@ -108,13 +109,12 @@ def test_prover_class_values_keep_the_limit(brute):
     is V*(g, S) within the limit for every opener; no strategy exactly when the brute force finds none."""
     game = Game("limit", WORDS, WORDS, "abcdefghijklmnopqrstuvwxyz", False, LIMIT)
     codes = game_matrix(game)
-    solvers = ClassSolvers(codes, game.secret_of_guess, game.n_codes, game.encoded_guesses())
-    k_s = k_of_game(codes, game.n_codes)
+    solvers = ClassSolvers(Matrix.of_game(codes, game))
+    settings = ClassSettings(k_s=k_of_game(codes, game.n_codes), max_level=3, memo_bits=10, left=guesses_left(game))
     got = {}
     for g, opener in enumerate(WORDS):
         solvers.reset()
-        total = len(WORDS) + sum(bound_class(solvers, members, None, k_s=k_s, max_level=3, memo_bits=10,
-                                             hard_state=state, left=guesses_left(game))[0]
+        total = len(WORDS) + sum(bound_class(solvers, settings, members, None, hard_state=state)[0]
                                  for _, members, state in opener_classes(codes, game, g))
         got[opener] = NO_STRATEGY if total >= IMPOSSIBLE else total
     assert got == opener_values(brute, LIMIT)
@@ -135,8 +135,7 @@ def test_the_first_hard_level_is_computed_by_the_hard_bounds(hard_from):
     assert (level_rule(True, hard_from, hard_from - 1), level_rule(True, hard_from, hard_from)) == ("normal", "hard")
     assert level_rule(False, hard_from, hard_from) == "normal"
     codes = game_matrix(game)
-    funnel = FunnelSolvers(codes, game.secret_of_guess, game.n_codes, k_of_game(codes, game.n_codes),
-                           game.encoded_guesses(), game.encoded_secrets())
+    funnel = FunnelSolvers(Matrix.of_game(codes, game), k_of_game(codes, game.n_codes))
     openers = np.arange(len(guesses), dtype=np.int32)
     computed, _ = funnel.values(openers, hard_from, 10**9, level_rule(True, hard_from, hard_from))
     normal, _ = funnel.values(openers, hard_from, 10**9, "normal")

@@ -10,6 +10,7 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
+from pipeline.search.matrix import Matrix
 from pipeline.proofs.exact.solver import INFEASIBLE
 from pipeline.proofs.exact.solver import ExactSolver as CheckerExact
 from pipeline.proofs.symmetry.stabiliser import ProductSymmetry
@@ -175,7 +176,7 @@ def test_prover_exact_with_the_stabiliser_matches_brute_force(peg_game, monkeypa
     wrong = []
     for opener, members in opener_class_problems(codes, n_codes, np.random.default_rng(4), 12):
         for left in (None, 4, 5):
-            solver = ProverExact(codes, secret_of_guess, n_codes, max_guesses=left, memo_bits=10)
+            solver = ProverExact(Matrix(codes, secret_of_guess, n_codes), max_guesses=left, memo_bits=10)
             search = SymmetricExact(solver, HistoryStabiliser(words, 6, gens), levels=3)
             truth = brute.min_total(tuple(members.tolist()), left)
             got, exact = search.min_total(members, (opener,))

@@ -80,6 +80,7 @@ def test_a_true_proof_relabelled_as_a_shipped_game_is_refused_naming_both_digest
     """The proof is true, of 10 words; relabelled wordle_original in its certificate and its stored game, it is
     refused from the folder and from a bundle, and nothing is recorded; the catalogue never calls it verified."""
     original = request.getfixturevalue(fixture)
+    capsys.readouterr()  # the fixture's own proof, made lazily here, logs to this test's stderr
     assert json.loads((original / "certificate.json").read_text()).get("kind") == (
         "infeasible" if fixture == "ten_words_infeasible" else None)
     proof = relabelled(outputs_copy(original, tmp_path), "wordle_original")
