@@ -16,14 +16,21 @@ Folders and links are relative: `folder` to the outputs folder (e.g. prove/<key>
 folder two levels below it (../../prove/<key>/tree.svg), so the page works wherever the outputs are copied.
 """
 
+import hashlib
 import os
 import posixpath
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
-from pipeline.artifacts.outputs import CERTIFICATE, TREE, TREE_PICTURE
+from pipeline import PipelineError
+from pipeline.artifacts.outputs import CERTIFICATE, STORED_GAME, TREE, TREE_PICTURE
+from pipeline.artifacts.tree_explorer import drawing_style
 from pipeline.proofs.certificates import record
+from pipeline.runtime.files import MAX_JSON_BYTES, MissingFile, UnreadableFile, parse_json, read_bytes
 from pipeline.runtime.store import MANIFEST, Artifact, ArtifactStore, DamagedArtifactError, is_link, read_json_file
+from pipeline.search.tree import from_json
 
 OWN_STAGE = "catalogue"  # its own folder holds no certificate, and is never searched
 UP_TO_OUTPUTS = ("..", "..")  # from outputs/catalogue/<key>/ back to outputs/
@@ -31,6 +38,7 @@ BUNDLE_SUFFIX = ".tar.gz"  # `python -m pipeline bundle <folder>` writes <folder
 GAME_FIELDS = {"game": str, "hard_mode": bool, "guesses_sha256": str, "secrets_sha256": str, "n_guesses": int,
                "n_secrets": int}
 KIND_NAMES = {int: "a whole number", bool: "true or false", str: "a string", list: "a list", type(None): "null"}
+EXPLORER_NAME_CHARS = 40  # of the game's name in an explorer page's file name (the rest of the name is short)
 
 
 class Unreadable(Exception):
@@ -115,13 +123,15 @@ def certificate_entry(store: ArtifactStore, artifact: Artifact) -> dict:
     else:
         result = proof_result(artifact, cert, manifest)
     check, svg = verification(artifact), result.pop("svg")
+    tree = result.pop("tree")
     return {"stage": artifact.stage, "folder": relative(store, artifact.path),
             "written_at": text_or_none(manifest.get("written_at")), "game": game, **result,
             "certificate_sha256": record.sha256_of(artifact.file(CERTIFICATE.name)),
             "verified": check["state"] == record.VERIFIED, "verification": check,
             "certificate_path": link(store, artifact.file(CERTIFICATE.name)),
             "tree_svg_path": existing_link(store, artifact.file(svg)),
-            "bundle_path": existing_link(store, artifact.path.with_name(artifact.path.name + BUNDLE_SUFFIX))}
+            "bundle_path": existing_link(store, artifact.path.with_name(artifact.path.name + BUNDLE_SUFFIX)),
+            **tree_fields(artifact, tree), "explorer_path": None}
 
 
 def proof_result(artifact: Artifact, cert: dict, manifest: dict) -> dict:
@@ -134,13 +144,15 @@ def proof_result(artifact: Artifact, cert: dict, manifest: dict) -> dict:
     return {"kind": "proof", "proven": proven, "upper_bound": ub, "optimum": ub if proven else None,
             "optimal_openers": [str(o) for o in openers],
             "funnel": funnel if isinstance(funnel, list) and all(type(n) is int for n in funnel) else [],
-            **measures(ub if proven else None, cert["n_secrets"], stats), "svg": TREE_PICTURE.name}
+            **measures(ub if proven else None, cert["n_secrets"], stats), "svg": TREE_PICTURE.name,
+            "tree": stats.get("body")}
 
 
 def infeasible_result(cert: dict) -> dict:
     """An infeasible guess limit's claim: no strategy finds every secret within it, so no optimum and no tree."""
     return {"kind": "infeasible", "proven": typed(cert, "proven", bool), "upper_bound": None, "optimum": None,
-            "optimal_openers": [], "funnel": [], **measures(None, cert["n_secrets"], {}), "svg": TREE_PICTURE.name}
+            "optimal_openers": [], "funnel": [], **measures(None, cert["n_secrets"], {}), "svg": TREE_PICTURE.name,
+            "tree": None}
 
 
 def leaderboard_result(artifact: Artifact, cert: dict) -> dict:
@@ -152,11 +164,12 @@ def leaderboard_result(artifact: Artifact, cert: dict) -> dict:
     best = min(e["value"] for e in leaders)
     first = next(e for e in leaders if e["value"] == best)
     funnel = [cert["n_guesses"], cert["n_guesses"] - len(typed(cert, "eliminated", list)), len(leaders)]
+    stats = tree_statistics(artifact, first["tree"])
     return {"kind": "leaderboard", "proven": True, "upper_bound": best, "optimum": best,
             "optimal_openers": sorted(e["opener"] for e in leaders if e["value"] == best), "funnel": funnel,
             "leaders": [{"opener": e["opener"], "value": e["value"]} for e in leaders],
-            **measures(best, cert["n_secrets"], tree_statistics(artifact, first["tree"])),
-            "svg": posixpath.splitext(first["tree"])[0] + ".svg"}
+            **measures(best, cert["n_secrets"], stats), "svg": posixpath.splitext(first["tree"])[0] + ".svg",
+            "tree": stats["body"]}
 
 
 def measures(optimum: int | None, secrets: int, stats: dict) -> dict:
@@ -170,15 +183,53 @@ def measures(optimum: int | None, secrets: int, stats: dict) -> dict:
 
 def tree_statistics(artifact: Artifact, name: str) -> dict:
     """The worst case and the distribution (guesses -> secrets) that tree file records (the checker replays
-    both when it verifies the certificate that pins the file)."""
+    both when it verifies the certificate that pins the file), and the file's name and body (holding a tree)."""
     if posixpath.basename(name) != name:
         raise Unreadable(f"{CERTIFICATE.name} names a tree file outside its folder: {name!r}")
-    distribution = json_object(artifact, name).get("distribution")
+    body = json_object(artifact, name)
+    distribution = body.get("distribution")
     if not isinstance(distribution, dict) or not distribution or not all(
             k.isdigit() and type(v) is int for k, v in distribution.items()):
         raise Unreadable(f"{name} records no distribution of guesses")
+    try:
+        from_json(body["tree"])
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
+        raise Unreadable(f"{name} holds no strategy tree ({type(err).__name__}: {err})") from None
     counts = {int(k): v for k, v in distribution.items()}
-    return {"worst_case": max(counts), "distribution": {str(k): counts[k] for k in sorted(counts)}}
+    return {"worst_case": max(counts), "distribution": {str(k): counts[k] for k in sorted(counts)},
+            "body": {"name": name, "answer": body.get("answer", "wordle")}}
+
+
+def tree_fields(artifact: Artifact, tree: dict | None) -> dict:
+    """The certified tree's file (None without one), its sha256 and how its responses are drawn (STYLES of
+    pipeline/artifacts/tree_explorer.py: by the stored game's answering function and source)."""
+    if tree is None:
+        return {"tree_file": None, "tree_sha256": None, "drawn_as": None}
+    answer, source = stored_rules(artifact, tree["answer"])
+    return {"tree_file": tree["name"], "tree_sha256": record.sha256_of(artifact.file(tree["name"])),
+            "drawn_as": drawing_style(answer, source)}
+
+
+def stored_rules(artifact: Artifact, answer: str) -> tuple[str, str]:
+    """(answering function, source) of the game the folder stores (game.json.gz: pipeline/artifacts/
+    stored_game.py); a folder made before proofs stored their game: the tree file's answer, source unknown."""
+    path = artifact.file(STORED_GAME.name)
+    try:
+        inflate = zlib.decompressobj(wbits=31)  # gzip
+        text = inflate.decompress(read_bytes(path, MAX_JSON_BYTES), MAX_JSON_BYTES)
+        if inflate.unconsumed_tail:
+            raise ValueError(f"its JSON is over {MAX_JSON_BYTES} bytes")
+        stored = parse_json(text.decode("utf-8"), path)
+        answer, source = stored["game"]["answer"], stored.get("source", "lists")
+        if not isinstance(answer, str) or not isinstance(source, str):
+            raise ValueError("its answer or source is not a string")
+        return answer, source
+    except MissingFile:
+        return str(answer), "lists"
+    except UnreadableFile as err:
+        raise Unreadable(f"{STORED_GAME.name} is {err.problem}") from None
+    except (zlib.error, ValueError, KeyError, TypeError, AttributeError) as err:  # UnicodeDecodeError: a ValueError
+        raise Unreadable(f"{STORED_GAME.name} is damaged ({err})") from None
 
 
 def verification(artifact: Artifact) -> dict:
@@ -225,6 +276,16 @@ def existing_link(store: ArtifactStore, path) -> str | None:
     return link(store, path) if path.is_file() and not is_link(path) else None
 
 
+def shown_tree(store: ArtifactStore, entry: dict):
+    """The tree of a catalogued entry with a tree file, as the catalogue read it (the same sha256: PipelineError
+    when the file changed since), for its explorer page."""
+    path = store.root / entry["folder"] / entry["tree_file"]
+    data = read_bytes(path, MAX_JSON_BYTES)
+    if hashlib.sha256(data).hexdigest() != entry["tree_sha256"]:
+        raise PipelineError(f"{path} changed while the catalogue was written: run stage=catalogue again")
+    return from_json(parse_json(data.decode("utf-8"), path)["tree"])
+
+
 # ---- rows ------------------------------------------------------------------------------------------------------
 
 
@@ -245,6 +306,15 @@ class RowKey:
                    (game["guesses_sha256"], game["secrets_sha256"]))
 
 
+def explorer_name(key: RowKey, entry: dict) -> str:
+    """The file name of the page exploring a row's tree, in the catalogue's folder: the game (its name cut and
+    percent-encoded into one plain file name), mode and guess limit, then the certificate's sha256 (so two rows
+    of one name, on other lists, never share a page)."""
+    limit = "unlimited" if key.no_limit else f"g{key.limit}"
+    name = quote(key.name[:EXPLORER_NAME_CHARS], safe="")
+    return f"explore-{name}-{'hard' if key.hard_mode else 'normal'}-{limit}-{entry['certificate_sha256'][:12]}.html"
+
+
 def preference(found: tuple[dict, int]) -> tuple:
     """Verified first, then a proven claim, then the newest: by the manifest's written_at (kept by a copy of the
     outputs), then by the order the store wrote them in (`age`, from certificate_artifacts)."""
@@ -263,6 +333,8 @@ def grouped(entries: list[tuple[dict, int]]) -> list[dict]:
 
 def row(key: RowKey, ranked: list[dict]) -> dict:
     shown, game = ranked[0], ranked[0]["game"]
+    if shown["tree_file"] is not None:
+        shown = {**shown, "explorer_path": explorer_name(key, shown)}
     if len(ranked) == 1:
         why = "the only certificate"
     elif shown["verified"]:

@@ -2,7 +2,8 @@
 
 Both show the same cells, computed once by `cells`: every number as the certificate states it (the optimum, the
 worst case), the average as the exact fraction optimum/|S| beside its decimal, never a published constant.  The
-page is one table and plain CSS, no script, nothing fetched: it reads the same from a copied folder."""
+page is one table and plain CSS, no script, nothing fetched: it reads the same from a copied folder.  Each row
+with a tree links its explorer page (pipeline/artifacts/tree_explorer.py), whose heading and facts are here."""
 
 import re
 from html import escape
@@ -50,11 +51,27 @@ def verified_text(entry: dict) -> str:
 
 
 def links(entry: dict) -> list[tuple[str, str]]:
-    """(label, relative URL) of the entry's files that exist: tree picture, certificate, bundle.  The paths are
-    quoted: a leaderboard's tree files are named with % escapes (tree-4%2A7%3D28.svg), which a URL spells %25."""
-    named = (("tree.svg", entry["tree_svg_path"]), ("certificate.json", entry["certificate_path"]),
-             ("bundle", entry["bundle_path"]))
+    """(label, relative URL) of the entry's files that exist: the tree's explorer page (a row's shown certificate
+    with a tree: pipeline/artifacts/tree_explorer.py), tree picture, certificate, bundle.  The paths are quoted: a
+    leaderboard's tree files are named with % escapes (tree-4%2A7%3D28.svg), which a URL spells %25."""
+    named = (("explore the tree", entry["explorer_path"]), ("tree.svg", entry["tree_svg_path"]),
+             ("certificate.json", entry["certificate_path"]), ("bundle", entry["bundle_path"]))
     return [(label, quote(target)) for label, target in named if target]
+
+
+def explorer_heading(row: dict) -> str:
+    limit = "no guess limit" if row["guess_limit"] is None else f"at most {row['guess_limit']} guesses"
+    return f"{row['game']}: {row['mode']} mode, {limit}"
+
+
+def explorer_facts(row: dict) -> list[str]:
+    """What an explorer page says of its row's certificate, in the catalogue's own words."""
+    entry = row["shown"]
+    return [f"optimum (total): {optimum_text(entry)} over {row['secrets']} secrets ({row['guesses']} allowed "
+            f"guesses), average {average_text(entry)}", f"worst case: {entry['worst_case']} guesses",
+            f"optimal openers: {openers_text(entry['optimal_openers'], len(entry['optimal_openers']))}",
+            f"certificate: {entry['kind']} {entry['folder']}, sha256 {entry['certificate_sha256']}; the tree: "
+            f"{entry['tree_file']}, sha256 {entry['tree_sha256']}", verified_text(entry)]
 
 
 def cells(row: dict, openers_shown: int) -> list[str]:

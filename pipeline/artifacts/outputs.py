@@ -216,4 +216,6 @@ CATALOGUE_JSON = Output("catalogue.json", "counts (results, verified, certificat
 CATALOGUE_TABLE = Output("catalogue.md", "the rows as a Markdown table, then the other and the unreadable "
                                          "certificates")
 CATALOGUE_PAGE = Output("index.html", "the rows as a static HTML table (no script), links relative to this folder")
-CATALOGUE = (CATALOGUE_JSON, CATALOGUE_TABLE, CATALOGUE_PAGE)
+CATALOGUE_EXPLORERS = Output("explore-*.html", "each row's tree (its shown certificate's) as one self-contained page "
+                                               "to explore: pipeline/artifacts/tree_explorer.py", always=False)
+CATALOGUE = (CATALOGUE_JSON, CATALOGUE_TABLE, CATALOGUE_PAGE, CATALOGUE_EXPLORERS)
