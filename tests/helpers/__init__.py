@@ -4,7 +4,8 @@
 - words.py: tiny word-list games and MinTotal by brute force with the scalar answering function;
 - fixed_guesses.py: the blindfold stage's questions by brute force, and their games;
 - cli.py: the command line in a child process;
-- proof_folders.py: copies of proof folders and the checker's command.
+- proof_folders.py: copies of proof folders, the committed proofs unpacked into a store, and the checker's command;
+- chromium.py: headless Chromium, run once or driven over the DevTools protocol.
 
 Shared fixtures live in tests/conftest.py.
 """
