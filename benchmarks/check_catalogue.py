@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/check_catalogue.py                       # every archive (hours of CPU)
     .venv/bin/python benchmarks/check_catalogue.py --only mini_nerdle-normal-g6.tar.gz --workers 1
-    .venv/bin/python benchmarks/check_catalogue.py --out benchmarks/results/check-catalogue-$(git rev-parse --short HEAD).json
+    .venv/bin/python benchmarks/check_catalogue.py \
+        --out benchmarks/results/check-catalogue-$(git rev-parse --short HEAD).json       # kept as such
 
 Runs `python -m pipeline verify-certificate <archive> --workers N` for each archive, as a user checks one (the
 full check: no --sample; the archive is unpacked into a temporary folder and no record is kept), with this

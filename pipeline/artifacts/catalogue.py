@@ -12,6 +12,10 @@ unreadable) is listed under `unreadable` with its problem, and the others are ca
 link is followed: a linked stage folder, artifact folder or bundle, or a link among a certificate's files, is
 listed under `unreadable` too, with where it points (a link may lead out of the outputs folder).
 
+A row's shown certificate with a tree (a proven optimum's, a leaderboard's best leader's) names the page that explores
+it (`explorer_path`, written by the stage: pipeline/artifacts/tree_explorer.py); every entry records its tree file,
+that file's sha256 and how its responses are drawn (from the folder's game.json.gz).
+
 Folders and links are relative: `folder` to the outputs folder (e.g. prove/<key>), the links to a catalogue
 folder two levels below it (../../prove/<key>/tree.svg), so the page works wherever the outputs are copied.
 """

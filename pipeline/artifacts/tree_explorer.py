@@ -143,7 +143,9 @@ function drawResponse(response) {
     span.append(keys);
   }
   let words = response;
-  if (pegs && STYLE === "bulls_and_cows") words = plural(Number(pegs[1]), "bull") + ", " + plural(Number(pegs[2]), "cow");
+  if (pegs && STYLE === "bulls_and_cows") {
+    words = plural(Number(pegs[1]), "bull") + ", " + plural(Number(pegs[2]), "cow");
+  }
   span.append(el("span", "response-text", words));
   return span;
 }
