@@ -138,41 +138,37 @@ class Progress:
 
 # ---- compiling numba kernels -----------------------------------------------------------------------------------
 
-SECONDS_PER_KERNEL = 6.0  # compile time of one cached kernel, on average (`make install` measures the whole set)
-_announced = False  # one announcement per process
+_announced = False  # one line per process
 
 
-def cold_kernels(prefix: str = "pipeline.") -> list[str]:
-    """The cached numba kernels of the loaded modules under `prefix` whose on-disk cache index is missing: they
-    compile when first called.  The index path is numba's own (it follows NUMBA_CACHE_DIR).  A kernel declared
-    `inline="always"` never has a cache of its own (it compiles into its callers' caches), so it is not counted."""
-    import os
-
-    from numba.core.registry import CPUDispatcher
-
-    cold = []
-    for name, module in list(sys.modules.items()):
-        if not name.startswith(prefix) or module is None:
-            continue
-        for attribute, value in list(vars(module).items()):
-            index = getattr(getattr(getattr(value, "_cache", None), "_cache_file", None), "_index_path", None)
-            inlined = getattr(value, "targetoptions", {}).get("inline") == "always"
-            if (isinstance(value, CPUDispatcher) and index and value.__module__ == name and not inlined
-                    and not os.path.exists(index)):
-                cold.append(f"{name}.{attribute}")
-    return sorted(cold)
+def kernel_name(dispatcher) -> str:
+    """search.exact.kernels.solve for a kernel of pipeline/search/exact/kernels.py: where to look it up."""
+    module = dispatcher.py_func.__module__.removeprefix("pipeline.")
+    return f"{module}.{dispatcher.py_func.__qualname__}"
 
 
-def announce_compilation(prefix: str = "pipeline.", emit=None) -> int:
-    """One line, once per process, when kernels of the loaded modules are not compiled yet; the number of cold
-    kernels.  A loaded module's kernel may go unused by this run (hard mode's, Mastermind's), so the line says
-    "up to": it is an upper bound, not a promise.  The line goes to `emit` (default: the pipeline logger's info)."""
+def announce_compilation(emit=None) -> None:
+    """From now on in this process, the first numba compile says so in one line (through `emit`, default the
+    pipeline logger's info) as it starts, naming the kernel.  numba signals a compile only when no cached machine
+    code fits the call (a cold cache, or an argument type not seen before), so a run that compiles nothing says
+    nothing: the line names only what really compiles.  Compiles in Ray's worker processes are not announced."""
     global _announced
-    cold = [] if _announced else cold_kernels(prefix)
-    if cold:
-        _announced = True
-        minutes = max(1, round(len(cold) * SECONDS_PER_KERNEL / 60))
-        kernels = f"{len(cold)} kernel{'' if len(cold) == 1 else 's'}"
-        (emit or log.info)(f"{kernels} not compiled yet: those this run uses compile once (up to about {minutes} "
-                           f"min); later runs start at once")
-    return len(cold)
+    if _announced:
+        return
+    _announced = True
+    from numba.core import event
+
+    class FirstCompile(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            if not self.said:
+                self.said = True
+                (emit or log.info)(f"compiling numba kernels on first use, starting with "
+                                   f"{kernel_name(ev.data['dispatcher'])} (seconds to minutes, once: cached for "
+                                   "later runs)")
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", FirstCompile())

@@ -121,7 +121,7 @@ def bound_class(solvers: ClassSolvers, settings: ClassSettings, members, target,
     the class's root and one level below (exact_symmetric.py).  The solvers' memos must be empty (new solvers,
     or reset ones).
     """
-    members = np.asarray(members, dtype=np.int32)
+    members = np.array(members, dtype=np.int32)  # a writable copy: one kernel signature, in-process or a Ray task's
     hard = hard_state is not None
     memo_bits, left = settings.memo_bits, settings.left
     if target is not None:
