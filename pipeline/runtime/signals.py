@@ -169,7 +169,7 @@ def _swallowed(unraisable) -> None:
     if isinstance(unraisable.exc_value, Interrupted):
         threading.Timer(RESEND_SECONDS, os.kill, (os.getpid(), unraisable.exc_value.signum)).start()
         return
-    _hooks[0](unraisable)
+    _hooks[-1](unraisable)
 
 
 def after_ray_start() -> None:
