@@ -1,11 +1,11 @@
 """python -m pipeline ... (and the `wordle-pipeline` command): see pipeline.app.cli and pipeline.app.commands.
 
 Ctrl-C, SIGTERM and SIGHUP, even while the modules are still importing, end the run with one line and exit
-status 130, 143 or 129 (pipeline.runtime.signals)."""
+status 130, 143 or 129 (pipeline.processes.signals)."""
 
 import sys
 
-from pipeline.runtime import signals
+from pipeline.processes import signals
 
 signals.install()
 

@@ -25,7 +25,7 @@ from pipeline.config.settings import PROJECT_ROOT
 from pipeline import PipelineError
 from pipeline.runtime import codec
 from pipeline.runtime.executors import InProcessExecutor
-from pipeline.runtime.signals import RESUME
+from pipeline.processes.signals import RESUME
 from pipeline.runtime.store import ArtifactStore
 from tests.helpers.processes import catches, start, wait_until
 from tests.test_bad_input import WORDS, assert_one_error, fresh_console, nothing_written, run_main  # noqa: F401

@@ -109,7 +109,7 @@ def run_sweep(points: list[list[str]]) -> tuple[Path, list[dict]]:
     import logging
 
     from pipeline.app.sweep_summary import write_summary
-    from pipeline.runtime import signals
+    from pipeline.processes import signals
 
     check_sweep_overrides(points)
     config, early_errors = first_composed(points)  # sweep.max_parallel is checked there (pipeline/config/settings.py)
@@ -161,7 +161,7 @@ def main(points: list[list[str]]) -> int:
     signal unwinds the sweep (its summary written, Ray shut down at exit) before the one line."""
     from pipeline.runtime.log import setup_console
     from pipeline.app.sweep_summary import table, write_summary
-    from pipeline.runtime.signals import unwinding
+    from pipeline.processes.signals import unwinding
 
     setup_console()
     try:

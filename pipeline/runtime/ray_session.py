@@ -116,7 +116,7 @@ def ensure_ray(cfg: RayConfig) -> None:
     logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
     from ray._private import utils as ray_utils
 
-    from pipeline.runtime.signals import after_ray_start, held, ray_keeps_ours
+    from pipeline.processes.signals import after_ray_start, held, ray_keeps_ours
 
     with held():  # a signal while Ray starts waits until it is up (and shut down at exit), then stops the run
         try:

@@ -21,7 +21,7 @@ from pipeline.app.commands.common import EXIT_BAD_INPUT
 from pipeline.app.commands.data import has_fetch
 from pipeline.app.commands.listing import listed
 from pipeline.config.suggest import GROUPS, did_you_mean
-from pipeline.runtime import signals
+from pipeline.processes import signals
 from pipeline.app.commands import (data, verify_tree, export_tree, verify_certificate, bundle,
                                    play, solve, analyse, listing)
 

@@ -9,13 +9,13 @@ from pathlib import Path
 from pipeline import PipelineError, echo
 from pipeline.app.commands.common import (ArgumentParser, capped_workers, load_game_from, one_path, path_parser,
                                           sample_size, say, worker_count)
-from pipeline.runtime import signals
+from pipeline.processes import signals
 
 
 NAME = 'verify-certificate'
 USAGE = ('verify-certificate <dir|bundle> [--sample N]',  # the form and what it does, in `python -m pipeline --help`
          're-check a proof of optimality or a leaderboard (all of it)')
-CHECK_STOPPED = "the check was stopped, nothing was verified"  # a stopped check's line (pipeline.runtime.signals)
+CHECK_STOPPED = "the check was stopped, nothing was verified"  # a stopped check's line (pipeline.processes.signals)
 
 
 def print_verdict(result: dict) -> None:
@@ -62,7 +62,7 @@ def run(ns: argparse.Namespace) -> int:
     """A proof folder is checked in place (and its check recorded); a bundle archive is unpacked into a temporary
     folder (pipeline/proofs/files/archive.py: no traversal, no link, size limits) and checked there.  Ctrl-C,
     SIGTERM or SIGHUP unwind the check: its worker processes end and the temporary folder is removed before the
-    one line (pipeline.runtime.signals)."""
+    one line (pipeline.processes.signals)."""
     signals.on_stop(CHECK_STOPPED)
     with signals.unwinding():
         return verify_path(ns)
