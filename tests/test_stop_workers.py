@@ -26,7 +26,7 @@ import pytest
 
 from pipeline.config.settings import PROJECT_ROOT
 from pipeline.processes.signals import RESUME
-from tests.helpers.processes import Command, default_signals, mark_and_sleep, running, started_at
+from tests.helpers.processes import Command, default_signals, running, started_at
 
 BUNDLE = PROJECT_ROOT / "catalogue" / "wordle_original-normal-g6.tar.gz"
 STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
@@ -135,6 +135,7 @@ def test_a_pool_left_by_an_error_ends_its_busy_workers_at_once(tmp_path):
     """An exception (Interrupted is one) inside process_pool terminates its workers mid-task instead of waiting
     for their tasks (here ten minutes each), and they are gone when the block has ended."""
     from pipeline.processes.pool import process_pool
+    from tests.helpers.processes import mark_and_sleep
 
     marks = [tmp_path / f"task{i}" for i in range(2)]
     with pytest.raises(RuntimeError, match="stop"), process_pool(2) as pool:
