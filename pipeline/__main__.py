@@ -1,17 +1,18 @@
 """python -m pipeline ... (and the `wordle-pipeline` command): see pipeline.app.cli and pipeline.app.commands.
 
-Ctrl-C and SIGTERM, even while the modules are still importing, end the run with one line and exit
-status 130 or 143 (pipeline.runtime.signals)."""
+Ctrl-C, SIGTERM and SIGHUP, even while the modules are still importing, end the run with one line and exit
+status 130, 143 or 129 (pipeline.processes.signals)."""
 
 import sys
 
-from pipeline.runtime import signals
+from pipeline.processes import signals
 
 signals.install()
 
 
 def main(argv: list[str]) -> int:
-    """The command line, with an interrupt reported as one line (its exit status: 130 SIGINT, 143 SIGTERM)."""
+    """The command line, with an interrupt reported as one line (its exit status: 130 SIGINT, 143 SIGTERM, 129
+    SIGHUP)."""
     try:
         from pipeline.app.commands import main as commands_main
 

@@ -173,3 +173,21 @@ def test_a_parent_cap_one_too_low_is_caught():
         assert caps[WIDE] == 6 and caps[WIDE - 1] == 7
         values.append(bounds.lb(d.astype(np.int32), 3, within=(cands, sub_t, caps - planted, place))[0])
     assert values == [3 * 8 - 6, 3 * 8 - 5] and values[0] == defined_lb3(codes, d, 7)
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_root_values_in_chunks_are_those_of_one_call(level, monkeypatch):
+    """V_1 / V_2 of every opener come from one root_v12 call per ROOT_CHUNK openers (a signal is handled between
+    calls): with chunks of 7 (the last one shorter), the values of a single call over all 900 openers, in order."""
+    from pipeline.proofs.bounds import lower as checker_bounds
+
+    codes, guess_of_secret = random_code_matrix(5)
+    bounds = LowerBounds(codes, guess_of_secret, N_CODES)
+    openers = np.arange(codes.shape[0], dtype=np.int64)
+    whole = checker_bounds.root_v12(codes, bounds.codes_t, openers, N_CODES, bounds.btab, level, checker_bounds.HUGE,
+                                    bounds.parts_sorted)
+    assert len(np.unique(whole)) > 10  # values that differ: a shifted or reordered chunk shows
+    monkeypatch.setattr(checker_bounds, "ROOT_CHUNK", 7)
+    assert len(openers) % 7
+    assert np.array_equal(bounds.openers(openers, level), whole)
+    assert np.array_equal(bounds.openers(openers[::-3], level), whole[::-3])

@@ -237,6 +237,9 @@ def test_hard_mode_certificate_is_verified(ight_lists, tmp_path, ray_session):
         response=response, size=size))
     with pytest.raises(CertificateError, match="can be solved within the 3 guesses left"):
         verify(moved, game)
+    assert verify(folder, game, workers=2) == verify(folder, game)  # its witnesses over two processes
+    with pytest.raises(CertificateError, match="can be solved within the 3 guesses left"):
+        verify(moved, game, workers=2)
 
 
 def solvable_hard_class(game) -> tuple[str, str, int]:

@@ -25,7 +25,9 @@ from pipeline.config.settings import PROJECT_ROOT
 from pipeline import PipelineError
 from pipeline.runtime import codec
 from pipeline.runtime.executors import InProcessExecutor
+from pipeline.processes.signals import RESUME
 from pipeline.runtime.store import ArtifactStore
+from tests.helpers.processes import catches, start, wait_until
 from tests.test_bad_input import WORDS, assert_one_error, fresh_console, nothing_written, run_main  # noqa: F401
 
 MINI_LB = ["stage=lower_bound", "game=mini_nerdle", "stage.ub=544", "ray.executor=local", "progress=false"]
@@ -160,8 +162,7 @@ def test_forged_and_damaged_shards_of_an_interrupted_run_are_recomputed(clean_ru
     outputs = tmp_path / "outputs"
     interrupt_after(monkeypatch, 3)
     code, _, err = run_main([f"paths.outputs={outputs}", *MINI_LB], capsys)
-    assert code == 130 and err.strip().splitlines()[-1] == ("error: interrupted; finished shards are kept, "
-                                                             "rerun the same command to resume"), err
+    assert code == 130 and err.strip().splitlines()[-1] == f"error: interrupted (SIGINT); {RESUME}", err
     monkeypatch.undo()
     shard_dir = outputs / "lower_bound" / f".shards-{artifact.key}" / "lower_bound-V1"
     shards = sorted(shard_dir.glob("*.shard.npz"))
@@ -416,25 +417,28 @@ def test_forcing_a_read_only_artifact_is_one_line_and_keeps_it(tmp_path, capsys,
 # ---- 6. Ctrl-C and SIGTERM -----------------------------------------------------------------------------------------------
 
 
-MESSAGE = "error: interrupted; finished shards are kept, rerun the same command to resume"
 SLOW_MAIN = ("import sys, fault_injection; fault_injection.slow_tasks(float(sys.argv[1])); "
              "from pipeline.__main__ import main; sys.exit(main(sys.argv[2:]))")
 
 
 def pipeline_process(args: list[str], delay: float | None = None) -> subprocess.Popen:
-    """`python -m pipeline args` (tasks sleeping `delay` s first when given: tests/fault_injection.py)."""
+    """`python -m pipeline args` (tasks sleeping `delay` s first when given: tests/fault_injection.py), with the
+    signals a test sends at their defaults (tests/helpers/processes.py: a background job's runner ignores SIGINT)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(PROJECT_ROOT / "tests")]),
            "RAY_worker_register_timeout_seconds": "180"}  # a loaded test machine starts workers slowly
     command = ["-m", "pipeline", *args] if delay is None else ["-c", SLOW_MAIN, str(delay), *args]
-    return subprocess.Popen([sys.executable, *command], cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return start([sys.executable, *command], cwd=PROJECT_ROOT, env=env)
 
 
-def assert_interrupted(proc: subprocess.Popen, signum: int) -> str:
+def assert_interrupted(proc: subprocess.Popen, signum: int, during_start_up: bool = False) -> str:
+    """Exit 128 + signum and one line: a stage run's (finished shards kept), or during start-up (before the
+    command is known) the signal's name alone."""
     out, err = proc.communicate(timeout=120)
+    named = f"error: interrupted ({signal.Signals(signum).name})"
+    lines = {f"{named}; {RESUME}", *([named] if during_start_up else [])}
     assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[signum], err
     assert "Traceback" not in err and "PC:" not in err and "SIGTERM received" not in err, err
-    assert err.strip().splitlines()[-1] == MESSAGE and err.count("error:") == 1, err
+    assert err.strip().splitlines()[-1] in lines and err.count("error:") == 1, err
     return err
 
 
@@ -450,19 +454,9 @@ def test_a_signal_during_start_up_is_one_line(signum, tmp_path):
     """The signal is sent as soon as the package has taken over SIGTERM (read from /proc, so neither a fast nor a
     loaded machine moves it out of start-up); slowed tasks keep the run from finishing first."""
     proc = pipeline_process(feedback_args(tmp_path, tmp_path / "outputs"), delay=5.0)
-    deadline = time.time() + 60
-    while not handles_sigterm(proc.pid):
-        assert proc.poll() is None and time.time() < deadline, proc.communicate()
-        time.sleep(0.02)
+    wait_until(proc, lambda: catches(proc.pid, signal.SIGTERM), "the handler for SIGTERM", within=60)
     proc.send_signal(signum)
-    assert_interrupted(proc, signum)
-
-
-def handles_sigterm(pid: int) -> bool:
-    """Whether process `pid` has a handler of its own for SIGTERM (the SigCgt mask of /proc/<pid>/status)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
-    return bool(caught >> (signal.SIGTERM - 1) & 1)
+    assert_interrupted(proc, signum, during_start_up=True)
 
 
 @pytest.fixture(scope="module")

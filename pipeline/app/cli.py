@@ -64,8 +64,8 @@ def run_task(cfg: DictConfig) -> Path:
         result = run_config(config, run_dir())
     except PipelineError as err:
         fail(str(err))
-    except KeyboardInterrupt as err:  # one line, exit 130 (Ctrl-C) or 143 (SIGTERM): pipeline.runtime.signals
-        from pipeline.runtime.signals import report
+    except KeyboardInterrupt as err:  # one line, exit 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP): processes.signals
+        from pipeline.processes.signals import report
 
         sys.exit(report(err))
     print(printable(result.headline))
@@ -136,6 +136,9 @@ def check_flags(flags: list[str], commands) -> None:
 def hydra_main(argv: list[str], commands=()) -> None:
     """Check every run ourselves (one-line errors), then run it as Hydra runs a job (run_single), or a `-m`
     sweep with our own launcher (pipeline.app.sweep).  `commands` names the sub-commands for error lines."""
+    from pipeline.processes.signals import RESUME, on_stop
+
+    on_stop(RESUME)  # a stage run keeps the shards its fan-outs finished
     flags = [a for a in argv if a.startswith("-")]
     overrides = [a for a in argv if not a.startswith("-")]
     check_flags(flags, commands)

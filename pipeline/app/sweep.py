@@ -13,6 +13,7 @@ single run.
 
 import os
 import secrets
+import signal
 import sys
 import time
 import traceback
@@ -23,7 +24,7 @@ from pathlib import Path
 from pipeline.config.settings import Config
 from pipeline import PipelineError, echo, error_line
 
-OK, FAILED, BAD_INPUT = "ok", "failed", "bad input"
+OK, FAILED, BAD_INPUT, STOPPED = "ok", "failed", "bad input", "stopped"
 SWEEP_KEYS = "sweep."  # settings of the sweep as a whole: the same for every point
 HYDRA_UNUSED = ("hydra.sweep.", "hydra.run.", "hydra/launcher", "hydra/sweeper", "hydra.launcher", "hydra.sweeper")
 MAX_POINTS = 10_000  # a sweep's points at most: its size is worked out before any point is made, a bigger one refused
@@ -102,21 +103,46 @@ def sweep_folder(outputs: str) -> Path:
 
 
 def run_sweep(points: list[list[str]]) -> tuple[Path, list[dict]]:
-    """Every point run (as far as there is room, at once); returns the sweep's folder and its rows."""
+    """Every point run (as far as there is room, at once); returns the sweep's folder and its rows.  Stopped by a
+    signal (Interrupted, inside signals.unwinding), it writes the summary, the points not finished marked
+    `stopped`, before the interrupt goes on."""
     import logging
 
-    from pipeline.runtime.launcher import run_jobs
-    from pipeline.runtime.ray_session import ensure_ray
+    from pipeline.app.sweep_summary import write_summary
+    from pipeline.processes import signals
 
     check_sweep_overrides(points)
     config, early_errors = first_composed(points)  # sweep.max_parallel is checked there (pipeline/config/settings.py)
     folder = sweep_folder(config.paths.outputs)
+    signals.on_stop(f"the points not finished are marked {STOPPED} in {folder / 'summary.json'}; {signals.RESUME}")
     log = logging.getLogger("pipeline.app.sweep")
     log.info("sweep: %d points, summary in %s", len(points), folder)
-    ensure_ray(config.ray)
-    todo = [index for index in range(len(points)) if index not in early_errors]
     rows: dict[int, dict] = {index: {"overrides": points[index], "status": BAD_INPUT, "artifact": "", "result": "",
                                      "error": error, "wall_s": 0.0} for index, error in early_errors.items()}
+    try:
+        run_points(points, folder, config, rows, log)
+    except KeyboardInterrupt as err:
+        stopped_by = signal.Signals(signals.signal_of(err)).name
+        write_summary(folder, in_order(points, rows, stopped_by), stopped_by=stopped_by)
+        raise
+    return folder, in_order(points, rows)
+
+
+def in_order(points: list[list[str]], rows: dict[int, dict], stopped_by: str | None = None) -> list[dict]:
+    """The summary's rows in point order; a point without a row was stopped by `stopped_by` before it finished."""
+    stopped = {"status": STOPPED, "artifact": "", "result": "", "wall_s": 0.0,
+               "error": f"stopped by {stopped_by} before it finished"}
+    return [dict(point=index, **rows.get(index, {"overrides": points[index], **stopped}))
+            for index in range(len(points))]
+
+
+def run_points(points: list[list[str]], folder: Path, config: Config, rows: dict[int, dict], log) -> None:
+    """Start Ray, then run every point without a row yet, adding each one's row as it ends."""
+    from pipeline.runtime.launcher import run_jobs
+    from pipeline.runtime.ray_session import ensure_ray
+
+    ensure_ray(config.ray)
+    todo = [index for index in range(len(points)) if index not in rows]
 
     def finished(position: int, outcome) -> None:
         index = todo[position]
@@ -128,18 +154,19 @@ def run_sweep(points: list[list[str]]) -> tuple[Path, list[dict]]:
 
     jobs = [(points[index], str(folder / str(index)), os.getcwd()) for index in todo]
     run_jobs(run_point, jobs, max_parallel=config.sweep.max_parallel, label="sweep", on_done=finished)
-    ordered = [dict(point=index, **rows[index]) for index in range(len(points))]
-    return folder, ordered
 
 
 def main(points: list[list[str]]) -> int:
-    """The command line's `-m`: run, print and write the summary; 0, 1 (some point failed) or 2 (bad input)."""
+    """The command line's `-m`: run, print and write the summary; 0, 1 (some point failed) or 2 (bad input).  A
+    signal unwinds the sweep (its summary written, Ray shut down at exit) before the one line."""
     from pipeline.runtime.log import setup_console
     from pipeline.app.sweep_summary import table, write_summary
+    from pipeline.processes.signals import unwinding
 
     setup_console()
     try:
-        folder, rows = run_sweep(points)
+        with unwinding():
+            folder, rows = run_sweep(points)
     except PipelineError as err:
         print(error_line(err), file=sys.stderr)
         return 2

@@ -38,9 +38,11 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_summary(folder: Path, rows: list[dict]) -> None:
-    """summary.json (every row, artifact paths in full) and summary.md, each written whole or not at all."""
-    body = {"points": len(rows), "failed": [row["point"] for row in rows if row["status"] != "ok"], "rows": rows}
+def write_summary(folder: Path, rows: list[dict], stopped_by: str | None = None) -> None:
+    """summary.json (every row, artifact paths in full; `stopped_by`: the signal that stopped the sweep, if one
+    did) and summary.md, each written whole or not at all."""
+    body = {"points": len(rows), "failed": [row["point"] for row in rows if row["status"] != "ok"],
+            **({"stopped_by": stopped_by} if stopped_by else {}), "rows": rows}
     for name, text in (("summary.json", json.dumps(body, indent=2) + "\n"), ("summary.md", markdown(rows))):
         partial = folder / f".{name}.partial"
         partial.write_text(text)

@@ -33,6 +33,8 @@ import numpy as np
 
 from pipeline.artifacts.outputs import CERTIFICATE, EXACT, OPENER_TOTALS, read_table
 from pipeline import PipelineError
+from pipeline.processes import signals
+from pipeline.processes.pool import answer_to
 from pipeline.runtime.files import read_json
 from pipeline.search.exact.solver import IMPOSSIBLE, ExactSolver
 from pipeline.search.hard_mode import initial_state, update_state
@@ -72,26 +74,20 @@ def within(seconds: float, task, then=None) -> list:
     if seconds <= 0 or not hasattr(os, "fork"):
         return []
     read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover (the child; its coverage is not collected)
-        status = 1
-        try:
-            os.close(read)
-            result = task()
-            _send(write, result)
-            if then is not None:
-                _send(write, then(result))
-            status = 0
-        finally:
-            os._exit(status)
+    parent = os.getpid()
+    with signals.held():  # a signal waits until the child is known (and, in the child, until it has let go)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child; its coverage is not collected)
+            _child(task, then, read, write, parent)
     os.close(write)
     received, deadline = bytearray(), time.monotonic() + seconds
     try:
-        while (remaining := deadline - time.monotonic()) > 0 and select.select([read], [], [], remaining)[0]:
-            chunk = os.read(read, 1 << 16)
-            if not chunk:
-                break
-            received += chunk
+        with signals.child(pid):  # a signal that ends the command ends the child too
+            while (remaining := deadline - time.monotonic()) > 0 and select.select([read], [], [], remaining)[0]:
+                chunk = os.read(read, 1 << 16)
+                if not chunk:
+                    break
+                received += chunk
         return _frames(bytes(received))
     finally:
         os.close(read)
@@ -100,6 +96,22 @@ def within(seconds: float, task, then=None) -> list:
         except ProcessLookupError:
             pass
         os.waitpid(pid, 0)
+
+
+def _child(task, then, read: int, write: int, parent: int) -> None:  # pragma: no cover (runs in the child)
+    """The forked child of `within`: it leaves signals to its parent and dies with it (a stopped command leaves
+    no solver running), sends task() and then(its result), and exits."""
+    status = 1
+    try:
+        answer_to(parent)
+        os.close(read)
+        result = task()
+        _send(write, result)
+        if then is not None:
+            _send(write, then(result))
+        status = 0
+    finally:
+        os._exit(status)
 
 
 def _send(fd: int, obj) -> None:  # pragma: no cover (runs in the child)

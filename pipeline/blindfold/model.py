@@ -30,6 +30,7 @@ import numpy as np
 from pipeline.blindfold import pairs as blindfold_pairs
 
 _EPS = 1e-6
+WAIT_SECONDS = 0.1  # how often the waiting thread looks whether HiGHS has finished (run_highs)
 
 
 @dataclass
@@ -278,7 +279,7 @@ class CoverModel:
         h.cbMipInterrupt.subscribe(on_interrupt)
         start = time.perf_counter()
         try:
-            h.run()
+            run_highs(h)
         finally:
             h.cbMipImprovingSolution.unsubscribe(on_solution)
             h.cbMipInterrupt.unsubscribe(on_interrupt)
@@ -289,6 +290,28 @@ class CoverModel:
         status = self.highs.writeModel(str(path))
         if status == highspy.HighsStatus.kError:
             raise OSError(f"HiGHS could not write {path}")
+
+
+def run_highs(h: highspy.Highs) -> None:
+    """h.run() in a thread of HiGHS's own while this thread waits for it: a stop (Ctrl-C, SIGTERM, SIGHUP: the
+    command line's handler raises Interrupted in the main thread, pipeline.processes.signals) asks HiGHS to stop at
+    its next check, waits until it has, and goes on.  Python runs signal handlers in the main thread only: there,
+    inside h.run(), a stop would wait until HiGHS returned (stage.time_limit_s), and one raised inside a callback
+    of HiGHS would be swallowed (the solve ends as "Solve error" and the run goes on)."""
+    h.HandleUserInterrupt = True
+    h.startSolve()
+    try:
+        _finished(h)
+    except BaseException:
+        h.cancelSolve()
+        _finished(h)
+        raise
+
+
+def _finished(h: highspy.Highs) -> None:
+    """Wait until HiGHS's solve has ended (in steps of WAIT_SECONDS, so a signal is seen between them)."""
+    while not h.wait(WAIT_SECONDS)[0]:
+        pass
 
 
 def _as_indices(guesses) -> np.ndarray:

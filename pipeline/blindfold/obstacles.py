@@ -31,6 +31,7 @@ import numpy as np
 
 from pipeline.blindfold import pairs as blindfold_pairs
 from pipeline.blindfold.hybrid import class_tree
+from pipeline.blindfold.model import run_highs
 
 FOUND, NONE, OPEN = "found", "proven: no such set", "not settled"
 METHOD = "lazy hitting-set MIP (HiGHS) over minimal unsolvable sets of secrets"
@@ -183,7 +184,7 @@ def hitting_set(hits: np.ndarray, k: int, time_limit: float | None, threads: int
     # further; exactly k, when there are that many, makes HiGHS return sets whose classes are small)
     size = float(min(k, n))
     h.addRow(size, size, n, idx, np.ones(n))
-    h.run()
+    run_highs(h)
     status = h.modelStatusToString(h.getModelStatus()).lower()
     if "infeasible" in status:
         return "infeasible", []

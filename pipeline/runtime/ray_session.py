@@ -114,20 +114,24 @@ def ensure_ray(cfg: RayConfig) -> None:
     os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     # Ray enables token auth for a new local cluster and warns about it on every start; the default is kept.
     logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
-    try:
-        if cfg.address == "local":
-            ray.init(address="local", num_cpus=cfg.num_cpus, object_store_memory=cfg.object_store_memory,
-                     include_dashboard=False, logging_level=logging.WARNING, log_to_driver=True)
-        else:
-            ray.init(address=cfg.address, logging_level=logging.WARNING)
-    except (ConnectionError, ValueError, RuntimeError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise PipelineError(f"cannot start or join Ray at ray.address={cfg.address}: {first}") from None
-    _owned = True
-    from pipeline.runtime.signals import after_ray_start
+    from ray._private import utils as ray_utils
 
-    after_ray_start()  # ray.init's C++ SIGTERM handler prints a stack dump: the command line's handlers again
-    atexit.register(close_ray)  # once per process: the jobs of a sweep share the session
+    from pipeline.processes.signals import after_ray_start, held, ray_keeps_ours
+
+    with held():  # a signal while Ray starts waits until it is up (and shut down at exit), then stops the run
+        try:
+            with ray_keeps_ours(ray_utils):
+                if cfg.address == "local":
+                    ray.init(address="local", num_cpus=cfg.num_cpus, object_store_memory=cfg.object_store_memory,
+                             include_dashboard=False, logging_level=logging.WARNING, log_to_driver=True)
+                else:
+                    ray.init(address=cfg.address, logging_level=logging.WARNING)
+        except (ConnectionError, ValueError, RuntimeError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise PipelineError(f"cannot start or join Ray at ray.address={cfg.address}: {first}") from None
+        _owned = True
+        atexit.register(close_ray)  # once per process: the jobs of a sweep share the session
+        after_ray_start()  # ray.init's C++ SIGTERM handler prints a stack dump: the command line's handlers again
 
 
 def close_ray() -> None:

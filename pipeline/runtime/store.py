@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline import PipelineError
+from pipeline.processes.signals import unwinding
 from pipeline.runtime import files
-from pipeline.runtime.signals import unwinding
 
 MANIFEST = "manifest.json"
 JSON_CHECK_BYTES = 64 * 2**20  # JSON files up to this size are parsed when a finished artifact is reused

@@ -21,6 +21,7 @@ from pipeline.app.commands.common import EXIT_BAD_INPUT
 from pipeline.app.commands.data import has_fetch
 from pipeline.app.commands.listing import listed
 from pipeline.config.suggest import GROUPS, did_you_mean
+from pipeline.processes import signals
 from pipeline.app.commands import (data, verify_tree, export_tree, verify_certificate, bundle,
                                    play, solve, analyse, listing)
 
@@ -61,12 +62,15 @@ HELP = ("-h", "--help")
 
 
 def main(argv: list[str]) -> int:
+    signals.on_stop(None)  # what a stop leaves is said by the command that runs (verify-certificate, a stage run)
     if argv and argv[0] in COMMANDS:
         ns = COMMANDS[argv[0]].parser().parse_intermixed_args(argv[1:])
         ns.command = argv[0]
         try:
             return COMMANDS[argv[0]].run(ns)
         except PipelineError as err:
+            if signals.received() is not None:
+                raise  # a library turned the signal into an error while it unwound: the signal's line instead
             print(error_line(err), file=sys.stderr)
             return EXIT_BAD_INPUT
     if argv[:1] == ["help"] or any(arg in HELP for arg in argv):  # a stage run's -h too: no flag reaches Hydra

@@ -9,11 +9,13 @@ from pathlib import Path
 from pipeline import PipelineError, echo
 from pipeline.app.commands.common import (ArgumentParser, capped_workers, load_game_from, one_path, path_parser,
                                           sample_size, say, worker_count)
+from pipeline.processes import signals
 
 
 NAME = 'verify-certificate'
 USAGE = ('verify-certificate <dir|bundle> [--sample N]',  # the form and what it does, in `python -m pipeline --help`
          're-check a proof of optimality or a leaderboard (all of it)')
+CHECK_STOPPED = "the check was stopped, nothing was verified"  # a stopped check's line (pipeline.processes.signals)
 
 
 def print_verdict(result: dict) -> None:
@@ -58,7 +60,16 @@ def shape_overrides(cert: dict) -> list[str]:
 
 def run(ns: argparse.Namespace) -> int:
     """A proof folder is checked in place (and its check recorded); a bundle archive is unpacked into a temporary
-    folder (pipeline/proofs/files/archive.py: no traversal, no link, size limits) and checked there."""
+    folder (pipeline/proofs/files/archive.py: no traversal, no link, size limits) and checked there.  Ctrl-C,
+    SIGTERM or SIGHUP unwind the check: its worker processes end and the temporary folder is removed before the
+    one line (pipeline.processes.signals)."""
+    signals.on_stop(CHECK_STOPPED)
+    with signals.unwinding():
+        return verify_path(ns)
+
+
+def verify_path(ns: argparse.Namespace) -> int:
+    """verify-certificate of the folder or archive `ns` names."""
     from pipeline.proofs.files.archive import unpacked
 
     path, overrides, legacy = one_path(ns, "prove artifact folder")
@@ -144,6 +155,7 @@ def verify_folder(folder: Path, overrides: list[str], sample, workers: int, arch
     game = certificate_game(cert, stored, overrides, where)
     result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers,
                                        keep_record=archive is None)
+    signals.on_stop(None)  # the check has ended: a stop from here on claims nothing about it
     print_verdict(result)
     say(lists_line(game, stored, where))
     if archive is not None:

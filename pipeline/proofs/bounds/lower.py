@@ -105,6 +105,7 @@ def _popcount(x):
 
 
 WIDE = 256  # guesses whose part counts are taken together, as bit sets of the codes seen
+ROOT_CHUNK = 512  # openers per root_v12 call (about a second of V_2 on a Wordle): Ctrl-C waits for no more
 
 
 @njit(cache=True)
@@ -421,7 +422,8 @@ class LowerBounds:
     def openers(self, openers, level: int, budget: int = HUGE) -> np.ndarray:
         """V_level(g, S) of each opener (early exit above `budget`)."""
         openers = np.asarray(openers, dtype=np.int64)
-        if level <= 2:
-            return root_v12(self.codes, self.codes_t, openers, self.n_codes, self.btab, level, budget,
-                            self.parts_sorted)
+        if level <= 2:  # a kernel call per ROOT_CHUNK openers: a signal is handled between two calls
+            return np.concatenate([np.empty(0, dtype=np.int64)] + [
+                root_v12(self.codes, self.codes_t, openers[at:at + ROOT_CHUNK], self.n_codes, self.btab, level,
+                         budget, self.parts_sorted) for at in range(0, len(openers), ROOT_CHUNK)])
         return np.array([self.v(int(g), self.everyone, level, budget)[0] for g in openers], dtype=np.int64)

@@ -19,10 +19,7 @@ checked.  With `workers` > 1 the witnesses are re-derived in that many fresh pro
 matrix again from the word lists.
 """
 
-import os
 import random
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +30,7 @@ from pipeline.proofs.certificates.optimal import (MALFORMED, CertificateError, _
                                                   malformed_rejected, rules_of)
 from pipeline.proofs.solvable.within import Feasibility, most_parts, reach
 from pipeline.proofs.game.hard_mode import Rule
-from pipeline.proofs.certificates.parallel import counted
+from pipeline.proofs.certificates.parallel import checker_pool, counted
 from pipeline.proofs.symmetry.generators import SymmetryRejected, check_symmetry
 from pipeline.proofs.certificates.tree import answer_of
 
@@ -128,18 +125,9 @@ def rederive(entries: list, game, codes, limit: int, workers: int, say) -> None:
         return
     n = min(len(entries), workers * CHUNKS_PER_WORKER)
     chunks = [entries[i::n] for i in range(n)]
-    saved = os.environ.get("NUMBA_NUM_THREADS")
-    os.environ["NUMBA_NUM_THREADS"] = "1"  # read by each worker's numba at import: one core per worker
-    try:
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start,
-                                 initargs=(game, limit)) as pool:
-            for _ in counted(pool.map(_check_chunk, chunks), len(chunks), "chunks of witnesses", say):
-                pass
-    finally:
-        if saved is None:
-            os.environ.pop("NUMBA_NUM_THREADS", None)
-        else:
-            os.environ["NUMBA_NUM_THREADS"] = saved
+    with checker_pool(workers, _start, (game, limit)) as pool:
+        for _ in counted(pool.map(_check_chunk, chunks), len(chunks), "chunks of witnesses", say):
+            pass
 
 
 def _start(game, limit: int) -> None:

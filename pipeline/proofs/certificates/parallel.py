@@ -6,19 +6,18 @@ started fresh (spawn) with one numba thread each and rebuild the code matrix fro
 themselves: nothing is shared with the process that asks, or with the prover.
 """
 
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 
 import numpy as np
 
+from pipeline.processes.pool import process_pool
 from pipeline.proofs.exact.solver import INFEASIBLE
 
 CHUNKS_PER_WORKER = 4  # smaller chunks even out openers of very different cost
 SAY_EVERY_SECONDS = 30.0  # a progress line this often while checks keep finishing
 PROGRESS_PREFIX = "checked "  # how those lines start (they reach logs, not only terminals)
 SOLVABLE = -1  # class_value of a class claimed INFEASIBLE that some strategy solves in the guesses left
+ONE_NUMBA_THREAD = {"NUMBA_NUM_THREADS": "1"}  # read by each worker's numba at import: one core per worker
 _worker: dict = {}
 
 
@@ -82,20 +81,17 @@ def chunks(openers: list[int], workers: int) -> list[list[int]]:
     return [list(part) for part in np.array_split(np.asarray(openers, dtype=np.int64), n) if len(part)]
 
 
+def checker_pool(workers: int, initializer, initargs: tuple):
+    """A spawn pool of `workers` checker processes, one numba thread each, that end with the block however it
+    ends (a signal, an error): pipeline/processes/pool.py."""
+    return process_pool(workers, initializer, initargs, env=ONE_NUMBA_THREAD)
+
+
 def _pool(game, workers: int, run, generators=None):
-    """run(pool) with a spawn pool of `workers` checker processes, one numba thread each (`generators`: the
-    symmetry their exact solvers use, see _start)."""
-    saved = os.environ.get("NUMBA_NUM_THREADS")
-    os.environ["NUMBA_NUM_THREADS"] = "1"  # read by each worker's numba at import: one core per worker
-    try:
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start,
-                                 initargs=(game, generators)) as pool:
-            return run(pool)
-    finally:
-        if saved is None:
-            os.environ.pop("NUMBA_NUM_THREADS", None)
-        else:
-            os.environ["NUMBA_NUM_THREADS"] = saved
+    """run(pool) with a checker_pool of `workers` processes (`generators`: the symmetry their exact solvers use,
+    see _start)."""
+    with checker_pool(workers, _start, (game, generators)) as pool:
+        return run(pool)
 
 
 def counted(results, total: int, what: str, say, every: float = SAY_EVERY_SECONDS, clock=time.monotonic):
