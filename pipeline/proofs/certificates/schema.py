@@ -15,7 +15,7 @@ import re
 from pipeline import PipelineError
 
 MAX_BYTES = 64 << 20  # certificate.json larger than this is refused unread (Wordle's is about 2 MB)
-MAX_CELLS = 100_000_000  # guesses x secrets of the code matrix a check may build (Wordle's lists: 47 million)
+MAX_CELLS = 320_000_000  # guesses x secrets of the code matrix a check may build (Wordle: 47 million; classic Nerdle: 314)
 MAX_NUMBER = (1 << 62) - 1  # totals, bounds and sizes; the prover's "impossible" class bound 2**40 fits
 MAX_LEVEL = 64  # V_level / LB_level: the prover's funnel stops by level 10
 NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}\Z")  # a game name: it becomes the override game=<name>
