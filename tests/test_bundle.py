@@ -15,7 +15,8 @@ import pytest
 
 from pipeline.config.settings import DATA_DIR
 from pipeline.proofs.files import archive
-from pipeline.proofs.certificates.record import RECORD, UNVERIFIED, VERIFIED, status
+from pipeline.proofs.certificates.record import (RECORD, UNVERIFIED, VERIFIED, archive_record_path, archive_status,
+                                                 status)
 from tests.test_bad_input import assert_one_error, fresh_console, run_main  # noqa: F401 (fresh_console: autouse)
 
 WORDS = (DATA_DIR / "wordle" / "original_answers.txt").read_text().split()[::80]  # 29 answers
@@ -175,7 +176,9 @@ def test_a_bundle_holds_the_proof_and_verifies_as_it_is(proof, capsys):
     first = target.read_bytes()
     assert bundled(proof, capsys).read_bytes() == first  # no time or owner inside: the same folder, the same bytes
     out = verified(["verify-certificate", str(target)], capsys)
-    assert "no record kept" in out and not (proof / RECORD).exists()
+    sha256 = hashlib.sha256(target.read_bytes()).hexdigest()  # the record is kept under the archive's bytes
+    assert f"recorded: {archive_record_path(sha256)} (a complete check)" in out and not (proof / RECORD).exists()
+    assert archive_status(target, sha256).verified
 
 
 @pytest.mark.parametrize("tamper, reindex, message", [

@@ -39,7 +39,7 @@ def test_the_session_catalogue_lists_the_proof_and_the_leaderboard_in_one_row(mi
     tree = json.loads(proof.file("tree.json").read_text())
     artifact = mini_nerdle_store.finished("catalogue")[-1]
     body = catalogue_of(artifact)
-    assert body["counts"] == {"results": 1, "verified": 0, "certificates": 2, "unreadable": 0}
+    assert body["counts"] == {"results": 1, "verified": 0, "certificates": 2, "committed": 0, "unreadable": 0}
     [row] = body["rows"]
     assert (row["game"], row["mode"], row["guess_limit"], row["secrets"]) == \
         ("mini_nerdle", "normal", cert["max_guesses"], cert["n_secrets"])
@@ -74,7 +74,7 @@ def test_a_verified_proof_is_shown_before_a_newer_unverified_one(mini_nerdle_sto
     # the record a complete verify-certificate writes (the check itself: tests/test_proofs_checker.py)
     record.write_record(proof.path, certificate(proof), complete=True, summary={})
     checked_at = json.loads(proof.file(record.RECORD).read_text())["checked_at"]
-    first = run_pipeline("stage=catalogue")
+    first = run_pipeline("stage=catalogue", "stage.committed=null")
     [row] = catalogue_of(first)["rows"]
     assert row["shown_as"] == "the newest verified of 2 certificates"
     assert row["shown"]["stage"] == "prove" and row["shown"]["verified"]
@@ -84,11 +84,11 @@ def test_a_verified_proof_is_shown_before_a_newer_unverified_one(mini_nerdle_sto
     assert [e["stage"] for e in row["others"]] == ["leaderboard"]
     assert f"verified here by checker version {record.CHECKER_VERSION} (code {record.checker_code()[:12]}) at " \
            f"{checked_at}" in first.file("catalogue.md").read_text()
-    assert run_pipeline("stage=catalogue").path == first.path  # nothing changed: up to date
+    assert run_pipeline("stage=catalogue", "stage.committed=null").path == first.path  # nothing changed: up to date
 
     with tarfile.open(proof.path.with_name(proof.key + ".tar.gz"), "w:gz") as bundle:
         bundle.add(proof.path, arcname=proof.key)
-    bundled = run_pipeline("stage=catalogue")
+    bundled = run_pipeline("stage=catalogue", "stage.committed=null")
     link = catalogue_of(bundled)["rows"][0]["shown"]["bundle_path"]
     assert bundled.path != first.path and link == f"../../prove/{proof.key}.tar.gz"
     assert (bundled.path / link).resolve().is_file()
@@ -96,14 +96,14 @@ def test_a_verified_proof_is_shown_before_a_newer_unverified_one(mini_nerdle_sto
     body = {**json.loads(proof.file(record.RECORD).read_text()), "checker_code": "0" * 64}  # this machine's key,
     body[seal.SEAL_FIELD] = seal.seal(seal.this_machine_key(create=False), body)  # other (older) checker code
     proof.file(record.RECORD).write_text(json.dumps(body))
-    other_code = catalogue_of(run_pipeline("stage=catalogue"))
+    other_code = catalogue_of(run_pipeline("stage=catalogue", "stage.committed=null"))
     assert other_code["counts"]["verified"] == 0
     [row] = other_code["rows"]
     assert row["shown_as"] == "the newest of 2 certificates, none verified" and row["shown"]["stage"] == "leaderboard"
     assert row["others"][0]["verification"]["why"] == f"checked by other checker code (version {record.CHECKER_VERSION}, code 000000000000)"
 
     record.write_record(proof.path, certificate(proof), complete=False, summary={})  # a sample check
-    sampled = catalogue_of(run_pipeline("stage=catalogue"))["rows"][0]["others"][0]
+    sampled = catalogue_of(run_pipeline("stage=catalogue", "stage.committed=null"))["rows"][0]["others"][0]
     assert sampled["verification"]["state"] == record.PARTIAL and not sampled["verified"]
 
 
@@ -124,7 +124,8 @@ def test_rows_by_mode_and_guess_limit_and_an_unreadable_certificate(mini_nerdle_
     (edited_copy(proof, "damaged") / "certificate.json").write_text('{"ub": 5')
     edited_copy(proof, "untyped", ub="544")
     (edited_copy(proof, "treeless") / "tree.json").unlink()
-    code, out, err = run_main(["stage=catalogue", f"paths.outputs={outputs}", "progress=false"], capsys)
+    code, out, err = run_main(["stage=catalogue", "stage.committed=null", f"paths.outputs={outputs}", "progress=false"],
+                              capsys)
     assert code == 0, err
     headline, folder = out.strip().splitlines()
     assert headline == "catalogue: 3 results (0 verified) from 3 certificates, 3 unreadable"
@@ -134,15 +135,17 @@ def test_rows_by_mode_and_guess_limit_and_an_unreadable_certificate(mini_nerdle_
         ("normal", limit, f"prove/{proof.key}"), ("normal", None, "prove/unlimited"), ("hard", limit, "prove/hard")]
     assert all(r["shown"]["optimum"] == certificate(proof)["ub"] for r in body["rows"])
     assert body["unreadable"] == [
-        {"folder": "prove/damaged", "problem": "certificate.json is damaged (JSONDecodeError)"},
-        {"folder": "prove/treeless", "problem": "tree.json is missing"},
-        {"folder": "prove/untyped", "problem": "certificate.json: ub is missing or not a whole number"}]
+        {"source": "outputs", "folder": "prove/damaged", "problem": "certificate.json is damaged (JSONDecodeError)"},
+        {"source": "outputs", "folder": "prove/treeless", "problem": "tree.json is missing"},
+        {"source": "outputs", "folder": "prove/untyped", "problem": "certificate.json: ub is missing or not a whole "
+                                                                   "number"}]
     page = (Path(folder) / "index.html").read_text()
     assert "prove/damaged" in page and "<script" not in page
 
 
 def test_empty_outputs_make_an_empty_catalogue(outputs, capsys):
-    code, out, err = run_main(["stage=catalogue", f"paths.outputs={outputs}", "progress=false"], capsys)
+    code, out, err = run_main(["stage=catalogue", "stage.committed=null", f"paths.outputs={outputs}", "progress=false"],
+                              capsys)
     assert code == 0, err
     headline, folder = out.strip().splitlines()
     assert headline == f"catalogue: no certificates under {outputs.resolve()}"
@@ -153,7 +156,8 @@ def test_empty_outputs_make_an_empty_catalogue(outputs, capsys):
 def test_a_bad_setting_is_one_error_line(outputs, capsys):
     from test_bad_input import assert_one_error
 
-    code, _, err = run_main(["stage=catalogue", "stage.openers_shown=0", f"paths.outputs={outputs}"], capsys)
+    code, _, err = run_main(["stage=catalogue", "stage.committed=null", "stage.openers_shown=0",
+                             f"paths.outputs={outputs}"], capsys)
     assert_one_error(code, err, "stage.openers_shown must be at least 1, got 0")
     assert not (outputs / "catalogue").exists()
 

@@ -2,12 +2,14 @@
 after its game, mode and guess limit, listed once in catalogue/README.md's table with the optimum its
 certificate proves; the small ones (Mini Nerdle, Mastermind) are re-checked in full from the folder."""
 
+import hashlib
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from pipeline.proofs.certificates import record
 from pipeline.proofs.files import archive
 from tests.test_bad_input import fresh_console, run_main  # noqa: F401 (fresh_console: autouse)
 
@@ -73,9 +75,12 @@ def test_every_row_of_the_table_has_its_archive():
 ])
 def test_a_small_committed_proof_verifies_in_full_from_the_folder(name, verdict, capsys):
     """Checked here from the archive, named as the checker names its lists (a shipped game's pinned lists, or
-    Mastermind's every code of its size), and recorded nowhere: an archive carries no verification record, so a
-    committed proof is "verified" only by the check a reader runs on their own machine."""
+    Mastermind's every code of its size), and recorded in this machine's config folder under the archive's
+    sha256: an archive carries no verification record, so a committed proof is "verified" only by the check a
+    reader runs on their own machine (stage=catalogue reads that record: tests/test_catalogue_committed.py)."""
     code, out, err = run_main(["verify-certificate", str(FOLDER / name)], capsys)
     assert code == 0, err
     assert out.startswith(f"ok: certificate verified — {verdict}"), out
-    assert "no record kept" in out
+    sha256 = hashlib.sha256((FOLDER / name).read_bytes()).hexdigest()
+    assert f"recorded: {record.archive_record_path(sha256)} (a complete check)" in out
+    assert record.archive_status(FOLDER / name, sha256).verified

@@ -128,7 +128,7 @@ def test_the_page_fetches_nothing_and_runs_only_its_own_script():
 
 def test_the_catalogue_writes_each_rows_explorer_and_links_it(outputs, run_pipeline):
     folders = committed_proofs(outputs, *PROOFS, "mastermind-normal-g4.tar.gz")
-    artifact = run_pipeline("stage=catalogue")
+    artifact = run_pipeline("stage=catalogue", "stage.committed=null")
     body = json.loads(artifact.file("catalogue.json").read_text())
     rows = {(r["game"], r["mode"], r["guess_limit"]): r["shown"] for r in body["rows"]}
     assert rows[("mastermind", "normal", 4)]["explorer_path"] is None  # infeasible: no tree

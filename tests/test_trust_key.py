@@ -1,9 +1,10 @@
 """This machine's checker key (pipeline/proofs/certificates/seal.py), what a verification record's seal is made with: made by
 the first check in the user's config folder, mode 0600, never in the outputs nor in a bundle; an archive's check
-keeps no record and makes no key; a key file that cannot be trusted (open to other users, not hex, a link) is
+keeps its record beside the key, named by the archive's sha256; a key file that cannot be trusted (open to other users, not hex, a link) is
 refused, never used.  The readers of a forged record, one sealed in another key folder and one whose files
 changed: tests/test_trust_checker.py."""
 
+import hashlib
 import os
 import stat
 import tarfile
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.proofs.certificates import seal
-from pipeline.proofs.certificates.record import RECORD, UNVERIFIED, status
+from pipeline.proofs.certificates.record import ARCHIVE_RECORDS, RECORD, UNVERIFIED, status
 from tests.helpers.proof_folders import outputs_copy, verify_certificate
 from tests.test_bad_input import assert_one_error, fresh_console  # noqa: F401 (fresh_console: autouse)
 from tests.test_bundle import bundled, words_proof  # noqa: F401 (words_proof: a fixture)
@@ -49,13 +50,22 @@ def test_the_first_check_makes_the_key_0600_in_the_config_folder_never_in_the_ou
     assert files_holding(tmp_path / "outputs", key) == []
 
 
-def test_an_archive_is_checked_without_a_record_and_without_a_key(words_proof, tmp_path, monkeypatch, capsys):
+def test_an_archives_check_is_recorded_beside_the_key_never_where_it_runs(words_proof, tmp_path, monkeypatch,
+                                                                           capsys):
+    """The archive is checked in a temporary folder; its record goes into the config folder, named by the archive's
+    sha256 (record.archive_record_path), folder mode 0700 like the key's: nothing beside the archive or the proof."""
     proof = outputs_copy(words_proof, tmp_path)
     archive = bundled(proof, capsys)
+    before = sorted(p.name for p in archive.parent.iterdir())
     monkeypatch.setenv(seal.CONFIG_ENV, str(tmp_path / "elsewhere"))
     code, out, err = verify_certificate(archive, capsys)
     assert code == 0, err
-    assert "no record kept" in out and not (tmp_path / "elsewhere").exists()
+    sha256 = hashlib.sha256(archive.read_bytes()).hexdigest()
+    records = tmp_path / "elsewhere" / ARCHIVE_RECORDS
+    assert sorted(os.listdir(tmp_path / "elsewhere")) == [ARCHIVE_RECORDS, seal.KEY_FILE]
+    assert os.listdir(records) == [f"{sha256}.json"] and stat.S_IMODE(records.stat().st_mode) == 0o700
+    assert f"recorded: {records / sha256}.json (a complete check)" in out
+    assert sorted(p.name for p in archive.parent.iterdir()) == before and not (proof / RECORD).exists()
 
 
 @pytest.mark.parametrize("spoil, why", [

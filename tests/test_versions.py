@@ -27,7 +27,7 @@ PINS = {
     "simulate": (2, "5fdb14debc32b19f"),
     "blindfold": (2, "d43b5b124c35a939"),
     "leaderboard": (2, "b069b58949440336"),
-    "catalogue": (4, "02f3f0efe639c869"),
+    "catalogue": (5, "b70ed57b7ce33c6b"),
 }
 RESULT_SUFFIXES = (".parquet", ".json", ".txt")  # pictures (.png, .svg), models and stage.log are not results
 NOT_RESULTS = {"manifest.json", "stage.log"}

@@ -1,28 +1,45 @@
-"""The catalogue of a store: every certificate under the outputs, one row per game, mode and guess limit.
+"""The catalogue of a store: every certificate under the outputs and in the committed archives, one row per game,
+mode and guess limit.
 
-Pure gathering: each finished artifact holding a certificate.json (a proof of stage=prove, an infeasible guess limit, or a leaderboard) is
-read with its tree file, its manifest and its verification record (pipeline/proofs/certificates/record.py); nothing is proven
-or checked again.  A certificate is called verified only when `record.status` finds a complete record sealed by
-this machine's checker key, of this checker's version and code, over the files as they are now; a missing
-record, a record without this machine's seal (hand-written, edited, copied from elsewhere), a sample check, a
-record of other checker code or files changed since are "not verified here", whatever the certificate claims.  Of the certificates of
-one row the newest verified one is shown (by its manifest's `written_at`; with none verified, the newest), the
-others are listed after it.  A certificate that cannot be read (not JSON, fields missing, its tree file
-unreadable) is listed under `unreadable` with its problem, and the others are catalogued as usual.  No symbolic
-link is followed: a linked stage folder, artifact folder or bundle, or a link among a certificate's files, is
-listed under `unreadable` too, with where it points (a link may lead out of the outputs folder).
+Pure gathering: each finished artifact holding a certificate.json (a proof of stage=prove, an infeasible guess
+limit, or a leaderboard) is read with its tree file, its manifest and its verification record
+(pipeline/proofs/certificates/record.py); nothing is proven or checked again.  A certificate is called verified
+only when `record.status` finds a complete record sealed by this machine's checker key, of this checker's
+version and code, over the files as they are now; a missing record, a record without this machine's seal
+(hand-written, edited, copied from elsewhere), a sample check, a record of other checker code or files changed
+since are "not verified here", whatever the certificate claims.  Of the certificates of one row the newest
+verified one is shown (by its manifest's `written_at`; with none verified, the newest), the others are listed
+after it.  A certificate that cannot be read (not JSON, fields missing, its tree file unreadable) is listed
+under `unreadable` with its problem, and the others are catalogued as usual.  No symbolic link is followed: a
+linked stage folder, artifact folder or bundle, or a link among a certificate's files, is listed under
+`unreadable` too, with where it points (a link may lead out of the outputs folder).
+
+So is each committed archive (the checkout's catalogue/*.tar.gz: `committed_bundles`), unpacked by the checker's
+own reader (pipeline/proofs/files/archive.py: no traversal, no link, size limits, members as its INDEX.json
+lists them) into a hidden temporary folder inside the outputs, removed afterwards; an archive refused is listed
+under `unreadable` with the reason.  An archive's certificate is verified only by this machine's sealed record
+of a check of those very bytes (record.archive_status; `verify-certificate <archive>` writes it under the
+archive's sha256); its entry names the command that checks it.
 
 A row's shown certificate with a tree (a proven optimum's, a leaderboard's best leader's) names the page that explores
 it (`explorer_path`, written by the stage: pipeline/artifacts/tree_explorer.py); every entry records its tree file,
 that file's sha256 and how its responses are drawn (from the folder's game.json.gz).
 
+Each entry says where it comes from (`source`: "outputs" or "committed"), and each row whether it holds
+certificates of both and, then, whether their proven claims agree (`agree`).
+
 Folders and links are relative: `folder` to the outputs folder (e.g. prove/<key>), the links to a catalogue
-folder two levels below it (../../prove/<key>/tree.svg), so the page works wherever the outputs are copied.
+folder two levels below it (../../prove/<key>/tree.svg), so the page works wherever the outputs are copied.  A
+committed archive's `folder` is its path as the stage names it (catalogue/<name>.tar.gz); it has no links (its
+files are inside the archive, outside the outputs) but its row's explorer page.
 """
 
+import contextlib
 import hashlib
 import os
 import posixpath
+import shlex
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +49,7 @@ from pipeline import PipelineError
 from pipeline.artifacts.outputs import CERTIFICATE, STORED_GAME, TREE, TREE_PICTURE
 from pipeline.artifacts.tree_explorer import drawing_style
 from pipeline.proofs.certificates import record
+from pipeline.proofs.files.archive import ArchiveRefused, Unpacked, unpack_hashed
 from pipeline.runtime.files import MAX_JSON_BYTES, MissingFile, UnreadableFile, parse_json, read_bytes
 from pipeline.runtime.store import MANIFEST, Artifact, ArtifactStore, DamagedArtifactError, is_link, read_json_file
 from pipeline.search.tree import from_json
@@ -43,6 +61,7 @@ GAME_FIELDS = {"game": str, "hard_mode": bool, "guesses_sha256": str, "secrets_s
                "n_secrets": int}
 KIND_NAMES = {int: "a whole number", bool: "true or false", str: "a string", list: "a list", type(None): "null"}
 EXPLORER_NAME_CHARS = 40  # of the game's name in an explorer page's file name (the rest of the name is short)
+OUTPUTS, COMMITTED = "outputs", "committed"  # where an entry comes from: the outputs folder, a committed archive
 
 
 class Unreadable(Exception):
@@ -94,28 +113,130 @@ def link_problem(store: ArtifactStore, path: Path) -> str:
             "(the catalogue reads no certificate through a link)")
 
 
-def gather(store: ArtifactStore) -> dict:
+def gather(store: ArtifactStore, bundles: dict[str, "Bundle"] | None = None) -> dict:
     """The catalogue: counts, rows (one per game, mode and guess limit) and the unreadable certificates (a
-    symbolic link where certificates are looked for among them, not followed)."""
+    symbolic link where certificates are looked for among them, not followed), of the outputs and of the
+    committed archives `bundles` (committed_bundles)."""
     entries = []
-    unreadable = [{"folder": relative(store, path), "problem": link_problem(store, path)}
+    unreadable = [{"source": OUTPUTS, "folder": relative(store, path), "problem": link_problem(store, path)}
                   for path in links_not_followed(store)]
     for age, artifact in enumerate(certificate_artifacts(store)):
         try:
             entries.append((certificate_entry(store, artifact), age))
         except Unreadable as err:
-            unreadable.append({"folder": relative(store, artifact.path), "problem": str(err)})
+            unreadable.append({"source": OUTPUTS, "folder": relative(store, artifact.path), "problem": str(err)})
+    bundles = bundles or {}
+    for age, bundle in enumerate(bundles.values(), start=-len(bundles)):  # older than the outputs' on a tie
+        try:
+            entries.append((committed_entry(bundle), age))
+        except Unreadable as err:
+            unreadable.append({"source": COMMITTED, "folder": bundle.shown, "problem": str(err),
+                               "archive_sha256": bundle.sha256})
     rows = grouped(entries)
     counts = {"results": len(rows), "verified": sum(r["shown"]["verified"] for r in rows),
-              "certificates": len(entries), "unreadable": len(unreadable)}
+              "certificates": len(entries), "committed": sum(e["source"] == COMMITTED for e, _ in entries),
+              "unreadable": len(unreadable)}
     return {"counts": counts, "checker_version": record.CHECKER_VERSION, "rows": rows, "unreadable": unreadable}
+
+
+# ---- the committed archives ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A committed archive as the catalogue read it: where it is, how the page names it (`shown`, e.g.
+    catalogue/<name>.tar.gz), the sha256 of its bytes (None when they cannot be read), and either its folder
+    unpacked or why it cannot be read."""
+
+    path: Path
+    shown: str
+    sha256: str | None
+    unpacked: Unpacked | None = None
+    problem: str | None = None
+
+
+def committed_archives(folder: Path | None) -> list[Path]:
+    """The archives <folder>/*.tar.gz by name (a link among them too: read_bundle follows none); none when no
+    folder is given or it is not there (an installed copy has no catalogue/)."""
+    if folder is None or not Path(folder).is_dir():
+        return []
+    return sorted(p for p in Path(folder).iterdir() if p.name.endswith(BUNDLE_SUFFIX) and not p.name.startswith("."))
+
+
+@contextlib.contextmanager
+def committed_bundles(store: ArtifactStore, folder: Path | None, shown_folder: str):
+    """Each archive of `folder` (named `shown_folder`/<name> on the page) unpacked by the checker's reader into
+    one hidden temporary folder inside the outputs (`.catalogue-bundles-*`, which no reader of the store
+    searches), removed afterwards: archive name -> Bundle."""
+    archives = committed_archives(folder)
+    if not archives:
+        yield {}
+        return
+    store.root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".catalogue-bundles-", dir=store.root) as scratch:
+        yield {path.name: read_bundle(path, posixpath.join(shown_folder, path.name), Path(scratch) / str(n))
+               for n, path in enumerate(archives)}
+
+
+def read_bundle(path: Path, shown: str, into: Path) -> Bundle:
+    """One archive unpacked into the new folder `into`, or the reason it is refused (a link is not followed)."""
+    if is_link(path):
+        return Bundle(path, shown, None, problem=f"a symbolic link to {os.readlink(path)}: not followed")
+    into.mkdir()
+    try:
+        found = unpack_hashed(path, into)
+    except ArchiveRefused as err:
+        return Bundle(path, shown, file_sha256(path), problem=f"the archive cannot be read: {err.why}")
+    return Bundle(path, shown, found.sha256, unpacked=found)
+
+
+def file_sha256(path: Path) -> str | None:
+    """The sha256 of a file's bytes, None when they cannot be read (an archive's key material, even refused)."""
+    try:
+        return record.sha256_of(path)
+    except PipelineError:
+        return None
+
+
+def committed_entry(bundle: Bundle) -> dict:
+    """What the catalogue says of a committed archive's certificate (Unreadable when the archive or its files do
+    not allow it): verified only by this machine's sealed record of a check of those very bytes."""
+    if bundle.unpacked is None:
+        raise Unreadable(bundle.problem)
+    top = bundle.unpacked.top
+    stage, _, key = top.name.partition("-")
+    artifact = Artifact(stage, key, top)
+    if not os.path.lexists(artifact.file(CERTIFICATE.name)):
+        raise Unreadable(f"the archive holds no {CERTIFICATE.name} (its folder is {top.name})")
+    claim, _ = certificate_claim(artifact)
+    check = verification(record.archive_status(bundle.path, bundle.unpacked.sha256))
+    return {"source": COMMITTED, "stage": stage, "folder": bundle.shown, **claim,
+            "verified": check["state"] == record.VERIFIED, "verification": check,
+            "check_command": f"python -m pipeline verify-certificate {shlex.quote(bundle.shown)}",
+            "archive": bundle.path.name, "archive_sha256": bundle.unpacked.sha256, "certificate_path": None,
+            "tree_svg_path": None, "bundle_path": None, "explorer_path": None}
 
 
 # ---- one certificate -------------------------------------------------------------------------------------------
 
 
 def certificate_entry(store: ArtifactStore, artifact: Artifact) -> dict:
-    """What the catalogue says of one certificate folder (Unreadable when its files do not allow it)."""
+    """What the catalogue says of one certificate folder under the outputs (Unreadable when its files do not
+    allow it)."""
+    claim, svg = certificate_claim(artifact)
+    check = verification(record.status(artifact.path))
+    return {"source": OUTPUTS, "stage": artifact.stage, "folder": relative(store, artifact.path), **claim,
+            "verified": check["state"] == record.VERIFIED, "verification": check, "check_command": None,
+            "archive": None, "archive_sha256": None,
+            "certificate_path": link(store, artifact.file(CERTIFICATE.name)),
+            "tree_svg_path": existing_link(store, artifact.file(svg)),
+            "bundle_path": existing_link(store, artifact.path.with_name(artifact.path.name + BUNDLE_SUFFIX)),
+            "explorer_path": None}
+
+
+def certificate_claim(artifact: Artifact) -> tuple[dict, str]:
+    """What a certificate folder claims (its game, result, certificate and tree digests; Unreadable when its files
+    do not allow it), and the name of its tree picture."""
     cert = json_object(artifact, CERTIFICATE.name)
     manifest = json_object(artifact, MANIFEST)
     game = {name: typed(cert, name, kind) for name, kind in GAME_FIELDS.items()}
@@ -126,16 +247,10 @@ def certificate_entry(store: ArtifactStore, artifact: Artifact) -> dict:
         result = infeasible_result(cert)
     else:
         result = proof_result(artifact, cert, manifest)
-    check, svg = verification(artifact), result.pop("svg")
-    tree = result.pop("tree")
-    return {"stage": artifact.stage, "folder": relative(store, artifact.path),
-            "written_at": text_or_none(manifest.get("written_at")), "game": game, **result,
+    svg, tree = result.pop("svg"), result.pop("tree")
+    return {"written_at": text_or_none(manifest.get("written_at")), "game": game, **result,
             "certificate_sha256": record.sha256_of(artifact.file(CERTIFICATE.name)),
-            "verified": check["state"] == record.VERIFIED, "verification": check,
-            "certificate_path": link(store, artifact.file(CERTIFICATE.name)),
-            "tree_svg_path": existing_link(store, artifact.file(svg)),
-            "bundle_path": existing_link(store, artifact.path.with_name(artifact.path.name + BUNDLE_SUFFIX)),
-            **tree_fields(artifact, tree), "explorer_path": None}
+            **tree_fields(artifact, tree)}, svg
 
 
 def proof_result(artifact: Artifact, cert: dict, manifest: dict) -> dict:
@@ -236,10 +351,9 @@ def stored_rules(artifact: Artifact, answer: str) -> tuple[str, str]:
         raise Unreadable(f"{STORED_GAME.name} is damaged ({err})") from None
 
 
-def verification(artifact: Artifact) -> dict:
-    """The certificate's verification state; for a verified (or sampled) one, which checker, when, and the game as
+def verification(check: record.Status) -> dict:
+    """A certificate's verification state; for a verified (or sampled) one, which checker, when, and the game as
     the checker named it; else why it is not verified here (pipeline/proofs/certificates/record.py)."""
-    check = record.status(artifact.path)
     if check.state == record.UNVERIFIED:
         return {"state": check.state, "why": check.why}
     return {"state": check.state, "checker_version": record.CHECKER_VERSION, "checker_code": record.checker_code(),
@@ -280,10 +394,11 @@ def existing_link(store: ArtifactStore, path) -> str | None:
     return link(store, path) if path.is_file() and not is_link(path) else None
 
 
-def shown_tree(store: ArtifactStore, entry: dict):
-    """The tree of a catalogued entry with a tree file, as the catalogue read it (the same sha256: PipelineError
-    when the file changed since), for its explorer page."""
-    path = store.root / entry["folder"] / entry["tree_file"]
+def shown_tree(store: ArtifactStore, entry: dict, bundles: dict[str, Bundle] | None = None):
+    """The tree of a catalogued entry with a tree file (a committed archive's: in its folder unpacked, `bundles`),
+    as the catalogue read it (the same sha256: PipelineError when the file changed since), for its explorer page."""
+    folder = bundles[entry["archive"]].unpacked.top if entry["source"] == COMMITTED else store.root / entry["folder"]
+    path = folder / entry["tree_file"]
     data = read_bytes(path, MAX_JSON_BYTES)
     if hashlib.sha256(data).hexdigest() != entry["tree_sha256"]:
         raise PipelineError(f"{path} changed while the catalogue was written: run stage=catalogue again")
@@ -347,4 +462,24 @@ def row(key: RowKey, ranked: list[dict]) -> dict:
         why = f"the newest of {len(ranked)} certificates, none verified"
     return {"game": key.name, "mode": "hard" if key.hard_mode else "normal", "guess_limit": game["max_guesses"],
             "secrets": game["n_secrets"], "guesses": game["n_guesses"], "guesses_sha256": key.lists[0],
-            "secrets_sha256": key.lists[1], "shown_as": why, "shown": shown, "others": ranked[1:]}
+            "secrets_sha256": key.lists[1], **sources(ranked), "shown_as": why, "shown": shown, "others": ranked[1:]}
+
+
+def claimed(entry: dict) -> str | None:
+    """What a certificate proves of its row, as text: its optimum, or that no strategy fits the limit; None for
+    an unproven upper bound (it proves no optimum)."""
+    if entry["optimum"] is not None:
+        return str(entry["optimum"])
+    return "none within the limit" if entry["kind"] == "infeasible" and entry["proven"] else None
+
+
+def sources(ranked: list[dict]) -> dict:
+    """Where a row's certificates come from (`source`: outputs, committed or both) and, with both, whether their
+    proven claims agree (`agree`: one claim for all; None when one side proves nothing), with each side's
+    claims (`claims`: source -> the distinct claims, sorted)."""
+    claims = {source: sorted({claimed(e) for e in ranked if e["source"] == source} - {None})
+              for source in (COMMITTED, OUTPUTS) if any(e["source"] == source for e in ranked)}
+    if len(claims) == 1:
+        return {"source": next(iter(claims)), "agree": None, "claims": claims}
+    agree = None if not all(claims.values()) else claims[COMMITTED] == claims[OUTPUTS] and len(claims[OUTPUTS]) == 1
+    return {"source": "both", "agree": agree, "claims": claims}

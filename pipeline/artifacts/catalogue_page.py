@@ -3,7 +3,9 @@
 Both show the same cells, computed once by `cells`: every number as the certificate states it (the optimum, the
 worst case), the average as the exact fraction optimum/|S| beside its decimal, never a published constant.  The
 page is one table and plain CSS, no script, nothing fetched: it reads the same from a copied folder.  Each row
-with a tree links its explorer page (pipeline/artifacts/tree_explorer.py), whose heading and facts are here."""
+with a tree links its explorer page (pipeline/artifacts/tree_explorer.py), whose heading and facts are here.  Each
+row says where its certificates come from (a committed archive, this outputs folder, or both, and then whether
+they agree on the optimum); a committed archive not verified here names the command that checks it."""
 
 import re
 from html import escape
@@ -12,7 +14,8 @@ from urllib.parse import quote
 from pipeline.artifacts.markdown import md_row, md_text
 
 COLUMNS = ("game", "mode", "guess limit", "optimum (total)", "average", "worst case", "optimal openers", "funnel",
-           "certificate sha256", "verified", "links", "shown")
+           "certificate sha256", "verified", "source", "links", "shown")
+SOURCE_NAMES = {"committed": "committed archive", "outputs": "this outputs folder"}
 SHA, STATE, LINKS = (COLUMNS.index(c) for c in ("certificate sha256", "verified", "links"))  # marked up per format
 
 
@@ -45,9 +48,20 @@ def verified_text(entry: dict) -> str:
         named = f", as {check['checked_as']}" if check.get("checked_as") else ""
         return (f"verified here by checker version {check['checker_version']} (code {check['checker_code'][:12]}) "
                 f"at {check['checked_at']}{named}")
+    how = f"; check it: {entry['check_command']}" if entry["check_command"] else ""
     if check["state"] == "partially checked":
-        return f"not verified here: only a sample was checked (at {check['checked_at']})"
-    return f"not verified here: {check['why']}"
+        return f"not verified here: only a sample was checked (at {check['checked_at']}){how}"
+    return f"not verified here: {check['why']}{how}"
+
+
+def source_text(row: dict) -> str:
+    """Where the row's certificates come from; with both, whether they agree on the optimum (as each claims it)."""
+    if row["source"] != "both":
+        return SOURCE_NAMES[row["source"]]
+    claims = "; ".join(f"{SOURCE_NAMES[s]}: {', '.join(c) or 'no proven optimum'}" for s, c in row["claims"].items())
+    verdict = {None: "one proves no optimum", True: "they agree on the optimum",
+               False: "they disagree on the optimum"}[row["agree"]]
+    return f"both; {verdict} ({claims})"
 
 
 def links(entry: dict) -> list[tuple[str, str]]:
@@ -81,8 +95,8 @@ def cells(row: dict, openers_shown: int) -> list[str]:
     return [f"{row['game']} (|S| {row['secrets']}, |G| {row['guesses']})", row["mode"], limit,
             optimum_text(entry), average_text(entry), "" if entry["worst_case"] is None else str(entry["worst_case"]),
             openers_text(entry["optimal_openers"], openers_shown), " → ".join(map(str, entry["funnel"])),
-            entry["certificate_sha256"], verified_text(entry), "", f"{entry['kind']} {entry['folder']}: "
-            f"{row['shown_as']}"]
+            entry["certificate_sha256"], verified_text(entry), source_text(row), "",
+            f"{entry['kind']} {entry['folder']}: {row['shown_as']}"]
 
 
 def is_empty(catalogue: dict) -> bool:
@@ -94,8 +108,9 @@ def headline_text(catalogue: dict, outputs: str) -> str:
     if is_empty(catalogue):
         return f"no certificates under {outputs}"
     unreadable = f", {c['unreadable']} unreadable" if c["unreadable"] else ""
+    committed = f" ({c['committed']} in committed archives)" if c["committed"] else ""
     return (f"{counted(c['results'], 'result')} ({c['verified']} verified) from "
-            f"{counted(c['certificates'], 'certificate')}{unreadable}")
+            f"{counted(c['certificates'], 'certificate')}{committed}{unreadable}")
 
 
 def counted(n: int, thing: str) -> str:
@@ -125,8 +140,9 @@ def markdown(catalogue: dict, outputs: str, openers_shown: int) -> str:
             text += "| " + " | ".join(values) + " |\n"
     if others(catalogue):
         text += "\n## Other certificates of the same rows\n\n"
-        text += "".join(f"- {md_text(other_text(row, e))} ([certificate.json]({quote(e['certificate_path'])}))\n"
-                        for row, e in others(catalogue))
+        text += "".join(f"- {md_text(other_text(row, e))}" + (
+            f" ([certificate.json]({quote(e['certificate_path'])}))" if e["certificate_path"] else "") + "\n"
+            for row, e in others(catalogue))
     if catalogue["unreadable"]:
         text += "\n## Unreadable certificates\n\n"
         text += "".join(f"- {md_text(u['folder'])}: {md_text(u['problem'])}\n" for u in catalogue["unreadable"])
@@ -141,8 +157,9 @@ def other_text(row: dict, entry: dict) -> str:
 
 def verified_note(catalogue: dict) -> str:
     return (f"Verified means: a complete check by `python -m pipeline verify-certificate` on this machine, by this "
-            f"checker (version {catalogue['checker_version']}, the same code), over the files as they are now, its "
-            f"record sealed with this machine's checker key; a record copied from elsewhere is not verified here.")
+            f"checker (version {catalogue['checker_version']}, the same code), over the files as they are now (a "
+            f"committed archive: those very bytes), its record sealed with this machine's checker key; a record "
+            f"copied from elsewhere is not verified here.")
 
 
 # ---- HTML ------------------------------------------------------------------------------------------------------
@@ -191,8 +208,9 @@ def page(catalogue: dict, outputs: str, openers_shown: int) -> str:
         body.append(f'<table id="results"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>')
     if others(catalogue):
         body.append('<h2>Other certificates of the same rows</h2><ul id="others">' + "".join(
-            f"<li>{escape(other_text(row, e))} "
-            f'(<a href="{escape(quote(e["certificate_path"]))}">certificate.json</a>)</li>'
+            f"<li>{escape(other_text(row, e))}" + (
+                f' (<a href="{escape(quote(e["certificate_path"]))}">certificate.json</a>)' if e["certificate_path"]
+                else "") + "</li>"
             for row, e in others(catalogue))
             + "</ul>")
     if catalogue["unreadable"]:

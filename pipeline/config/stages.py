@@ -16,7 +16,7 @@ from typing import Any
 
 from omegaconf import MISSING
 
-from pipeline.config.settings import setting
+from pipeline.config.settings import package_dir, setting
 
 @dataclass
 class StageConfig:
@@ -221,6 +221,9 @@ class CatalogueConfig(StageConfig):
     name: str = "catalogue"
     openers_shown: int = setting(5, "optimal openers named in a cell of catalogue.md and index.html (catalogue.json "
                                     "lists them all)")
+    committed: str | None = setting(str(package_dir("catalogue")), "the folder of committed proof archives "
+                                    "listed beside the outputs' (*.tar.gz): the checkout's catalogue/ (none in an "
+                                    "installed copy); null = the outputs only")
 
 
 

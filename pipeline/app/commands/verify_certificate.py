@@ -59,8 +59,9 @@ def shape_overrides(cert: dict) -> list[str]:
 
 
 def run(ns: argparse.Namespace) -> int:
-    """A proof folder is checked in place (and its check recorded); a bundle archive is unpacked into a temporary
-    folder (pipeline/proofs/files/archive.py: no traversal, no link, size limits) and checked there.  Ctrl-C,
+    """A proof folder is checked in place (and its check recorded beside it); a bundle archive is unpacked into a
+    temporary folder (pipeline/proofs/files/archive.py: no traversal, no link, size limits) and checked there, its
+    check recorded under the sha256 of the bytes unpacked (pipeline/proofs/certificates/record.py).  Ctrl-C,
     SIGTERM or SIGHUP unwind the check: its worker processes end and the temporary folder is removed before the
     one line (pipeline.processes.signals)."""
     signals.on_stop(CHECK_STOPPED)
@@ -70,7 +71,7 @@ def run(ns: argparse.Namespace) -> int:
 
 def verify_path(ns: argparse.Namespace) -> int:
     """verify-certificate of the folder or archive `ns` names."""
-    from pipeline.proofs.files.archive import unpacked
+    from pipeline.proofs.files.archive import unpacked_hashed
 
     path, overrides, legacy = one_path(ns, "prove artifact folder")
     workers = capped_workers(ns.workers)
@@ -87,8 +88,8 @@ def verify_path(ns: argparse.Namespace) -> int:
     if not path.exists():
         raise PipelineError(f"{path} is not a folder, nor an archive: nothing is there (give a prove artifact "
                             "folder, outputs/prove/<key>, or an archive `python -m pipeline bundle` wrote)")
-    with unpacked(path) as folder:
-        return verify_folder(folder, overrides, sample, workers, archive=path)
+    with unpacked_hashed(path) as found:
+        return verify_folder(found.top, overrides, sample, workers, archive=path, archive_sha256=found.sha256)
 
 
 LIST_SETTINGS = ("secrets", "guesses", "exclude", "source", "length", "alphabet", "keep_matching_only",
@@ -140,7 +141,8 @@ def lists_line(game, stored, where: str) -> str:
     return f"lists: {counts}, {len(stored.excluded)} excluded, stored in {where} (no list file read)"
 
 
-def verify_folder(folder: Path, overrides: list[str], sample, workers: int, archive: Path | None = None) -> int:
+def verify_folder(folder: Path, overrides: list[str], sample, workers: int, archive: Path | None = None,
+                  archive_sha256: str | None = None) -> int:
     from pipeline.proofs.certificates.optimal import load_certificate, stderr_say
     from pipeline.proofs.certificates.record import verify_and_record
     from pipeline.proofs.game.stored_game import folder_game
@@ -153,15 +155,15 @@ def verify_folder(folder: Path, overrides: list[str], sample, workers: int, arch
     cert = load_certificate(folder)  # strict schema and size limit, before any game is built
     stored = folder_game(folder)  # its lists checked word by word against their digests
     game = certificate_game(cert, stored, overrides, where)
-    result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers,
-                                       keep_record=archive is None)
+    result, record = verify_and_record(folder, game, sample, say=stderr_say, workers=workers, archive=archive,
+                                       archive_sha256=archive_sha256)
     signals.on_stop(None)  # the check has ended: a stop from here on claims nothing about it
     print_verdict(result)
     say(lists_line(game, stored, where))
     if archive is not None:
-        say(f"checked from the archive {archive}, unpacked into a temporary folder now removed: no record kept")
-    else:
-        say(f"recorded: {record} ({'a complete check' if result['complete'] else 'a sample: not a verification'})")
+        say(f"checked from the archive {archive} (sha256 {archive_sha256}), unpacked into a temporary folder now "
+            "removed")
+    say(f"recorded: {record} ({'a complete check' if result['complete'] else 'a sample: not a verification'})")
     return 0
 
 

@@ -8,6 +8,12 @@ own source, whether the check was complete or a sample, and when it ran; it is s
 under this machine's checker key (seal.py: a key in the user's config folder, never in the outputs), written
 atomically (a temporary file renamed over it), and removed when a check rejects the certificate.
 
+An archive (`python -m pipeline bundle`) is checked in a temporary folder that is removed afterwards, so its
+record is kept apart, named by the content it stands for: <config folder>/archive-checks/<the archive's
+sha256>.json, beside this machine's checker key (seal.py), holding the same fields plus `archive_sha256` (the
+digest of exactly the bytes the check unpacked: pipeline/proofs/files/archive.py) and the archive's file name,
+sealed the same way.  It reads verified (`archive_status`) only for an archive with those very bytes.
+
 Readers (the catalogue, the assistant, the report, stage=reproduce) present a certificate's result as
 verified only when `status` finds a record sealed by this machine's key, complete, of this checker version
 and code, whose digests are those of the files as they are now.  Anything else reads "not verified here",
@@ -34,6 +40,7 @@ from pipeline.proofs.game.stored_game import GAME_FILE
 
 CHECKER_VERSION = 2  # raised whenever the checker accepts less than before: older records then count for nothing
 RECORD = "verification.json"
+ARCHIVE_RECORDS = "archive-checks"  # <config folder>/archive-checks/<archive sha256>.json: checks of archives
 CHECKER_SOURCES = ("proofs/**/*.py", "formats/*.py", "compiled/*.py", "__init__.py")  # the checker's code, below the package folder
 VERIFIED, PARTIAL, UNVERIFIED = "verified", "partially checked", "unverified"
 NEVER_CHECKED = "no verification record"
@@ -109,25 +116,32 @@ def write_record(folder: Path, cert: dict, complete: bool, summary: dict) -> Pat
     folder = Path(folder)
     if not complete and status(folder).verified:
         return folder / RECORD
-    body = record_body(folder, cert, complete, summary)
+    return sealed_write(folder / RECORD, record_body(folder, cert, complete, summary))
+
+
+def sealed_write(path: Path, body: dict) -> Path:
+    """`body` sealed with this machine's key (made on the first check) and written atomically to `path` (a
+    temporary file beside it, renamed over it; its folder made, mode 0700, once the key's is: an archive's
+    record).  PipelineError when the key cannot be used."""
     try:
-        body[seal.SEAL_FIELD] = seal.seal(seal.this_machine_key(create=True), body)
+        body = {**body, seal.SEAL_FIELD: seal.seal(seal.this_machine_key(create=True), body)}
     except seal.KeyUnusable as err:
         raise PipelineError(f"the check passed, but its record cannot be sealed: {err}") from None
     except OSError as err:
         raise PipelineError(f"the check passed, but this machine's checker key {seal.key_path()} could not be "
                             f"made ({err.strerror or err})") from None
-    handle, temporary = tempfile.mkstemp(prefix=".verification-", suffix=".json", dir=folder)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".verification-", suffix=".json", dir=path.parent)
     try:
         with os.fdopen(handle, "w") as f:
             f.write(json.dumps(body, indent=1) + "\n")
             f.flush()
             os.fsync(f.fileno())
-        os.replace(temporary, folder / RECORD)
+        os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return folder / RECORD
+    return path
 
 
 def forget_record(folder: Path) -> None:
@@ -140,18 +154,30 @@ def status(folder: Path) -> Status:
     and code, and every file it names (and game.json.gz, if the folder has one now) still has its recorded
     digest; PARTIAL for such a record of a sample check; else UNVERIFIED, saying why."""
     folder = Path(folder)
+    body, why = sealed_record(folder / RECORD)
+    return read_status(folder, body, why or why_not_current(folder, body))
+
+
+def sealed_record(path: Path) -> tuple[dict | None, str | None]:
+    """(the record at `path`, None) when it is a JSON object this machine's key sealed; else (None, why not)."""
     try:
-        body = json_of(file_bytes(folder / RECORD), folder / RECORD)
+        body = json_of(file_bytes(path), path)
     except FileRefused as err:
-        return Status(UNVERIFIED, folder, why=NEVER_CHECKED if err.missing else "its verification record is unreadable")
+        return None, NEVER_CHECKED if err.missing else "its verification record is unreadable"
     except ValueError:
-        return Status(UNVERIFIED, folder, why="its verification record is unreadable")
-    why = (why_not_sealed(body) if isinstance(body, dict) else "its verification record is unreadable") \
-        or why_not_current(folder, body)
+        return None, "its verification record is unreadable"
+    if not isinstance(body, dict):
+        return None, "its verification record is unreadable"
+    why = why_not_sealed(body)
+    return (None, why) if why else (body, None)
+
+
+def read_status(shown: Path, body: dict | None, why: str | None) -> Status:
+    """What a record says of the folder or archive `shown`: UNVERIFIED for `why`; else VERIFIED or PARTIAL."""
     if why:
-        return Status(UNVERIFIED, folder, why=why)
+        return Status(UNVERIFIED, shown, why=why)
     game = body.get("game") if isinstance(body.get("game"), dict) else {}
-    return Status(VERIFIED if body["complete"] else PARTIAL, folder, body.get("checked_at"), named=game.get("named"))
+    return Status(VERIFIED if body["complete"] else PARTIAL, shown, body.get("checked_at"), named=game.get("named"))
 
 
 def why_not_sealed(body: dict) -> str | None:
@@ -165,11 +191,20 @@ def why_not_sealed(body: dict) -> str | None:
     return None if seal.sealed_here(key, body) else NOT_SEALED_HERE
 
 
-def why_not_current(folder: Path, body: dict) -> str | None:
-    """Why a sealed record no longer stands for the folder as it is now (None when it does)."""
-    version, code, files = body.get("checker_version"), body.get("checker_code"), body.get("files")
+def why_other_checker(body: dict) -> str | None:
+    """Why a sealed record is not this checker's (None when its version and code are this checker's)."""
+    version, code = body.get("checker_version"), body.get("checker_code")
     if version != CHECKER_VERSION or code != checker_code():
         return f"checked by other checker code (version {version}, code {str(code)[:12]})"
+    return None
+
+
+def why_not_current(folder: Path, body: dict) -> str | None:
+    """Why a sealed record no longer stands for the folder as it is now (None when it does)."""
+    files = body.get("files")
+    why = why_other_checker(body)
+    if why:
+        return why
     if (not isinstance(files, dict) or files.get("certificate.json") != body.get("certificate_sha256")
             or type(body.get("complete")) is not bool):
         return "its verification record is unreadable"
@@ -184,11 +219,51 @@ def why_not_current(folder: Path, body: dict) -> str | None:
     return None
 
 
+def archive_record_path(archive_sha256: str) -> Path:
+    """Where the check of the archive whose bytes have this sha256 is recorded: beside this machine's key."""
+    return seal.config_folder() / ARCHIVE_RECORDS / f"{archive_sha256}.json"
+
+
+def write_archive_record(archive: Path, archive_sha256: str, folder: Path, cert: dict, complete: bool,
+                         summary: dict) -> Path:
+    """Record a successful check of `folder`, unpacked from `archive` (whose bytes have `archive_sha256`), sealed
+    with this machine's key; a sample check never replaces a complete record of the same archive."""
+    if not complete and archive_status(archive, archive_sha256).verified:
+        return archive_record_path(archive_sha256)
+    body = {**record_body(folder, cert, complete, summary), "archive": Path(archive).name,
+            "archive_sha256": archive_sha256}
+    return sealed_write(archive_record_path(archive_sha256), body)
+
+
+def forget_archive_record(archive_sha256: str) -> None:
+    """Remove the record of an archive whose certificate a check has just rejected."""
+    archive_record_path(archive_sha256).unlink(missing_ok=True)
+
+
+def archive_status(archive: Path, archive_sha256: str) -> Status:
+    """VERIFIED when this machine's record of the archive with these bytes (`archive_sha256`, which the reader
+    computed) is sealed by this machine's key, complete, of this checker version and code, and names these
+    bytes; PARTIAL for such a record of a sample check; else UNVERIFIED, saying why."""
+    body, why = sealed_record(archive_record_path(archive_sha256))
+    why = why or why_other_checker(body) or why_not_these_bytes(body, archive_sha256)
+    return read_status(Path(archive), body, why)
+
+
+def why_not_these_bytes(body: dict, archive_sha256: str) -> str | None:
+    """Why a sealed record of this checker does not stand for the archive whose bytes have `archive_sha256`."""
+    if type(body.get("complete")) is not bool:
+        return "its verification record is unreadable"
+    if body.get("archive_sha256") != archive_sha256:
+        return f"its verification record is of other bytes (archive sha256 {str(body.get('archive_sha256'))[:12]})"
+    return None
+
+
 def verify_and_record(folder: Path, game, sample: int | None = None, say=None, workers: int = 1,
-                      keep_record: bool = True) -> tuple[dict, Path | None]:
+                      archive: Path | None = None, archive_sha256: str | None = None) -> tuple[dict, Path]:
     """Check <folder>'s certificate (a proof, an infeasible limit or a leaderboard) against `game` with this
-    checker, then record the check (unless not `keep_record`: a folder unpacked from an archive); a rejection
-    (CertificateError) removes any earlier record.  (the check's summary, the record's path or None)"""
+    checker, then record the check: beside it, or for a folder unpacked from `archive` (whose bytes have
+    `archive_sha256`) under the archive's sha256; a rejection (CertificateError) removes any earlier record.
+    (the check's summary, the record's path)"""
     from pipeline.proofs.certificates.optimal import load_certificate, verify_certificate
     from pipeline.proofs.certificates.infeasible import verify_infeasible
     from pipeline.proofs.certificates.leaderboard import verify_leaderboard
@@ -198,13 +273,17 @@ def verify_and_record(folder: Path, game, sample: int | None = None, say=None, w
                                                                                       verify_certificate)
     try:
         result = verify(folder, game, sample, say=say, workers=workers)
-    except PipelineError:
-        forget_record(folder)  # a record of an earlier check no longer stands
+    except PipelineError:  # a record of an earlier check no longer stands
+        if archive is None:
+            forget_record(folder)
+        else:
+            forget_archive_record(archive_sha256)
         raise
-    if not keep_record:
-        return result, None
     try:
-        return result, write_record(folder, cert, result["complete"], result)
+        if archive is None:
+            return result, write_record(folder, cert, result["complete"], result)
+        return result, write_archive_record(archive, archive_sha256, folder, cert, result["complete"], result)
     except OSError as err:
-        raise PipelineError(f"the check passed, but its record could not be written in {folder} ({err}); "
+        where = folder if archive is None else archive_record_path(archive_sha256).parent
+        raise PipelineError(f"the check passed, but its record could not be written in {where} ({err}); "
                             "readers will call the certificate not verified here") from None

@@ -11,7 +11,9 @@ each as one `error:` line, before anything is checked:
 - members that differ from the archive's INDEX.json (each other member's size and sha256; none missing,
   none more), which `bundle` writes (pipeline/artifacts/bundle.py documents it).
 Members are written, with their bytes only (no mode, owner or time), into a new temporary folder that is
-removed after the check.
+removed after the check.  The archive's bytes are hashed as they are read, the same single pass that unpacks
+them, and to the file's end: `Unpacked.sha256` is the digest of exactly the bytes unpacked (a record of the
+check is kept under it: pipeline/proofs/certificates/record.py).
 """
 
 import contextlib
@@ -21,6 +23,7 @@ import stat
 import tarfile
 import tempfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from pipeline import PipelineError
@@ -37,6 +40,7 @@ INDEX = "INDEX.json"
 class ArchiveRefused(PipelineError):
     def __init__(self, archive: Path, why: str):
         super().__init__(f"{archive}: {why}; not checked")
+        self.why = why
 
 
 class CountedReader:
@@ -52,6 +56,38 @@ class CountedReader:
         if self.count > self.limit:
             raise self.refuse(f"it unpacks to more than {self.limit} bytes")
         return data
+
+
+class HashedReader:
+    """A file's reads, hashed in the order they come; `sha256` reads the rest of the file first (at most `limit`
+    bytes in all), so the digest is of every byte read, the same bytes the reader was given."""
+
+    def __init__(self, raw, limit: int, refuse):
+        self.raw, self.limit, self.refuse, self.count, self.digest = raw, limit, refuse, 0, hashlib.sha256()
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        self.count += len(data)
+        if self.count > self.limit:
+            raise self.refuse(f"it grew past {self.limit} bytes while read")
+        self.digest.update(data)
+        return data
+
+    def peek(self, size: int) -> bytes:
+        return self.raw.peek(size)
+
+    def sha256(self) -> str:
+        while self.read(1 << 20):
+            pass
+        return self.digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    """An archive unpacked: its top folder, and the sha256 of the archive's bytes, exactly those unpacked."""
+
+    top: Path
+    sha256: str
 
 
 def open_archive(archive: Path):
@@ -93,9 +129,15 @@ def member_file(archive: Path, info: tarfile.TarInfo, top: str | None) -> tuple[
 
 def unpack(archive: Path, into: Path) -> Path:
     """Write the archive's files into `into`/<top>; the top folder."""
+    return unpack_hashed(archive, into).top
+
+
+def unpack_hashed(archive: Path, into: Path) -> Unpacked:
+    """Write the archive's files into `into`/<top>; the top folder and the sha256 of the bytes unpacked."""
     refuse = lambda why: ArchiveRefused(archive, why)  # noqa: E731
     top, written, total = None, set(), 0
-    with open_archive(archive) as raw:
+    with open_archive(archive) as opened:
+        raw = HashedReader(opened, MAX_ARCHIVE_BYTES, refuse)
         try:
             with tarfile.open(fileobj=CountedReader(_gunzip(raw, refuse), MAX_TOTAL_BYTES + HEADROOM, refuse),
                               mode="r|") as tar:
@@ -109,21 +151,21 @@ def unpack(archive: Path, into: Path) -> Path:
                                      else f"more than {MAX_MEMBERS} members or {MAX_TOTAL_BYTES} bytes")
                     write_member(into / top, name, tar.extractfile(info), info.size, refuse)
                     written.add(name)
+            sha256 = raw.sha256()
         except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
             raise refuse(f"not a readable .tar.gz archive ({type(err).__name__}: {err})") from None
     if top is None or not written:
         raise refuse("holds no files")
     check_index(archive, into / top, written)
-    return into / top
+    return Unpacked(into / top, sha256)
 
 
 def _gunzip(raw, refuse):
     """The gzip stream of `raw` (refused when the file does not start as gzip)."""
     import gzip
 
-    if raw.read(2) != b"\x1f\x8b":
+    if raw.peek(2)[:2] != b"\x1f\x8b":
         raise refuse("not a .tar.gz archive (no gzip header)")
-    raw.seek(0)
     return gzip.GzipFile(fileobj=raw, mode="rb")
 
 
@@ -165,5 +207,13 @@ def check_index(archive: Path, folder: Path, names: set[str]) -> None:
 @contextlib.contextmanager
 def unpacked(archive: Path):
     """The archive's top folder, unpacked into a temporary folder removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="verify-bundle-") as scratch:
-        yield unpack(Path(archive), Path(scratch))
+    with unpacked_hashed(archive) as found:
+        yield found.top
+
+
+@contextlib.contextmanager
+def unpacked_hashed(archive: Path, within: Path | None = None):
+    """The archive unpacked (its top folder, the sha256 of its bytes) into a temporary folder inside `within`
+    (default: the system's), removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="verify-bundle-", dir=within) as scratch:
+        yield unpack_hashed(Path(archive), Path(scratch))
