@@ -347,13 +347,15 @@ def upper_bound(outputs, ight_lists, *overrides):
     return json.loads((folder / "summary.json").read_text())
 
 
-def test_a_guess_limit_no_ranked_opener_meets_widens_the_search_once(ight_lists, tmp_path, ray_session):
-    """At breadth 1 over the first ranked opener no strategy meets the limit; the stage then searches once more
-    at stage.widen_breadth over stage.widen_top_k openers, finds the one opener that has a strategy (PSALM's
-    class 00000 cannot be solved in time, so it is not PSALM) and says so; with widen_breadth null it does not."""
+def test_a_guess_limit_no_ranked_opener_meets_widens_the_search(ight_lists, tmp_path, ray_session):
+    """At breadth 1 over the first ranked opener (PSALM) no strategy meets the limit; the stage then widens PSALM's
+    classes that break it (breadths 3, 10: PSALM's class 00000 cannot be solved in time at any), then searches the
+    stage.widen_top_k ranked openers the same way and finds the one opener that has a strategy, and says so; with
+    widen_breadth null it does not."""
     narrow = upper_bound(tmp_path / "narrow", ight_lists, "stage.widen_breadth=null")
     assert (narrow["feasible"], narrow["openers_tried"], narrow["breadth"]) == (False, 1, 1)
     assert "widened" not in narrow
     wide = upper_bound(tmp_path / "wide", ight_lists, "stage.widen_breadth=10", "stage.widen_top_k=22")
-    assert (wide["widened"], wide["breadth"], wide["openers_tried"]) == (True, 10, len(IGHT + PROBES))
+    assert (wide["breadth"], wide["openers_tried"]) == (1, len(IGHT + PROBES))
+    assert wide["widened"] == {"breadths": [3, 10], "openers": 22, "more_openers": 21, "classes_of_best": {}}
     assert wide["ub"] == 50 and wide["opener"] != "psalm" and wide["max_guesses"] <= 5

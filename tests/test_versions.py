@@ -19,7 +19,7 @@ from pipeline.stages import STAGES
 PINS = {
     "feedback": (1, "127a9c67d4b88bf4"),
     "heuristics": (2, "b9cd6ca245be9d2a"),
-    "upper_bound": (3, "79a451c913eec835"),
+    "upper_bound": (4, "79a451c913eec835"),
     "lower_bound": (2, "44cecf15a435fefe"),
     "exact": (3, "60deb987b6b6a195"),
     "prove": (6, "b877dc7f0984daf2"),

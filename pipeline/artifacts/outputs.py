@@ -100,14 +100,16 @@ HEURISTICS = (VALUATIONS,)
 # ---- upper_bound -----------------------------------------------------------------------------------------------
 
 OPENER_TOTALS = Output("openers.parquet", "one row per opener tried: opener, total (null: no strategy within the "
-                                          "guess limit), max_guesses (objective max_then_total only), rank")
+                                          "guess limit), max_guesses (objective max_then_total only), "
+                                          "widest_breadth (widened runs only), rank")
 UB_SUMMARY = Output("summary.json", "ub, objective, opener, method, breadth, ranking, openers_tried, apmintotal_best, "
                                     "exact (opener, total), expected, max_guesses, distribution, memo, "
                                     "openers_infeasible, game, guesses_sha256, secrets_sha256, hard_mode, "
                                     "game_max_guesses (checked by pipeline/artifacts/summaries.py); `feasible` "
                                     "false and ub null when no opener has a strategy within the guess limit; "
-                                    "`widened` true when the search ran once more, wider (breadth and "
-                                    "openers_tried are then the wider search's)")
+                                    "`widened` when no opener met the guess limit at breadth: the wider "
+                                    "breadths, the openers searched with them, and the classes of the best "
+                                    "opener each solved")
 TREE = Output("tree.json", "the tree with the game's name, lists' digests and rules, its total, max_guesses and "
                            "distribution (pipeline/artifacts/trees.py)")
 TREE_TEXT = Output("tree.txt", "the tree as text, one line per secret")

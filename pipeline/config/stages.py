@@ -69,9 +69,11 @@ class UpperBoundConfig(StageConfig):
     batch_size: int = setting(64, "at most this many openers per Ray task (tasks: 4 per cluster CPU, or more)",
                               sizing=True)
     max_memo_entries: int = setting(2_000_000, "memoised candidate sets per task (memory bound)")
-    widen_breadth: int | None = setting(100, "ranked, under a guess limit: when no opener tried has a strategy "
-                                             "within it, try once more at this breadth (null: never)")
-    widen_top_k: int = setting(200, "... over this many ranked openers")
+    widen_breadth: int | None = setting(100, "under a guess limit no opener tried meets: an opener's classes that "
+                                             "break it are searched again at 3, 10, 30, 100, ... above breadth, up "
+                                             "to this (null: never)")
+    widen_top_k: int = setting(200, "... and if still none meets it (openers ranked), this many ranked openers "
+                                    "are searched the same way")
     refine: int = setting(0, "the best `refine` openers are then solved exactly (game's rules); the best tree of "
                              "all is UB")
     refine_memo_bits: int = setting(22, "exact-search memo of 2**bits entries (~41 bytes each) per refine task")

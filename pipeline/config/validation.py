@@ -12,7 +12,8 @@ AP_MEMO_ENTRY_BYTES = 100  # one ApMinTotal memo entry: hash slots plus its shar
 # ApMinTotal keeps, per search depth (16 rows to start), the `breadth` best guesses and their keys (int64 each),
 # plus one such pair of rows for the root: 16 * 2 * 8 + 2 * 8 bytes per unit of breadth (pipeline.search.apmintotal.value)
 BREADTH_ENTRY_BYTES = 272
-SIZED_SETTINGS = {"breadth": BREADTH_ENTRY_BYTES}  # stage settings whose value is a per-task allocation
+# stage settings whose value is a per-task allocation (widen_breadth: upper_bound's widest search)
+SIZED_SETTINGS = {"breadth": BREADTH_ENTRY_BYTES, "widen_breadth": BREADTH_ENTRY_BYTES}
 
 OBJECTIVES = ("total", "max_then_total")  # pipeline.search.strategies.objective
 

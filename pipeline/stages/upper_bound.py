@@ -2,11 +2,17 @@
 
 The search plays the game's rules (hard mode, game.max_guesses): an opener
 whose ApMinTotal strategy cannot find every secret within the limit is
-listed with total null; if no ranked opener can, the search runs once more, wider (stage.widen_breadth over
-stage.widen_top_k openers: on original Wordle in hard mode within 5 guesses ApMinTotal at breadth 10 finds none,
-at 100 over 200 openers PLAST's 8238), and the summary records it (`widened`); if still none can, the summary
-says `feasible: false` (no ub, no tree) and the prove stage proves the limit infeasible (search/solvable/infeasible.py),
-or fails naming an opener that has a strategy.
+listed with total null.  If no opener tried can, the search widens by itself (`widened_search`; off with
+stage.widen_breadth=null), and the summary records how (`widened`):
+1. each opener's response classes that break the limit are searched again at the next breadth of 3, 10, 30, 100, …
+   above stage.breadth, up to stage.widen_breadth, each class keeping the first strategy found
+   (search/apmintotal/widen.py): the 3158-answer list in hard mode within 6, where breadth 10 finds none for its
+   10 best-ranked openers, needs no override;
+2. if still none can and the openers are `ranked`, the stage.widen_top_k best-ranked openers (those not tried yet)
+   are searched the same way.
+If still none can, the summary says `feasible: false` (no ub, no tree), the log names the settings that search
+wider, and the prove stage proves the limit infeasible (search/solvable/infeasible.py), or fails naming an opener
+that has a strategy.  Every tree written is replayed and checked against the game's rules first.
 With stage.refine=k the k best openers are then solved exactly (same rules,
 alpha-beta under the best ApMinTotal total) and the best tree of all is the
 UB: a proof closes only when UB is the optimum, and ApMinTotal misses it in
@@ -31,10 +37,11 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.artifacts.outputs import OPENER_TOTALS, UB_SUMMARY, UPPER_BOUND, write_json, write_table
-from pipeline.artifacts.trees import write_tree
+from pipeline.artifacts.trees import rule_violation, write_tree
 from pipeline import PipelineError
 from pipeline.feedback.parquet import load_matrix
 from pipeline.search.apmintotal.value import RANKINGS, ApSearch, rank_openers
+from pipeline.search.apmintotal.widen import ladder, widened_strategy
 from pipeline.search.exact.solver import IMPOSSIBLE, INF, ExactSolver
 from pipeline.search.strategies.objective import OBJECTIVES, least_limit
 from pipeline.search.exact.symmetric import SymmetricExact
@@ -48,7 +55,7 @@ from pipeline.search.tree import verify
 from pipeline.stages.base import StageContext
 from pipeline.config.stages import UpperBoundConfig
 
-NAME, VERSION, INPUTS = "upper_bound", 3, ("feedback",)  # the stage contract: stages/base.py
+NAME, VERSION, INPUTS = "upper_bound", 4, ("feedback",)  # the stage contract: stages/base.py
 OUTPUTS = UPPER_BOUND  # openers.parquet, summary.json, tree.json/.txt/.svg: pipeline/artifacts/outputs.py
 
 
@@ -121,33 +128,40 @@ class GameSymmetry:
         return self._find()[1]
 
 
-def _evaluate(batch, matrix: Matrix, cfg: UpperBoundConfig, hard_mode, max_guesses):
+def _evaluate(batch, matrix: Matrix, cfg: UpperBoundConfig, hard_mode, max_guesses, cap=None):
     """[(depth, ApMinTotal result)] per opener of a task's batch, searched as `cfg` says (breadth, memo size,
     ranking, objective) under the game's rules; depth is the least feasible limit under max_then_total, else
-    None.  Every opener gets a search of its own (an empty memo, as in a task of its own): its values and memo
-    counters do not depend on which openers share its task.  Only the transposed matrix, an input and not a
-    memo, is made once per task."""
+    None.  `cap` (not None): the opener's classes that break the limit are searched again wider, up to breadth
+    `cap` (search/apmintotal/widen.py).  Every opener gets searches of its own (an empty memo, as in a task of
+    its own): its values and memo counters do not depend on which openers share its task.  Only the transposed
+    matrix, an input and not a memo, is made once per task."""
     matrix = matrix.with_transpose()
-
-    def new_search():
-        return ApSearch(matrix, cfg.breadth, max_entries=cfg.max_memo_entries, hard_mode=hard_mode,
-                        max_guesses=max_guesses, ranking=cfg.ranking)
-
-    return [_evaluate_opener(new_search(), opener, matrix.n_secrets, matrix.n_codes, max_guesses, cfg.objective)
-            for opener in batch]
+    return [_evaluate_opener(opener_strategy(matrix, cfg, hard_mode, max_guesses, opener, cap), matrix.n_secrets,
+                             matrix.n_codes, max_guesses, cfg.objective) for opener in batch]
 
 
-def _evaluate_opener(search, opener, n_secrets, n_codes, max_guesses, objective):
-    """(depth, ApMinTotal result) of one opener with its own `search`."""
+def opener_strategy(matrix: Matrix, cfg: UpperBoundConfig, hard_mode, max_guesses, opener, cap):
+    """The opener's strategy as a function of the guesses left (None: the game's limit): ApMinTotal at
+    stage.breadth, or with `cap` its classes that break the limit widened up to breadth `cap`."""
+    options = {"hard_mode": hard_mode, "max_entries": cfg.max_memo_entries, "ranking": cfg.ranking}
+    if cap is None:
+        search = ApSearch(matrix, cfg.breadth, max_guesses=max_guesses, **options)
+        return lambda left=None: search.strategy(None, opener, left=left)
+    return lambda left=None: widened_strategy(matrix, opener, breadth=cfg.breadth, cap=cap,
+                                              left=max_guesses if left is None else left, **options)
+
+
+def _evaluate_opener(strategy, n_secrets, n_codes, max_guesses, objective):
+    """(depth, ApMinTotal result) of one opener from its `strategy` (opener_strategy)."""
     if objective == "total":
-        return None, search.strategy(None, opener)
+        return None, strategy()
 
     def within(left):
-        result = search.strategy(None, opener, left=left)
+        result = strategy(left)
         return result if result.feasible else None
 
     depth, result = least_limit(within, n_secrets, n_codes, max_guesses)
-    return depth, result or search.strategy(None, opener)  # infeasible: the result under the game's limit
+    return depth, result or strategy()  # infeasible: the result under the game's limit
 
 
 def opener_batches(n_openers: int, cfg: UpperBoundConfig, cluster_cpus: int) -> list[list[int]]:
@@ -219,22 +233,41 @@ def rank(entry) -> tuple:
     return (depth or 0, result.total)
 
 
-def searched(ctx: StageContext, cfg: UpperBoundConfig, matrix: Matrix, symmetry, label: str = NAME) -> list:
-    """`evaluated_openers` of the openers `cfg` chooses, at its breadth."""
+def searched(ctx: StageContext, cfg: UpperBoundConfig, matrix: Matrix, openers: list[int], cap=None,
+             label: str = NAME) -> list:
+    """`evaluated_openers` of `openers` at stage.breadth (their classes widened up to breadth `cap` if given)."""
     game = ctx.game
-    shared = shared_args(_evaluate, matrix=matrix, cfg=cfg, hard_mode=game.hard_mode, max_guesses=game.max_guesses)
-    return evaluated_openers(ctx, chosen_openers(cfg, game, matrix, symmetry), cfg, shared, label=label)
+    shared = shared_args(_evaluate, matrix=matrix, cfg=cfg, hard_mode=game.hard_mode, max_guesses=game.max_guesses,
+                         cap=cap)
+    return evaluated_openers(ctx, openers, cfg, shared, label=label)
 
 
-def widened(cfg: UpperBoundConfig, game, evaluated: list) -> UpperBoundConfig | None:
-    """The config of the one wider search stage.widen_* asks for when a guess limit left every ranked opener
-    tried without a strategy (ApMinTotal's narrow search misses some: hard mode within 5 guesses), else None."""
-    if (any(r.feasible for _, r in evaluated) or game.max_guesses is None or cfg.openers != "ranked"
-            or cfg.widen_breadth is None):
-        return None
-    wider = replace(cfg, breadth=max(cfg.breadth, cfg.widen_breadth),
-                    top_k=max(cfg.top_k or cfg.breadth, cfg.widen_top_k))
-    return wider if (wider.breadth, wider.top_k) != (cfg.breadth, cfg.top_k or cfg.breadth) else None
+def widens(cfg: UpperBoundConfig, game, evaluated: list) -> bool:
+    """Whether the search widens: a guess limit that no opener tried meets, and stage.widen_breadth set."""
+    return (game.max_guesses is not None and cfg.widen_breadth is not None
+            and not any(r.feasible for _, r in evaluated))
+
+
+def widened_search(ctx: StageContext, cfg: UpperBoundConfig, matrix: Matrix, symmetry, openers: list[int],
+                   evaluated: list) -> tuple[list[int], list, dict]:
+    """(openers, their results, the summary's `widened` record) once no opener tried meets the limit: their
+    classes that break it widened up to stage.widen_breadth, then, if still none meets it and the openers are
+    ranked, the stage.widen_top_k best-ranked openers not yet tried, searched the same way."""
+    cap, steps = cfg.widen_breadth, ladder(cfg.breadth, cfg.widen_breadth)
+    log.warning(f"{NAME}: no strategy within game.max_guesses={ctx.game.max_guesses} at breadth {cfg.breadth} over "
+                f"{len(openers)} openers; widening (stage.widen_breadth={cap}, stage.widen_top_k={cfg.widen_top_k})")
+    widened = 0
+    if steps:
+        evaluated, widened = searched(ctx, cfg, matrix, openers, cap, label=f"{NAME}-widened"), len(openers)
+    more = []
+    if cfg.openers == "ranked" and not any(r.feasible for _, r in evaluated):
+        tried = set(openers)
+        more = [g for g in chosen_openers(replace(cfg, top_k=cfg.widen_top_k), ctx.game, matrix, symmetry)
+                if g not in tried]
+    if more:
+        evaluated = evaluated + searched(ctx, cfg, matrix, more, cap, label=f"{NAME}-more-openers")
+    record = {"breadths": steps, "openers": widened + len(more), "more_openers": len(more)}
+    return openers + more, evaluated, record
 
 
 def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
@@ -242,17 +275,15 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
     codes = load_matrix(ctx.inputs["feedback"], game)
     matrix = Matrix.of_game(codes, game)
     symmetry = GameSymmetry(cfg, game, matrix)
-    evaluated = searched(ctx, cfg, matrix, symmetry)
-    wider = widened(cfg, game, evaluated)
-    if wider is not None:
-        log.warning(f"{NAME}: no strategy within game.max_guesses={game.max_guesses} at breadth {cfg.breadth} over "
-                    f"{len(evaluated)} openers; trying once more at breadth {wider.breadth} over {wider.top_k} "
-                    f"(stage.widen_breadth, stage.widen_top_k)")
-        cfg, evaluated = wider, searched(ctx, wider, matrix, symmetry, label=f"{NAME}-widened")
+    openers = chosen_openers(cfg, game, matrix, symmetry)
+    evaluated = searched(ctx, cfg, matrix, openers)
+    widened = None
+    if widens(cfg, game, evaluated):
+        openers, evaluated, widened = widened_search(ctx, cfg, matrix, symmetry, openers, evaluated)
     results = [r for _, r in evaluated]
     feasible = [e for e in evaluated if e[1].feasible]
     if not feasible:
-        return no_strategy_found(ctx, cfg, results, wider)
+        return no_strategy_found(ctx, cfg, results, widened)
     best_depth, best = min(feasible, key=rank)  # first in opener order on ties
     chosen = {"opener": best.opener, "depth": best_depth, "total": best.total, "method": "ApMinTotal",
               "tree": best.tree(list(game.guesses), game.answering.text)}
@@ -264,15 +295,17 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                       "total": pa.array([r.total for r in results], type=pa.int64()),
                       **({} if cfg.objective == "total" else
                          {"max_guesses": pa.array([d for d, _ in evaluated], type=pa.int64())}),
+                      **({} if widened is None else
+                         {"widest_breadth": pa.array([widest(r) for r in results], type=pa.int64())}),
                       "rank": np.arange(1, len(results) + 1)})
     write_table(ctx.out.file(OPENER_TOTALS.name), table)
     tree = chosen["tree"]
-    if verify(tree, game.guesses, game.secrets, game.answering.response) != chosen["total"]:
-        raise PipelineError("internal error: the best tree does not replay to its total")
+    checked(tree, chosen["total"], game)
     stats = write_tree(ctx.out.file, tree, game, objective=cfg.objective, depth=cfg.tree_depth)
     summary = {"ub": chosen["total"], "objective": cfg.objective, "opener": game.guesses[chosen["opener"]],
                "method": chosen["method"],
-               "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results), **widening(wider),
+               "breadth": cfg.breadth, "ranking": cfg.ranking, "openers_tried": len(results),
+               **widening(widened, best),
                "apmintotal_best": best.total,
                "exact": [{"opener": game.guesses[e["opener"]], "total": e["total"]} for e in exact],
                "expected": stats["expected"], "max_guesses": stats["max_guesses"],
@@ -285,30 +318,61 @@ def run(ctx: StageContext, cfg: UpperBoundConfig) -> dict:
                                     "distribution", "expected")}
 
 
-def widening(wider) -> dict:
-    """The summary's record of a widened search (breadth and openers_tried are then the wider search's)."""
-    return {} if wider is None else {"widened": True}
+def checked(tree, total: int, game) -> None:
+    """The tree replays every secret to `total` and keeps the game's rules (guess limit, hard mode), or an internal
+    error: the stage never writes a bound its tree does not meet."""
+    if verify(tree, game.guesses, game.secrets, game.answering.response) != total:
+        raise PipelineError("internal error: the best tree does not replay to its total")
+    problem = rule_violation(tree, game)
+    if problem:
+        raise PipelineError(f"internal error: the best tree breaks the game's rules: {problem}")
 
 
-def no_strategy_found(ctx: StageContext, cfg: UpperBoundConfig, results, wider=None) -> dict:
+def widest(result) -> int | None:
+    """The widest breadth an opener's classes needed (its stage.breadth when none was widened); None when the
+    opener has no strategy."""
+    return max(result.widened, default=result.breadth) if result.feasible else None
+
+
+def widening(widened: dict | None, best=None) -> dict:
+    """The summary's record of a widened search: the wider breadths, the openers searched with them (`openers`,
+    of which `more_openers` beyond the first ones tried) and, with a strategy found, how many classes of the best
+    ApMinTotal opener each wider breadth solved (`classes_of_best`)."""
+    if widened is None:
+        return {}
+    classes = {} if best is None else {"classes_of_best": {str(b): n for b, n in sorted(best.widened.items())}}
+    return {"widened": widened | classes}
+
+
+def no_strategy_found(ctx: StageContext, cfg: UpperBoundConfig, results, widened=None) -> dict:
     """The artifact when no opener tried has an ApMinTotal strategy within game.max_guesses: the openers table and
     a summary with `feasible` false and no ub (no tree); the prove stage then proves the limit infeasible, or
     fails naming an opener whose classes search/solvable/within.py solves in time (a strategy ApMinTotal missed)."""
     game = ctx.game
-    log.warning(f"{NAME}: no strategy found ({'hard mode, ' if game.hard_mode else ''}ApMinTotal breadth "
-                f"{cfg.breadth}, {len(results)} openers) that finds every secret within game.max_guesses="
-                f"{game.max_guesses} guesses; a wider search may find one (stage.breadth and stage.top_k, "
-                f"upstream.upper_bound.* under prove); without one, prove sets out to show the limit infeasible")
+    how = (f"breadth {cfg.breadth}" if widened is None else
+           f"breadth {cfg.breadth}, classes that break the limit widened up to {cfg.widen_breadth}")
+    log.warning(f"{NAME}: no strategy found ({'hard mode, ' if game.hard_mode else ''}ApMinTotal {how}, "
+                f"{len(results)} openers) that finds every secret within game.max_guesses={game.max_guesses} "
+                f"guesses; to search wider, {wider_settings(cfg)} (upstream.upper_bound.* under prove); without a "
+                "strategy, prove sets out to show the limit infeasible")
     write_table(ctx.out.file(OPENER_TOTALS.name), pa.table({
         "opener": [game.guesses[r.opener] for r in results], "total": pa.array([None] * len(results), type=pa.int64()),
         "rank": np.arange(1, len(results) + 1)}))
     summary = {"feasible": False, "ub": None, "opener": None, "objective": cfg.objective, "breadth": cfg.breadth,
-               "ranking": cfg.ranking, "openers_tried": len(results), **widening(wider),
+               "ranking": cfg.ranking, "openers_tried": len(results), **widening(widened),
                "openers_infeasible": len(results),
                "game": game.name, "guesses_sha256": game.guesses_digest, "secrets_sha256": game.secrets_digest,
                "hard_mode": game.hard_mode, "game_max_guesses": game.max_guesses}
     write_json(ctx.out.file(UB_SUMMARY.name), summary)
     return {k: summary[k] for k in ("feasible", "ub", "objective", "breadth", "openers_tried", "game_max_guesses")}
+
+
+def wider_settings(cfg: UpperBoundConfig) -> str:
+    """The settings a user raises to search wider than `cfg` did."""
+    if cfg.widen_breadth is None:
+        return "set stage.widen_breadth (null here: no widening)"
+    return (f"raise stage.widen_breadth (here {cfg.widen_breadth})"
+            + (f" or stage.widen_top_k (here {cfg.widen_top_k})" if cfg.openers == "ranked" else ""))
 
 
 def headline(summary: dict, folder) -> str:

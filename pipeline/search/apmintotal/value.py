@@ -83,7 +83,9 @@ class ApResult:
     """An ApMinTotal strategy as node arrays (breadth first, node 0 the root) plus search figures.
 
     total is None (and the arrays empty) when no strategy within Best_n finds
-    every secret within the guess limit: infeasible, not a total.
+    every secret within the guess limit: infeasible, not a total.  `widened`
+    {wider breadth: classes}: the opener's classes searched again wider
+    (pipeline.search.apmintotal.widen), empty for ApMinTotal itself.
     """
 
     breadth: int
@@ -94,6 +96,7 @@ class ApResult:
     node_code: np.ndarray
     node_size: np.ndarray
     stats: dict = field(default_factory=dict)
+    widened: dict = field(default_factory=dict)
 
     @property
     def feasible(self) -> bool:
