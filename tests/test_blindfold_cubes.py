@@ -10,7 +10,7 @@ child excluding the next child's separator, no exclusions (the children overlap)
 import itertools
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -52,7 +52,7 @@ def separating_mask(codes, sets: np.ndarray, pool=None) -> np.ndarray:
     return differs.all(axis=1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def k_sets(n_guesses: int, k: int) -> np.ndarray:
     """Every k-set of guesses 0 .. n_guesses - 1, one per row (the empty set: one row of no columns)."""
     if k == 0:
@@ -68,7 +68,7 @@ def encoded(words) -> np.ndarray:
     return np.array([[ord(c) - ord("a") for c in w] for w in words], dtype=np.int64)
 
 
-@lru_cache(maxsize=None)
+@cache
 def tiny_games() -> tuple[Tiny, ...]:
     """The word game and two random two-letter games, each with three pools for the split: every pair; the seed
     pairs (one position apart or anagrams); the first seed pair alone (the MIPs must then add rows)."""
@@ -101,7 +101,7 @@ def cube_trees(depths=(1, 2, 3), games=None) -> list:
             for depth in depths]
 
 
-@lru_cache(maxsize=None)
+@cache
 def every_tree() -> list:
     """Every tiny game split one and two levels down, and the word game with every pair three levels down."""
     return cube_trees(depths=(1, 2)) + cube_trees(depths=(3,), games=tiny_games()[:1])

@@ -86,7 +86,8 @@ class CubeLimits:
 @dataclass(frozen=True)
 class CubeResult:
     """A leaf's MIP: `outcome` FEASIBLE (with `chosen`, F and the MIP's guesses, verified to separate every
-    secret), INFEASIBLE or OPEN; the last HiGHS status (or why HiGHS did not run), rounds, rows, seconds."""
+    secret), INFEASIBLE or OPEN; the last HiGHS status (or why HiGHS did not run), rounds, rows, seconds, and
+    HiGHS's last dual bound on the guesses to add (None when it gave no finite one: an open cube's progress)."""
 
     outcome: str
     status: str
@@ -94,6 +95,7 @@ class CubeResult:
     rounds: int
     pairs: int
     seconds: float
+    dual_bound: float | None = None
 
 
 @dataclass
@@ -213,8 +215,8 @@ def solve_cube(cube: Cube, codes_t, pool_i, pool_j, columns, k: int, limits: Cub
         if out["status"] == "Infeasible":
             return _ended(INFEASIBLE, "Infeasible", (), number, rows, started)
         if out["objective"] is None:
-            return _ended(OPEN, out["status"], (), number, rows, started)
-        found, new_rows = _sort_solutions(codes, codes_t, cube, [*out["solutions"], out["chosen"]], rows, avail,
+            return _ended(OPEN, out["status"], (), number, rows, started, out["dual_bound"])
+        found, new_rows = _sort_solutions(codes, codes_t, cube, k, [*out["solutions"], out["chosen"]], rows, avail,
                                           limits.max_new_pairs)
         if found is not None:
             return _ended(FEASIBLE, "solution", found, number, rows, started)
@@ -224,13 +226,13 @@ def solve_cube(cube: Cube, codes_t, pool_i, pool_j, columns, k: int, limits: Cub
     return _ended(OPEN, status, (), limits.max_rounds, rows, started)
 
 
-def _sort_solutions(codes, codes_t, cube, solutions, rows, avail, max_new_pairs):
-    """(the first solution that with F separates every secret, or None; the pairs the others leave that are
-    not rows yet, at most `max_new_pairs` of them, those with the fewest separators)."""
+def _sort_solutions(codes, codes_t, cube, k, solutions, rows, avail, max_new_pairs):
+    """(the first solution that with F is at most k guesses separating every secret, or None; the pairs the
+    others leave that are not rows yet, at most `max_new_pairs` of them, those with the fewest separators)."""
     labelled = []
     for solution in solutions:
         chosen = np.union1d(np.array(cube.fixed, dtype=np.int64), solution)
-        if blindfold_pairs.separates_all(codes, chosen):
+        if len(chosen) <= k and blindfold_pairs.separates_all(codes, chosen):
             return tuple(int(g) for g in chosen), None
         labelled.append(blindfold_pairs.class_labels(codes, chosen))
     new = blindfold_pairs.merge_pairs(*[blindfold_pairs.pairs_within_labels(labels) for labels in labelled])
@@ -240,8 +242,9 @@ def _sort_solutions(codes, codes_t, cube, solutions, rows, avail, max_new_pairs)
     return None, new
 
 
-def _ended(outcome, status, chosen, rounds, rows, started) -> CubeResult:
-    return CubeResult(outcome, status, tuple(chosen), rounds, int(len(rows[0])), time.perf_counter() - started)
+def _ended(outcome, status, chosen, rounds, rows, started, dual_bound=None) -> CubeResult:
+    dual = float(dual_bound) if dual_bound is not None and np.isfinite(dual_bound) else None
+    return CubeResult(outcome, status, tuple(chosen), rounds, len(rows[0]), time.perf_counter() - started, dual)
 
 
 def split(codes_t, columns, pool, k: int, *, depth: int, target: int, fan_out=run_here) -> list[CubeNode]:

@@ -126,5 +126,6 @@ def cube_record(game, k: int, node: C.CubeNode) -> dict:
     if node.result is not None:
         result = node.result
         record["mip"] = {"status": result.status, "rounds": result.rounds, "pairs": result.pairs,
-                         "seconds": round(result.seconds, 3), "set": [game.guesses[g] for g in result.chosen] or None}
+                         "dual_bound": result.dual_bound, "seconds": round(result.seconds, 3),
+                         "set": [game.guesses[g] for g in result.chosen] or None}
     return record
