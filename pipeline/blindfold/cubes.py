@@ -75,12 +75,14 @@ class CubeBound:
 
 @dataclass(frozen=True)
 class CubeLimits:
-    """How each cube's MIP runs: seconds, HiGHS threads, rounds of row generation, new rows per round."""
+    """How each cube's MIP runs: seconds, HiGHS threads, rounds of row generation, and new rows per round (those
+    with the fewest separators: the rows' separator lists, about a thousand guesses each on the real game, are what
+    a task holds in memory)."""
 
     time_limit: float | None = None
     threads: int = 1
     max_rounds: int = 200
-    max_new_pairs: int = 200_000
+    max_new_pairs: int = 20_000
 
 
 @dataclass(frozen=True)
