@@ -140,6 +140,13 @@ STAGE_CASES = [
     (["stage=blindfold", *MINI, "stage.seed_limit=0"], "stage.seed_limit must be at least 1"),
     (["stage=blindfold", *MINI, "stage.model_format=xml"], "stage.model_format must be lp or mps"),
     (["stage=blindfold", *MINI, "stage.check=[zzzzzz]"], "stage.check: 'zzzzzz' is not an allowed guess"),
+    (["stage=blindfold", *MINI, "stage.method=cube"], "stage.method must be lazy or cubes, not 'cube'"),
+    (["stage=blindfold", *MINI, "stage.method=cubes", "stage.cube_depth=-1"], "stage.cube_depth must be at least 0"),
+    (["stage=blindfold", *MINI, "stage.method=cubes", "stage.cube_target=0"], "stage.cube_target must be at least 1"),
+    (["stage=blindfold", *MINI, "stage.method=cubes", "stage.cube_time_limit_s=nan"],
+     "stage.cube_time_limit_s must be positive (seconds)"),
+    (["stage=blindfold", *MINI, "stage.method=cubes", "stage.mode=hybrid"],
+     "stage.method=cubes finds the fewest fixed guesses (stage.mode=cover)"),
     # config groups and the stage's name
     (["stage=feedback", *MINI, "experiment=prove_wordel"], "Could not find 'experiment/prove_wordel' (available: "
                                                             "prove, prove_wordle)"),

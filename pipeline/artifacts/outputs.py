@@ -176,7 +176,10 @@ PAIRS = Output("pairs.parquet", "the secret pairs the cover separates: i, j, sec
 MODEL = Output("model.*", "the last relaxation as stage.model_format (lp or mps), when a model was built",
                always=False)
 OBSTACLES = Output("obstacles.json", "the hybrid decision's minimal unsolvable sets of secrets", always=False)
-BLINDFOLD = (SOLUTION, PAIRS, MODEL, OBSTACLES, STORED_GAME)
+CUBES = Output("cubes-k*.json", "stage.method=cubes: whether k fixed guesses separate every pair (status, chosen), "
+                                "the pool of pairs, the rules, and every cube of the split (id, fixed, excluded, "
+                                "left, outcome, lp, branch, mip)", always=False)
+BLINDFOLD = (SOLUTION, PAIRS, MODEL, OBSTACLES, CUBES, STORED_GAME)
 
 # ---- report ----------------------------------------------------------------------------------------------------
 

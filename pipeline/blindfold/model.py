@@ -236,6 +236,27 @@ class CoverModel:
         return {"status": status, "objective": objective, "dual_bound": dual, "chosen": chosen, "seconds": seconds,
                 "mip_gap": float(info.mip_gap), "nodes": int(info.mip_node_count), "solutions": found}
 
+    def solve_lp(self, *, time_limit: float | None = None, threads: int | None = None) -> dict:
+        """The LP relaxation (x >= 0, neither integral nor bounded above: a covering LP needs no x_g > 1, so the
+        value is the same and the row duals alone are a dual solution).  Returns HiGHS's status, objective
+        (None unless optimal) and row duals, one per kept row (`kept_rows`; empty when HiGHS gave none).  The
+        model stays an LP afterwards."""
+        n = self.n_cols
+        if self.uncoverable.size or self.n_rows == 0:
+            return {"status": "Infeasible" if self.uncoverable.size else "Optimal",
+                    "objective": None if self.uncoverable.size else 0.0, "row_duals": np.zeros(self.n_rows)}
+        idx = np.arange(n, dtype=np.int32)
+        self.highs.changeColsIntegrality(n, idx, np.zeros(n, dtype=np.uint8))  # kContinuous
+        self.highs.changeColsBounds(n, idx, np.zeros(n), np.full(n, highspy.kHighsInf))
+        self._configure(time_limit, threads, False, None)
+        self.highs.run()
+        status = self.highs.modelStatusToString(self.highs.getModelStatus())
+        info = self.highs.getInfo()
+        duals = np.asarray(self.highs.getSolution().row_dual, dtype=np.float64)
+        objective = float(info.objective_function_value) if status == "Optimal" else None
+        return {"status": status, "objective": objective,
+                "row_duals": duals if info.dual_solution_status >= 1 and len(duals) == self.n_rows else np.empty(0)}
+
     def _configure(self, time_limit, threads, log, options) -> None:
         h = self.highs
         h.setOptionValue("output_flag", bool(log))

@@ -161,6 +161,21 @@ def anagram_pairs(enc_secrets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pairs_within_labels(labels)
 
 
+def same_letters_pairs(enc_secrets: np.ndarray, max_positions: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of secrets made of the same set of letters whose spellings differ in at most `max_positions`
+    positions (angel/angle, abbas/babas): Poirrier's starting rows for every allowed word a secret (2721 pairs
+    on the 12974 words)."""
+    enc = np.asarray(enc_secrets, dtype=np.int64)
+    if enc.shape[0] < 2:
+        return _empty_pairs()
+    present = np.zeros((enc.shape[0], int(enc.max()) + 1), dtype=bool)
+    present[np.arange(enc.shape[0])[:, None], enc] = True
+    _, labels = np.unique(present, axis=0, return_inverse=True)
+    i, j = pairs_within_labels(labels.ravel())
+    keep = (enc[i] != enc[j]).sum(axis=1) <= max_positions
+    return i[keep], j[keep]
+
+
 def seed_pairs(
     enc_secrets: np.ndarray,
     *,

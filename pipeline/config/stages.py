@@ -161,6 +161,12 @@ class BlindfoldConfig(StageConfig):
     model_format: str = setting("lp", "lp | mps: export of the final relaxation")
     mode: str = setting("cover", "cover: fewest fixed guesses | hybrid: stage.fixed guesses, then adaptive trees "
                                  "of <= stage.depth")
+    method: str = setting("lazy", "cover, solved by: lazy (one set-cover MIP, pairs added lazily) | cubes "
+                                  "(cube-and-conquer: the fixed sets split into cubes, each a MIP on a Ray task)")
+    cube_depth: int = setting(2, "cubes: levels of the split below the root")
+    cube_target: int = setting(5000, "cubes: no further split once a level keeps this many cubes")
+    cube_time_limit_s: float = setting(3600.0, "cubes: seconds for one cube's MIP (an open cube leaves f* "
+                                               "unproven)")
     fixed: int = setting(2, "hybrid: fixed guesses played without looking")
     depth: int = setting(3, "hybrid: further guesses each class's adaptive tree may use")
     beam: int = setting(20, "hybrid: candidate sets kept per step when the k-sets are too many to enumerate")

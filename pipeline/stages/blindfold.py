@@ -18,7 +18,7 @@ from pipeline.stages.base import StageContext
 from pipeline.config.stages import BlindfoldConfig
 
 NAME, VERSION, INPUTS = "blindfold", 2, ("feedback",)  # the stage contract: stages/base.py
-OUTPUTS = BLINDFOLD  # solution.json; pairs.parquet, model.<format>, obstacles.json by mode: artifacts/outputs.py
+OUTPUTS = BLINDFOLD  # solution.json; pairs.parquet, model.<format>, obstacles.json, cubes-k<k>.json by mode/method
 K_BOARDS = 8  # the summary states f* + k for k = 1..K_BOARDS simultaneous boards
 FOUND = "found"  # hybrid: the status of a set that works (verified on every class)
 
@@ -47,6 +47,7 @@ def validate(cfg: BlindfoldConfig, game) -> None:
     one_of(cfg, "guesses_from", ("allowed", "secrets"))
     one_of(cfg, "mode", ("cover", "hybrid"))
     one_of(cfg, "decision", ("branching", "mip"))
+    one_of(cfg, "method", ("lazy", "cubes"))
     at_least(cfg, "seed_limit", 1, allow_none=True)
     at_least(cfg, "max_rounds", 1)
     at_least(cfg, "threads", 1, allow_none=True)
@@ -64,6 +65,24 @@ def validate(cfg: BlindfoldConfig, game) -> None:
             raise PipelineError(f"stage.seed_pairs: {pair!r} must be two secrets joined by a comma")
     if cfg.mode == "hybrid":
         validate_hybrid(cfg, game)
+    if cfg.method == "cubes":
+        validate_cubes(cfg)
+
+
+def validate_cubes(cfg: BlindfoldConfig) -> None:
+    """stage.method=cubes answers the cover question from scratch: its limits must be sane, and the settings of
+    other questions are refused rather than ignored."""
+    import math
+
+    from pipeline.config.validation import at_least
+
+    at_least(cfg, "cube_depth", 0)
+    at_least(cfg, "cube_target", 1)
+    if not (cfg.cube_time_limit_s > 0 and math.isfinite(cfg.cube_time_limit_s)):
+        raise PipelineError(f"stage.cube_time_limit_s must be positive (seconds), got {cfg.cube_time_limit_s}")
+    if cfg.mode != "cover" or cfg.check or cfg.uniqueness:
+        raise PipelineError("stage.method=cubes finds the fewest fixed guesses (stage.mode=cover); give it without "
+                            "stage.mode=hybrid, stage.check or stage.uniqueness")
 
 
 def validate_hybrid(cfg: BlindfoldConfig, game) -> None:
@@ -132,6 +151,11 @@ def run(ctx: StageContext, cfg: BlindfoldConfig) -> dict:
         return run_hybrid(ctx, cfg, codes)
     cols, seeds = columns(cfg, game), starting_pairs(cfg, game)
     excluded = _indices(cfg, "exclude", game)
+    if cfg.method == "cubes":
+        from pipeline.stages.blindfold_cubes import run_cubes
+
+        return run_cubes(ctx, cfg, codes, name=NAME, k_boards=K_BOARDS, allowed=cols[~np.isin(cols, excluded)],
+                         pool_seeds=seeds)
     initial = _indices(cfg, "initial", game)
     result = solve_blindfold(codes, seeds=seeds, columns=cols, exclude=excluded, initial=initial or None,
                              **solver_options(cfg, game),
@@ -263,6 +287,11 @@ def headline(summary: dict, folder) -> str:
     if "fixed" in summary:
         return (f"fixed {' '.join(summary['fixed'])}: at worst {summary['worst_case']} guesses, mean "
                 f"{summary['mean']}, {summary['classes']} classes ({summary['search']} search)")
+    if summary.get("method") == "cubes":
+        closed = "; ".join(f"{k} guesses: {c['status']} ({c['pruned']} pruned, {c['infeasible']} infeasible, "
+                           f"{c['feasible']} feasible, {c['open']} open)" for k, c in summary["cubes"].items())
+        return (f"f_star: {summary['f_star']}, proven_optimal: {str(summary['proven_optimal']).lower()}, lower bound "
+                f"{summary['lower_bound']}; guesses {' '.join(summary['guesses'])}; cubes {closed}")
     if summary.get("f_star") is None:
         return f"no separating set found; lower bound {summary.get('lower_bound')}"
     verdict = "proven optimal" if summary.get("proven_optimal") else "not proven optimal"
