@@ -591,17 +591,33 @@ HEAD_PORTS = ("port", "dashboard-port", "ray-client-server-port")
 WORKER_PORTS_PER_NODE = 32
 
 
+# Every port a container's Ray opens is chosen here, from ports no other Ray on the machine can take: below the
+# kernel's ephemeral range (which hands out every `port=0` bind: an embedded Ray's GCS, agents, dashboard gRPC)
+# and above Ray's defaults (GCS 6379, dashboard 8265 and the next 50, client 10001, worker ports 10002-19999).
+RESERVED_PORTS = range(20000, 32768)
+
+
+def ephemeral_ports() -> range:
+    low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    return range(low, high + 1)
+
+
 def free_ports(count: int) -> list[int]:
-    """`count` distinct ports free on every interface now (the containers share the host's network)."""
-    sockets = []
-    try:
-        for _ in range(count):
-            sockets.append(socket.socket())
-            sockets[-1].bind(("", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+    """`count` distinct ports of RESERVED_PORTS free on every interface now (the containers share the host's
+    network), from a random start so that two test runs at once are unlikely to pick the same ones."""
+    assert not set(RESERVED_PORTS) & set(ephemeral_ports()), "the kernel could hand out a chosen port"
+    start = secrets.randbelow(len(RESERVED_PORTS))
+    found = []
+    for port in [*RESERVED_PORTS[start:], *RESERVED_PORTS[:start]]:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("", port))
+            except OSError:
+                continue
+        found.append(port)
+        if len(found) == count:
+            return found
+    raise AssertionError(f"fewer than {count} free ports in {RESERVED_PORTS}")
 
 
 def node_command(ip: str, ports: list[int], *role: str) -> list[str]:
@@ -634,18 +650,20 @@ def wait_for(predicate, timeout: float, what: str):
 
 @pytest.fixture
 def container_cluster(image_other_uid, tmp_path):
-    """A Ray head container on 127.0.0.4 and a worker container on 127.0.0.5, both `--network host`, with token
-    auth: the token a mode-600 file owned by the image user's uid (1234, not 1000), bind-mounted read-only; the
-    head's outputs on a bind mount.  Yields the outputs folder, the dashboard's address, the ray CLI's
+    """A Ray head container on 127.0.0.4 and a worker container on 127.0.0.5, both `--network host` (no Docker
+    bridge: every address is on the host's loopback; not 127.0.0.1 itself, which Ray replaces by the host's
+    routable address, as tests/test_cluster.py says), every port from RESERVED_PORTS, with token auth: the token
+    a mode-600 file owned by the image user's uid (1234, not 1000), bind-mounted read-only; the head's outputs
+    on a bind mount.  Yields the outputs folder, the dashboard's address, the ray CLI's
     environment on the host and the containers' names; removes both containers."""
     (tmp_path / "token").write_text(secrets.token_hex(32))
     token = owned_by(tmp_path / "token", OTHER_UID, 0o600)
     outputs = tmp_path / "cluster-outputs"
     outputs.mkdir()
     owned_by(outputs, OTHER_UID, 0o755)
-    head_ports = free_ports(len(HEAD_PORTS) + len(NODE_PORTS) + WORKER_PORTS_PER_NODE)
-    worker_ports = [p for p in free_ports(len(head_ports) + len(NODE_PORTS) + WORKER_PORTS_PER_NODE)
-                    if p not in head_ports][:len(NODE_PORTS) + WORKER_PORTS_PER_NODE]
+    per_node = len(NODE_PORTS) + WORKER_PORTS_PER_NODE
+    ports = free_ports(len(HEAD_PORTS) + 2 * per_node)
+    head_ports, worker_ports = ports[:-per_node], ports[-per_node:]
     gcs, dashboard, client = head_ports[:len(HEAD_PORTS)]
     head_ip, worker_ip = "127.0.0.4", "127.0.0.5"
     names = {role: f"pipeline-test-{role}-{os.getpid()}" for role in ("head", "worker")}
@@ -661,10 +679,18 @@ def container_cluster(image_other_uid, tmp_path):
         wait_for(lambda: "2.0 CPU" in subprocess.run([RAY, "status", f"--address={head_ip}:{gcs}"], env=env,
                                                      capture_output=True, text=True).stdout,
                  timeout=240, what="the worker container to join the head container")
+        assert node_addresses(names["head"]) == [head_ip, worker_ip]  # loopback only, as started
         yield outputs, f"http://{head_ip}:{dashboard}", env, names
     finally:
         for name in names.values():
             docker("rm", "-f", name, check=False)
+
+
+def node_addresses(container: str) -> list[str]:
+    """The addresses of the cluster's live nodes, as Ray reports them to a driver in `container`."""
+    probe = ("import ray; ray.init(address='auto', logging_level='ERROR'); "
+             "print(*sorted(n['NodeManagerAddress'] for n in ray.nodes() if n['Alive']))")
+    return docker("exec", container, "python", "-c", probe, timeout=120).stdout.split()
 
 
 def running_tasks(container: str) -> list[str]:
