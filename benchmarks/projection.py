@@ -48,7 +48,7 @@ from pipeline.games.catalog import builtin_game
 from pipeline.search.apmintotal.value import ApSearch, rank_openers
 from pipeline.search.bounds.lower import k_of_game
 from pipeline.search.hard_mode import initial_state
-from pipeline.search.bounds.closure import (ClassSettings, ClassSolvers, class_bound, guesses_left, opener_classes,
+from pipeline.search.bounds.closure import (ClassSettings, ClassSolvers, bound_class, guesses_left, opener_classes,
                                             settle_opener, subtree_totals)
 from pipeline.search.exact.solver import ExactSolver
 from pipeline.search.matrix import Matrix
@@ -56,10 +56,14 @@ from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
 from pipeline.search.symmetry.generators import first_of_each_orbit, opener_representatives
 from pipeline.search.tree import to_json
 from pipeline.config.stages import LowerBoundConfig, ProveConfig, UpperBoundConfig
+from pipeline.runtime.policy import batch_count
+from pipeline.stages.prove import CLASS_TASKS_PER_CPU
 
 CORES = (2, 8, 64, 512)
+REFERENCE_CORES = 2  # core-hours count the set-ups of a cluster this big (the machine the real runs ran on)
 EXPERIMENT = Path(__file__).resolve().parents[1] / "conf" / "experiment" / "prove_wordle.yaml"
 CONFIDENCE = 0.95  # one-sided bound on a survival rate the sample saw no survivor of
+NO_INFORMATION_RATE = 0.5  # the central survival rate of eligible openers when the sample has none of them
 
 
 def experiment_settings() -> dict:
@@ -69,6 +73,7 @@ def experiment_settings() -> dict:
     return {"breadth": int(upstream.upper_bound.get("breadth", ub_cfg.breadth)), "top_k": ub_cfg.top_k,
             "ap_memo_entries": ub_cfg.max_memo_entries, "refine_memo_bits": ub_cfg.refine_memo_bits,
             "max_level": int(upstream.lower_bound.max_level),
+            "max_batch": int(upstream.lower_bound.get("max_batch", lb_cfg.max_batch)),
             "hard_from": int(upstream.lower_bound.get("hard_from", lb_cfg.hard_from)),
             "prove_max_level": prove_cfg.max_level, "prove_memo_bits": prove_cfg.memo_bits}
 
@@ -114,6 +119,16 @@ class FunnelBounds(FunnelSolvers):
         self.hard_from = hard_from
         self.start = None if hard_from is None else initial_state(matrix.encoded_guesses.shape[1])
         self.everyone = np.arange(matrix.n_secrets, dtype=np.int32)
+        self.build_s: dict[str, float] = {}
+
+    def solver(self, rule: str):
+        """The rule's solver; the CPU seconds its build took are kept in `build_s` (a lower_bound task pays
+        them again: it builds its own solvers)."""
+        if rule not in self.build_s:
+            start = time.process_time()
+            super().solver(rule)
+            self.build_s[rule] = time.process_time() - start
+        return super().solver(rule)
 
     def rule(self, level: int) -> str:
         return level_rule(self.hard_from is not None, self.hard_from or 0, level)
@@ -135,32 +150,72 @@ def rate_median(kept: int, sampled: int) -> float:
     return kept / sampled if kept else 1.0 - 0.5 ** (1.0 / sampled)
 
 
+def eligibility(offsets: dict, entering, values, ub: int, ub_value: int) -> dict:
+    """A sampled level's conditional information.  An opener's offset is its value at the last full level minus
+    the UB opener's there; the UB opener's slack at this level is UB minus its value here.  If no opener's gap
+    to the UB opener shrinks from level to level, only openers whose offset is at most that slack can survive
+    this level: the `eligible` ones (of every opener of the last full level, the UB opener among them).  Also
+    how many of the sample `entering` the level (their `values` here) are eligible, and how many of those
+    survive."""
+    slack = ub - ub_value
+    every = np.fromiter(offsets.values(), dtype=np.int64, count=len(offsets))
+    picked = [v for g, v in zip(entering, values) if offsets[int(g)] <= slack]
+    return {"ub_opener_slack": int(slack), "eligible": int(np.count_nonzero(every <= slack)),
+            "sampled_eligible": len(picked), "eligible_survivors": int(sum(v <= ub for v in picked))}
+
+
+def central_survivors(count: float, has_ub: int, row: dict) -> float:
+    """The central survivor count of a sampled level entered by `count` openers (the UB opener among them when
+    `has_ub`): the UB opener + the other eligible openers (`eligibility`) times the rate of the sampled
+    eligible ones (rate_median: theirs, median-unbiased when none of them survive, NO_INFORMATION_RATE when
+    the sample has none), never more than entered."""
+    others = max(row["eligible"] - has_ub, 0)
+    n, kept = row["sampled_eligible"], row["eligible_survivors"]
+    rate = rate_median(kept, n) if n else NO_INFORMATION_RATE
+    return min(count, has_ub + others * rate)
+
+
+def central_rate_survivors(count: float, has_ub: int, row: dict) -> float:
+    """A sampled level's central survivor count: `central_survivors` when the row has the eligibility, else
+    (a stored projection made before it) the UB opener + the others times rate_median."""
+    if "eligible" in row:
+        return central_survivors(count, has_ub, row)
+    rate = rate_median(row["sample_survivors"], row["sampled"]) if row["sampled"] else 1.0
+    return has_ub + (count - has_ub) * rate
+
+
 def central_estimate(out: dict) -> dict:
-    """The projection again from the same measurements with central rates: where a sampled level kept none of
-    its sample, rate_median instead of the one-sided bound; levels run in full, every cost and the stop as
-    measured, and the levels after the sample died out still let every opener survive at the UB opener's cost
-    (nothing was measured there).  Counts carry over from level to level as in `level_row`."""
-    steps = [(out["matrix"]["cpu_s"], out["matrix"]["cpu_s"]),
-             (out["upper_bound"]["cpu_s"], out["upper_bound"]["longest_task_s"])]
+    """The projection again from the same measurements with central survivor counts (`central_rate_survivors`)
+    at the sampled levels: levels run in full, every cost as measured, each sampled level priced for the openers
+    the central count lets in (at the sample's mean cost, or the UB opener's where no sampled opener is left),
+    its set-up for as many tasks; the climb stops where it leaves one opener or where the upper climb stopped.
+    The other survivors' closure is priced for the central count left."""
+    max_batch = out["settings"].get("max_batch")
+    steps = [step(out["matrix"]["cpu_s"], out["matrix"]["cpu_s"]),
+             step(out["upper_bound"]["cpu_s"], out["upper_bound"]["longest_task_s"])]
     survivors, count = {}, 0.0
     for row in out["funnel"]:
         if row.get("sample_survivors") is None:  # a level run over every opener
             count = float(row["survivors"])
-            steps.append((row["cpu_s"], row.get("longest_s", row["mean_s"])))
+            steps.append(row_step(row))
         else:
             has_ub = int("ub_opener_s" in row)
-            others = count - has_ub
-            rate = rate_median(row["sample_survivors"], row["sampled"]) if row["sampled"] else 1.0
-            steps.append((others * row["mean_s"] + row.get("ub_opener_s", 0.0), row["longest_s"]))
-            count = has_ub + others * rate
+            work = (count - has_ub) * row["mean_s"] + row.get("ub_opener_s", 0.0)
+            steps.append(step(work, row["longest_s"], row.get("setup_s", 0.0), level_setups(count, max_batch)))
+            count = central_rate_survivors(count, has_ub, row)
         survivors[str(row["level"])] = round(count, 2)
+        if count <= 1:
+            break
     close = out["closure"]
     others = max(count - int("ub_opener" in close), 0.0)
     if "ub_opener" in close:
-        steps.append((close["ub_opener"]["cpu_s"], close["ub_opener"]["longest_s"]))
-    steps.append((others * close["others"].get("mean_s", 0.0), close["others"]["longest_s"]))
-    return {"rate_rule": "the sample's rate; none kept: median-unbiased 1 - 0.5^(1/n)", "survivors": survivors,
-            "core_hours": round(sum(cpu for cpu, _ in steps) / 3600, 2), "projected_wall_s": projected_wall(steps)}
+        steps.append(row_step(close["ub_opener"]))
+    steps.append(step(others * close["others"].get("mean_s", 0.0), close["others"]["longest_s"],
+                      close["others"].get("setup_s", 0.0), worker_setups(others)))
+    return {"rate_rule": "eligible openers (offset at the last full level <= the UB opener's slack) times the "
+                         "sampled eligible ones' rate, median-unbiased when none survive, "
+                         f"{NO_INFORMATION_RATE} when none sampled", "survivors": survivors,
+            "core_hours": round(core_seconds(steps) / 3600, 2), "projected_wall_s": projected_wall(steps)}
 
 
 def with_central(path: Path) -> dict:
@@ -226,13 +281,16 @@ def upper_bound(game, codes, rep, settings, given: int | None, exact: bool = Tru
             subtree_totals(to_json(tree)))
 
 
-def full_level(bounds: FunnelBounds, alive, level, ub) -> tuple[np.ndarray, dict]:
-    """V_level of every opener in `alive`; (survivors, figures)."""
+def full_level(bounds: FunnelBounds, alive, level, ub, max_batch=None) -> tuple[np.ndarray, np.ndarray, dict]:
+    """V_level of every opener in `alive`; (survivors, their values, figures).  The solver's build is set-up,
+    paid once per task of the stage (`level_setups`), not work."""
+    bounds.solver(bounds.rule(level))
     (values, _), seconds = timed(bounds.opener_values, alive, level, ub)
-    survivors = alive[values <= ub]
-    return survivors, {"level": level, "rule": bounds.rule(level), "openers": len(alive),
-                       "survivors": len(survivors), "sampled": len(alive),
-                       "cpu_s": round(seconds, 1), "mean_s": round(seconds / max(len(alive), 1), 4)}
+    kept = values <= ub
+    return alive[kept], values[kept], {
+        "level": level, "rule": bounds.rule(level), "openers": len(alive), "survivors": int(kept.sum()),
+        "sampled": len(alive), "cpu_s": round(seconds, 1), "mean_s": round(seconds / max(len(alive), 1), 4),
+        "setup_s": round(bounds.build_s[bounds.rule(level)], 2), "setups": level_setups(len(alive), max_batch)}
 
 
 def level_row(level, count, has_ub, seconds, values, ub, ub_cost) -> dict:
@@ -270,11 +328,15 @@ def stage_stops(row, values, ub, ub_cost) -> bool:
     return row["sample_survivors"] > 0 and all(v >= ub for v in seen)
 
 
-def sampled_levels(bounds: FunnelBounds, sample, ub_opener, n_openers, ub, first, last) -> tuple[list[dict], list[int]]:
+def sampled_levels(bounds: FunnelBounds, sample, ub_opener, n_openers, ub, first, last, offsets=None,
+                   max_batch=None) -> tuple[list[dict], list[int]]:
     """Levels first..last on a sample (UB opener apart) that climbs while it survives, the UB opener
-    beside it; (rows, the sampled openers alive after the last level run)."""
+    beside it; (rows, the sampled openers alive after the last level run).  With `offsets` ({opener: its offset}
+    over the last full level's survivors, `eligibility`) and a UB opener, each row has its eligibility; each
+    has its set-up (`level_setups` of the openers entering, stage.max_batch openers a task at most)."""
     rows, alive, count, has_ub = [], list(sample), float(n_openers), int(ub_opener is not None)
     for level in range(first, last + 1):
+        bounds.solver(bounds.rule(level))
         seconds, values = [], []
         for g in alive:
             (value, _), s = timed(bounds.v, int(g), level, ub)
@@ -286,7 +348,10 @@ def sampled_levels(bounds: FunnelBounds, sample, ub_opener, n_openers, ub, first
             ub_cost = (s, int(value))
         if not alive and not has_ub:
             break
-        row = {"rule": bounds.rule(level), **level_row(level, count, has_ub, seconds, values, ub, ub_cost)}
+        row = {"rule": bounds.rule(level), **level_row(level, count, has_ub, seconds, values, ub, ub_cost),
+               "setup_s": round(bounds.build_s[bounds.rule(level)], 2), "setups": level_setups(count, max_batch)}
+        if offsets is not None and ub_cost:
+            row.update(eligibility(offsets, alive, values, ub, ub_cost[1]))
         rows.append(row)
         alive, count = [g for g, v in zip(alive, values) if v <= ub], row["survivors_exact"]
         if stage_stops(row, values, ub, ub_cost):
@@ -295,37 +360,49 @@ def sampled_levels(bounds: FunnelBounds, sample, ub_opener, n_openers, ub, first
     return rows, alive
 
 
+def built_in(solvers: ClassSolvers, *builds) -> float:
+    """CPU seconds that building `solvers`' solvers takes: each of `builds` (a method name and its arguments)."""
+    start = time.process_time()
+    for name, *arguments in builds:
+        getattr(solvers, name)(*arguments)
+    return time.process_time() - start
+
+
 def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, generators, n_sample) -> dict:
-    """The prove stage's tasks for the UB opener: `class_bound` of each response class against its UB subtree
-    total, on a size-stratified sample of the classes; the projection is the mean times the class count."""
+    """The prove stage's tasks for the UB opener: `bound_class` of each response class against its UB subtree
+    total, on a size-stratified sample of the classes, with one set of solvers emptied after each class as a
+    worker's are (`task_solvers`); the work is the mean times the class count, the solvers' build is set-up,
+    once per worker process (`worker_setups` of the stage's class tasks)."""
     classes = opener_classes(codes, game, ub_opener)
     picked = stratified([len(m) for _, m, _ in classes], n_sample)
     seconds, methods = [], Counter()
-    matrix = Matrix.of_game(codes, game)
+    solvers = ClassSolvers(Matrix.of_game(codes, game))
+    setup_s = built_in(solvers, ("bounds", k_s, game.hard_mode))
     closing = ClassSettings(k_s=k_s, max_level=settings["prove_max_level"], memo_bits=settings["prove_memo_bits"],
                             left=guesses_left(game), generators=generators)
     for i in picked:
         colours, members, state = classes[i]
-        (_, method), s = timed(class_bound, matrix, closing, members, targets.get(colours), hard_state=state,
+        (_, method), s = timed(bound_class, solvers, closing, members, targets.get(colours), hard_state=state,
                                history=(ub_opener,) if generators else None)
+        solvers.reset()
         seconds.append(s)
         methods[method] += 1
     mean_s = float(np.mean(seconds))
     return {"opener": game.guesses[ub_opener], "classes": len(classes), "sampled": len(picked),
             "sampled_sizes": [len(classes[i][1]) for i in picked], "methods": dict(methods),
-            "mean_s": round(mean_s, 3), "longest_s": round(max(seconds), 2),
-            "cpu_s": round(mean_s * len(classes), 1)}
+            "mean_s": round(mean_s, 4), "longest_s": round(max(seconds), 2), "cpu_s": round(mean_s * len(classes), 1),
+            "setup_s": round(setup_s, 2), "setups": worker_setups(len(classes), per_cpu=CLASS_TASKS_PER_CPU)}
 
 
-def close_survivor(game, codes, opener, ub, settings) -> tuple[float, dict]:
+def close_survivor(solvers: ClassSolvers, game, codes, opener, ub, settings) -> tuple[float, dict]:
     """(CPU seconds, figures) of the prove stage's task for a survivor other than the UB opener:
-    `settle_opener` over its classes."""
+    `settle_opener` over its classes, with `solvers` emptied afterwards as a worker's are."""
     classes = [(m, state) for _, m, state in opener_classes(codes, game, opener)]
     start = time.process_time()
-    solvers = ClassSolvers(Matrix.of_game(codes, game))
     bounds = settle_opener(solvers, classes, ub=ub, hard=game.hard_mode, memo_bits=settings["prove_memo_bits"],
                            left=guesses_left(game))
     seconds = time.process_time() - start
+    solvers.reset()
     print(f"{time.strftime('%H:%M:%S')} close_opener {game.guesses[opener]}: {seconds:.1f} CPU s", file=sys.stderr,
           flush=True)
     return seconds, {"opener": game.guesses[opener], "classes": len(classes), "cpu_s": round(seconds, 2),
@@ -335,17 +412,22 @@ def close_survivor(game, codes, opener, ub, settings) -> tuple[float, dict]:
 
 def others_closure(game, codes, survivors, alive, ub_opener, ub, settings, n_sample) -> dict:
     """The other survivors' closure: `close_opener` on up to n_sample sampled survivors of the last level,
-    or, when none is left, on the UB opener as a stand-in; projected over `survivors` openers."""
+    or, when none is left, on the UB opener as a stand-in; projected over `survivors` openers, the solvers'
+    build as set-up once per worker process."""
     measured_on = alive[:n_sample] if alive else ([ub_opener] if ub_opener is not None and survivors > 0 else [])
     if not measured_on:
         return {"openers": 0, "cpu_s": 0.0, "longest_s": 0.0, "priced_by": "no other survivor"}
-    figures = [close_survivor(game, codes, int(g), ub, settings) for g in measured_on]
+    solvers = ClassSolvers(Matrix.of_game(codes, game))
+    builds = [("exact", game.hard_mode, settings["prove_memo_bits"], guesses_left(game))]
+    setup_s = built_in(solvers, *builds, *([("within", game.hard_mode)] if guesses_left(game) is not None else []))
+    figures = [close_survivor(solvers, game, codes, int(g), ub, settings) for g in measured_on]
     seconds = [s for s, _ in figures]
     basis = ("close_opener on the sampled survivors of the last level" if alive else
              "close_opener on the UB opener (a stand-in: no sampled survivor left; every class solved exactly)")
     return {"openers": round(survivors, 1), "priced_by": basis, "measured": [f for _, f in figures],
             "mean_s": round(float(np.mean(seconds)), 2), "longest_s": round(max(seconds), 2),
-            "cpu_s": round(survivors * float(np.mean(seconds)), 1)}
+            "cpu_s": round(survivors * float(np.mean(seconds)), 1), "setup_s": round(setup_s, 2),
+            "setups": worker_setups(survivors)}
 
 
 def closure(game, codes, k_s, ub_row, targets, survivors, alive, settings, generators, args) -> dict:
@@ -361,19 +443,53 @@ def closure(game, codes, k_s, ub_row, targets, survivors, alive, settings, gener
     cpu = out.get("ub_opener", {}).get("cpu_s", 0.0) + out["others"]["cpu_s"]
     longest = max(out.get("ub_opener", {}).get("longest_s", 0.0), out["others"]["longest_s"])
     return {"per_opener_s": round(cpu / max(survivors, 1.0), 1), "openers": round(survivors, 1),
-            "priced_by": "search/bounds/closure.py class_bound (UB opener, per class) and close_opener (others)",
+            "priced_by": "search/bounds/closure.py bound_class (UB opener, per class) and close_opener (others), "
+                         "solvers built once per worker",
             "cpu_s": round(cpu, 1), "longest_task_s": longest, **out}
 
 
-def closure_steps(close: dict) -> list[tuple[float, float]]:
-    """The prove stage's two fan-outs, one after the other: (core-seconds, longest task) of each."""
-    steps = [(close["ub_opener"]["cpu_s"], close["ub_opener"]["longest_s"])] if "ub_opener" in close else []
-    return steps + [(close["others"]["cpu_s"], close["others"]["longest_s"])]
+def step(cpu_s: float, longest_s: float, setup_s: float = 0.0, setups: dict | None = None) -> dict:
+    """One step of the proof: its work in core-seconds, its longest task, and the set-up (solver build, CPU
+    seconds) paid `setups[N]` times on a cluster of N cores (none when `setups` is None)."""
+    return {"cpu_s": cpu_s, "longest_s": longest_s, "setup_s": setup_s, "setups": setups or {}}
 
 
-def projected_wall(steps: list[tuple[float, float]]) -> dict:
-    """Wall on N cores: sum over steps of max(core-seconds / N, longest task)."""
-    return {str(n): round(sum(max(cpu / n, longest) for cpu, longest in steps), 1) for n in CORES}
+def row_step(row: dict) -> dict:
+    """The step of a stored funnel level or closure fan-out (a row without set-up fields has none)."""
+    return step(row["cpu_s"], row.get("longest_s", row.get("mean_s", 0.0)), row.get("setup_s", 0.0),
+                row.get("setups"))
+
+
+def level_setups(openers: float, max_batch: int | None) -> dict[str, int]:
+    """Solver builds of a lower_bound level over `openers` openers on each cluster size: one per task (a task
+    builds its own solvers), as many tasks as the stage makes (runtime/policy.py `batch_count`)."""
+    return {str(n): batch_count(round(openers), n, max_batch=max_batch) for n in CORES}
+
+
+def worker_setups(tasks: float, per_cpu: int = 1) -> dict[str, int]:
+    """Solver builds of a prove fan-out of `tasks` items, `per_cpu` tasks per cluster CPU: one per worker
+    process (`task_solvers` keeps them from task to task), so at most one per core."""
+    return {str(n): min(n, batch_count(int(np.ceil(tasks)), n, per_cpu=per_cpu)) for n in CORES}
+
+
+def core_seconds(steps: list[dict], cores: int = REFERENCE_CORES) -> float:
+    """CPU seconds of the steps on a cluster of `cores`: their work and their set-ups there."""
+    return sum(s["cpu_s"] + s["setup_s"] * s["setups"].get(str(cores), 0) for s in steps)
+
+
+def closure_steps(close: dict) -> list[dict]:
+    """The prove stage's two fan-outs, one after the other."""
+    steps = [row_step(close["ub_opener"])] if "ub_opener" in close else []
+    return steps + [row_step(close["others"])]
+
+
+def projected_wall(steps: list[dict]) -> dict:
+    """Wall on N cores: sum over steps of max(core-seconds there / N, longest task + one set-up)."""
+    def wall(s, n):
+        setups = s["setups"].get(str(n), 0)
+        return max((s["cpu_s"] + s["setup_s"] * setups) / n, s["longest_s"] + (s["setup_s"] if setups else 0.0))
+
+    return {str(n): round(sum(wall(s, n) for s in steps), 1) for n in CORES}
 
 
 def arguments(settings: dict):
@@ -403,12 +519,16 @@ def funnel(game, codes, rep, ub_row, args, settings) -> tuple[list[dict], list[i
                           hard_from=settings["hard_from"] if game.hard_mode else None)
     ub, alive, levels = ub_row["ub"], np.unique(rep).astype(np.int32), []
     for level in range(1, args.full_levels + 1):
-        alive, row = full_level(bounds, alive, level, ub)
+        alive, values, row = full_level(bounds, alive, level, ub, settings["max_batch"])
         levels.append(row)
     ub_opener = game.guess_index[ub_row["opener"]] if "opener" in ub_row else None
     pool = alive[alive != ub_opener] if ub_opener is not None else alive
+    offsets = None
+    if ub_opener in alive:
+        offsets = dict(zip(alive.tolist(), (values - values[alive == ub_opener][0]).tolist()))
     sample = np.random.default_rng(args.seed).choice(pool, size=min(args.sample, len(pool)), replace=False)
-    rows, kept = sampled_levels(bounds, sample, ub_opener, len(alive), ub, args.full_levels + 1, args.max_level)
+    rows, kept = sampled_levels(bounds, sample, ub_opener, len(alive), ub, args.full_levels + 1, args.max_level,
+                                offsets=offsets, max_batch=settings["max_batch"])
     return levels + rows, kept, k_s
 
 
@@ -435,10 +555,11 @@ def main():
     survivors = last.get("survivors_exact", last["survivors"])
     below_root = generators if "opener" in ub and not game.hard_mode else []
     out["closure"] = close = closure(game, codes, k_s, ub, targets, survivors, alive, settings, below_root, args)
-    steps = [(matrix_s, matrix_s), (ub["cpu_s"], ub["longest_task_s"])]
-    steps += [(row["cpu_s"], row.get("longest_s", row["mean_s"])) for row in out["funnel"]]
+    steps = [step(matrix_s, matrix_s), step(ub["cpu_s"], ub["longest_task_s"])]
+    steps += [row_step(row) for row in out["funnel"]]
     steps += closure_steps(close)
-    out["core_hours"] = round(sum(cpu for cpu, _ in steps) / 3600, 2)
+    out["core_hours"] = round(core_seconds(steps) / 3600, 2)
+    out["core_hours_cluster_cpus"] = REFERENCE_CORES
     out["projected_wall_s"] = projected_wall(steps)
     out["fits_60_min_on_2_cores"] = out["projected_wall_s"]["2"] <= 3600
     out["central"] = central_estimate(out)
