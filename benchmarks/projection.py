@@ -18,17 +18,24 @@ It follows what `experiment=prove_wordle` does, stage by stage (in hard mode wit
   and let all of them survive.  The climb stops where the stage stops: one survivor left, or every
   survivor's bound at UB;
 - the closure, by the prove stage's own code (search/bounds/closure.py): the UB opener's classes are bounded one
-  by one by `class_bound` against its UB tree's subtree totals (one task per class; a size-stratified
-  sample of `--class-sample` classes, the largest included, priced by the mean), and each other
-  survivor is closed by `close_opener` (one task per opener; measured on the sampled survivors of the
-  last level, else on the UB opener as a stand-in, whose every class must be solved exactly).
+  by one by `bound_class` against its UB tree's subtree totals (a size-stratified sample of `--class-sample`
+  classes, the largest included, priced by the mean), and each other survivor is closed by `close_opener`
+  (measured on the sampled survivors of the last level, else on the UB opener as a stand-in, whose every class
+  must be solved exactly); one set of solvers serves every class, emptied after each, as a worker's are.
+Building a solver is set-up, priced apart from the work: a lower_bound task builds its own (one build per task,
+as many tasks as the stage makes on N cores), a prove worker process builds them once (one per core at most).
 
-The projection: the opener count of each level is 1 (the UB opener) + the others times the survival
-rate; core-seconds are counts times mean seconds.  That is an upper estimate where a sample kept none; "central"
-repeats it from the same measurements with the median-unbiased rate there (`central_estimate`; `--central-of
-<json>` adds it to a stored projection). Wall on N cores is the sum over the steps of
-max(core-seconds / N, the longest single task), since levels run one after another; the matrix and
-the upper bound count as they ran. Sample sizes are printed beside every estimate.
+The projection ("upper"): the opener count of each level is 1 (the UB opener) + the others times the survival
+rate; core-seconds are counts times mean seconds plus the set-ups of a REFERENCE_CORES-core cluster.  "central"
+(`central_estimate`; `--central-of <json>` adds it to a stored projection) repeats it from the same measurements
+with central counts at the sampled levels: an opener's offset is its value at the last full level minus the UB
+opener's there; an opener whose offset exceeds the UB opener's slack at a level (UB minus its value there) cannot
+survive that level unless its gap to the UB opener shrank, so the survivors are the UB opener + the other
+*eligible* openers times the survival rate of the sampled eligible ones (median-unbiased 1 - 0.5^(1/n) when none
+of n survive, 0.5 when the sample has none), never more than entered; the climb stops at one opener.  Wall on N
+cores is the sum over the steps of max(core-seconds there / N, the longest single task + one set-up), since
+levels run one after another; the matrix and the upper bound count as they ran. Sample sizes are printed beside
+every estimate.
 """
 
 import argparse
@@ -215,7 +222,8 @@ def central_estimate(out: dict) -> dict:
     return {"rate_rule": "eligible openers (offset at the last full level <= the UB opener's slack) times the "
                          "sampled eligible ones' rate, median-unbiased when none survive, "
                          f"{NO_INFORMATION_RATE} when none sampled", "survivors": survivors,
-            "core_hours": round(core_seconds(steps) / 3600, 2), "projected_wall_s": projected_wall(steps)}
+            "core_seconds": round(core_seconds(steps), 1), "core_hours": round(core_seconds(steps) / 3600, 2),
+            "projected_wall_s": projected_wall(steps)}
 
 
 def with_central(path: Path) -> dict:
@@ -524,7 +532,7 @@ def funnel(game, codes, rep, ub_row, args, settings) -> tuple[list[dict], list[i
     ub_opener = game.guess_index[ub_row["opener"]] if "opener" in ub_row else None
     pool = alive[alive != ub_opener] if ub_opener is not None else alive
     offsets = None
-    if ub_opener in alive:
+    if ub_opener is not None and ub_opener in alive:
         offsets = dict(zip(alive.tolist(), (values - values[alive == ub_opener][0]).tolist()))
     sample = np.random.default_rng(args.seed).choice(pool, size=min(args.sample, len(pool)), replace=False)
     rows, kept = sampled_levels(bounds, sample, ub_opener, len(alive), ub, args.full_levels + 1, args.max_level,
@@ -558,6 +566,7 @@ def main():
     steps = [step(matrix_s, matrix_s), step(ub["cpu_s"], ub["longest_task_s"])]
     steps += [row_step(row) for row in out["funnel"]]
     steps += closure_steps(close)
+    out["core_seconds"] = round(core_seconds(steps), 1)
     out["core_hours"] = round(core_seconds(steps) / 3600, 2)
     out["core_hours_cluster_cpus"] = REFERENCE_CORES
     out["projected_wall_s"] = projected_wall(steps)
