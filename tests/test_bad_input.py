@@ -149,7 +149,7 @@ STAGE_CASES = [
      "stage.method=cubes finds the fewest fixed guesses (stage.mode=cover)"),
     # config groups and the stage's name
     (["stage=feedback", *MINI, "experiment=prove_wordel"], "Could not find 'experiment/prove_wordel' (available: "
-                                                            "prove, prove_wordle)"),
+                                                            "catalogue_bulls_and_cows_normal_unlimited, "),
     (["stage=upper_bound", *MINI, "stage.name=exact"], "stage.name cannot be changed"),
     # games
     (["stage=feedback", *MINI, "game.length=3"], "length 3 outside"),

@@ -212,17 +212,22 @@ def test_a_damaged_archive_is_listed_unreadable_and_the_page_is_still_written(ou
     assert not [p for p in outputs.iterdir() if p.name.startswith(".catalogue-bundles-")]
 
 
-def test_the_key_holds_the_archives_digests(outputs, tmp_path, run_pipeline):
-    """A new archive, or other bytes in one, makes a new catalogue; an unchanged folder finds it up to date."""
+def test_the_key_holds_the_archives_digests_and_verification_records(outputs, tmp_path, run_pipeline, capsys):
+    """A new archive, a check of one or other bytes in one makes a new catalogue; an unchanged folder finds it up
+    to date (the key reads the archives without unpacking them)."""
     folder = committed_copy(tmp_path, NERDLE)
     first = run_pipeline("stage=catalogue", f"stage.committed={folder}").path
     assert run_pipeline("stage=catalogue", f"stage.committed={folder}").path == first
     shutil.copy(COMMITTED / INFEASIBLE, folder / INFEASIBLE)
-    added = run_pipeline("stage=catalogue", f"stage.committed={folder}").path
-    assert added != first
+    added = run_pipeline("stage=catalogue", f"stage.committed={folder}")
+    assert added.path != first and not catalogue_of(added)["counts"]["verified"]
+    code, _, err = verify_certificate(folder / INFEASIBLE, capsys)
+    assert code == 0, err
+    checked = run_pipeline("stage=catalogue", f"stage.committed={folder}")
+    assert checked.path not in (first, added.path) and catalogue_of(checked)["counts"]["verified"] == 1
     with (folder / INFEASIBLE).open("ab") as extended:
         extended.write(b"\0")
-    assert run_pipeline("stage=catalogue", f"stage.committed={folder}").path not in (first, added)
+    assert run_pipeline("stage=catalogue", f"stage.committed={folder}").path not in (first, added.path, checked.path)
 
 
 def test_a_committed_folder_that_is_no_folder_is_one_error_line(outputs, tmp_path, capsys):

@@ -178,6 +178,22 @@ def committed_bundles(store: ArtifactStore, folder: Path | None, shown_folder: s
                for n, path in enumerate(archives)}
 
 
+def committed_digests(folder: Path | None, shown_folder: str) -> list[dict]:
+    """What the catalogue's key holds of each archive of `folder`, read without unpacking it: how the page names
+    it, the sha256 of its bytes (None when they cannot be read) and its verification state, or where it links to
+    (not followed).  What the catalogue says of an archive follows from these (its claims from its bytes)."""
+    digests = []
+    for path in committed_archives(folder):
+        shown = posixpath.join(shown_folder, path.name)
+        if is_link(path):
+            digests.append({"archive": shown, "link": os.readlink(path)})
+            continue
+        sha256 = file_sha256(path)
+        check = verification(record.archive_status(path, sha256)) if sha256 else None
+        digests.append({"archive": shown, "sha256": sha256, "verification": check})
+    return digests
+
+
 def read_bundle(path: Path, shown: str, into: Path) -> Bundle:
     """One archive unpacked into the new folder `into`, or the reason it is refused (a link is not followed)."""
     if is_link(path):

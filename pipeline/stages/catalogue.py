@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from pipeline import PipelineError
-from pipeline.artifacts.catalogue import committed_bundles, gather, shown_tree
+from pipeline.artifacts.catalogue import committed_bundles, committed_digests, gather, shown_tree
 from pipeline.artifacts.catalogue_page import explorer_facts, explorer_heading, headline_text, markdown, page
 from pipeline.artifacts.identity import no_identity
 from pipeline.artifacts.outputs import CATALOGUE, CATALOGUE_JSON, CATALOGUE_PAGE, CATALOGUE_TABLE, write_json
@@ -52,10 +52,11 @@ def bundles_of(cfg: CatalogueConfig, store):
 
 
 def key_material(cfg: CatalogueConfig, game, store) -> dict:
-    """What the catalogue would say now (folders, digests, verification records, bundles present, the committed
-    archives' sha256)."""
-    with bundles_of(cfg, store) as bundles:
-        return {"gathered": config_key(gather(store, bundles))}
+    """What the catalogue would say now: of the outputs (folders, digests, verification records, bundles present)
+    and of the committed archives (their sha256 and verification records, read without unpacking them: the run
+    unpacks and reads each once)."""
+    committed = [] if cfg.committed is None else committed_digests(Path(cfg.committed), shown_folder(cfg.committed))
+    return {"gathered": config_key(gather(store)), "committed": committed}
 
 
 def run(ctx: StageContext, cfg: CatalogueConfig) -> dict:

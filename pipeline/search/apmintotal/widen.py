@@ -23,6 +23,7 @@ import numpy as np
 from pipeline.search.apmintotal.value import ApResult, ApSearch
 from pipeline.search.hard_mode import initial_state, update_state
 from pipeline.search.matrix import Matrix
+from pipeline.search.partition import split
 
 LADDER = (1, 3)  # breadths of the ladder: these times the powers of ten (1, 3, 10, 30, 100, 300, …)
 
@@ -41,9 +42,8 @@ def ladder(breadth: int, cap: int | None) -> list[int]:
 
 def classes_after(matrix: Matrix, opener: int) -> list[tuple[int, np.ndarray]]:
     """(code, sorted secret indices) of every class but the win that `opener` splits the secrets into, by code."""
-    line = np.asarray(matrix.codes[opener])
-    return [(int(code), np.flatnonzero(line == code).astype(np.int64)) for code in np.unique(line)
-            if code != matrix.win]
+    codes, members = split(np.asarray(matrix.codes[opener]), np.arange(matrix.n_secrets, dtype=np.int64))
+    return [(int(code), part) for code, part in zip(codes, members) if code != matrix.win]
 
 
 def widened_strategy(matrix: Matrix, opener: int, *, breadth: int, cap: int | None, left: int, hard_mode=False,
