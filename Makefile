@@ -48,7 +48,7 @@ test-ffxivrdle: install
 # The image builds and runs for real: a container's proof checked on the host, a two-container Ray cluster that
 # loses its worker mid-sweep (tests/test_docker.py; skipped, with the reason, where no Docker engine answers)
 test-docker: install
-	$(PY) -m pytest -q -m docker $(PYTEST_ARGS)
+	PIPELINE_REQUIRE_DOCKER=1 $(PY) -m pytest -q -m docker $(PYTEST_ARGS)
 
 # The Ray node image.  BASE_IMAGE is docker/Dockerfile's base: by default one made here from Debian's packages
 # by debootstrap (as root, once; cached as DEBIAN_BASE), as no Docker Hub is needed; BASE_IMAGE=python:3.11-slim
