@@ -462,19 +462,21 @@ def test_a_signal_during_start_up_is_one_line(signum, tmp_path):
 @pytest.fixture(scope="module")
 def clean_words_matrix(tmp_path_factory):
     """The feedback codes of WORDS from an uninterrupted in-process run, once for the module."""
+    from pipeline.config.compose import compose_config
     from pipeline.feedback.parquet import read_matrix
+    from pipeline.games.catalog import load_game
+    from pipeline.stages.runner import run_stage
 
     base = tmp_path_factory.mktemp("clean")
-    clean = subprocess.run([sys.executable, "-m", "pipeline", *feedback_args(base, base / "outputs")],
-                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=240,
-                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
-    assert clean.returncode == 0, clean.stderr
-    return read_matrix(Path(clean.stdout.strip().splitlines()[-1]) / "matrix.parquet")[0]
+    cfg = compose_config(feedback_args(base, base / "outputs", "ray.executor=local"))
+    artifact = run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
+    return read_matrix(artifact.file("matrix.parquet"))[0]
 
 
 @pytest.mark.parametrize("signum,group", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
                          ids=["SIGINT", "SIGTERM", "Ctrl-C to the process group (Ray's processes too)"])
-def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, group, tmp_path, clean_words_matrix):
+def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, group, tmp_path, clean_words_matrix,
+                                                                      capsys):
     from pipeline.feedback.parquet import read_matrix
 
     outputs = tmp_path / "outputs"
@@ -488,10 +490,8 @@ def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, gr
     assert_interrupted(proc, signum)
     kept = list(outputs.glob("feedback/.shards-*/feedback/*.shard.npz"))
     assert 1 <= len(kept) < 4 and not list(outputs.glob("feedback/.tmp-*"))
-    rerun = subprocess.run([sys.executable, "-m", "pipeline", *args[:-2], "ray.executor=local", "ray.num_cpus=1"], cwd=PROJECT_ROOT,
-                           capture_output=True, text=True, timeout=240,
-                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})  # in-process: no second Ray start
-    assert rerun.returncode == 0, rerun.stderr
-    assert f"({len(kept)} resumed from an earlier run)" in rerun.stderr
-    resumed_codes, _ = read_matrix(Path(rerun.stdout.strip().splitlines()[-1]) / "matrix.parquet")
+    code, out, err = run_main([*args[:-2], "ray.executor=local", "ray.num_cpus=1"], capsys)  # in this process:
+    assert code == 0, err  # no second Ray start, no second start-up
+    assert f"({len(kept)} resumed from an earlier run)" in err
+    resumed_codes, _ = read_matrix(Path(out.strip().splitlines()[-1]) / "matrix.parquet")
     assert np.array_equal(resumed_codes, clean_words_matrix)
