@@ -475,8 +475,7 @@ def clean_words_matrix(tmp_path_factory):
 
 @pytest.mark.parametrize("signum,group", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
                          ids=["SIGINT", "SIGTERM", "Ctrl-C to the process group (Ray's processes too)"])
-def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, group, tmp_path, clean_words_matrix,
-                                                                      capsys):
+def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, group, tmp_path, clean_words_matrix):
     from pipeline.feedback.parquet import read_matrix
 
     outputs = tmp_path / "outputs"
@@ -490,8 +489,11 @@ def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, gr
     assert_interrupted(proc, signum)
     kept = list(outputs.glob("feedback/.shards-*/feedback/*.shard.npz"))
     assert 1 <= len(kept) < 4 and not list(outputs.glob("feedback/.tmp-*"))
-    code, out, err = run_main([*args[:-2], "ray.executor=local", "ray.num_cpus=1"], capsys)  # in this process:
-    assert code == 0, err  # no second Ray start, no second start-up
-    assert f"({len(kept)} resumed from an earlier run)" in err
-    resumed_codes, _ = read_matrix(Path(out.strip().splitlines()[-1]) / "matrix.parquet")
+    rerun = subprocess.run([sys.executable, "-m", "pipeline", *args[:-2], "ray.executor=local", "ray.num_cpus=1"],
+                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=240,
+                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})  # no Ray: no second Ray start (in
+    # this process the session's Ray, of another size, would plan other shards)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"({len(kept)} resumed from an earlier run)" in rerun.stderr
+    resumed_codes, _ = read_matrix(Path(rerun.stdout.strip().splitlines()[-1]) / "matrix.parquet")
     assert np.array_equal(resumed_codes, clean_words_matrix)
