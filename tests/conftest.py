@@ -1,14 +1,21 @@
 """Shared fixtures: one embedded Ray session for the whole run, composed configs, tiny games."""
 
 import os
-from dataclasses import dataclass
-from pathlib import Path
 
-import pytest
-
-from pipeline.config.settings import GameConfig, WordListConfig
-
+# The threads of numba's OpenMP layer sleep as soon as a parallel kernel returns instead of spinning for more work:
+# the suite calls parallel kernels thousands of times on tiny games, with Ray's workers and child processes on the
+# same cores, where the spinning threads took the cores the next call needed (a call of search/bounds' v1_all on 5
+# candidates: 0.4-8 ms spinning, 0.01 ms sleeping; tests/test_bounds.py 60-69 s -> 8 s, 2 cores, load 3-4).  Set
+# before numba starts its threads; this process's children and Ray's workers inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from pipeline.config.settings import GameConfig, WordListConfig  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)

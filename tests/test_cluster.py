@@ -1,6 +1,9 @@
-"""Cluster operation on real Ray: a two-node loopback cluster, a killed worker, a killed driver
-that resumes, and two identical runs at once. The stage runs in subprocesses, as a user runs it."""
+"""Cluster operation on real Ray: a loopback cluster that grows from one node to two, and on it a killed worker, a
+killed driver that resumes, and two identical runs at once.  The drivers on the cluster are subprocesses, as a user
+runs them (the module's one cluster spares each a Ray start); the uninterrupted reference and the resumption run in
+this process, on the session's embedded Ray (tests/conftest.py)."""
 
+import logging
 import os
 import secrets
 import shutil
@@ -16,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.config.settings import PROJECT_ROOT
+from tests.helpers.processes import cmdline, descendants
 
 STAGE = ["stage=lower_bound", "game=mini_nerdle", "stage.ub=544"]
 RAY = str(Path(sys.executable).with_name("ray"))
@@ -50,11 +54,21 @@ def funnel_of(stdout: str):
     return pq.read_table(folder / "funnel.parquet"), folder
 
 
+def run_here(outputs):
+    """The stage run in this process on the session's Ray, as the command line runs it: its artifact."""
+    from pipeline.config.compose import compose_config
+    from pipeline.games.catalog import load_game
+    from pipeline.runtime.store import ArtifactStore
+    from pipeline.stages.runner import run_stage
+
+    cfg = compose_config([*pipeline_args(outputs), "progress=false"])
+    return run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(outputs))
+
+
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
+def reference(tmp_path_factory, ray_session):
     """The funnel of an uninterrupted embedded run."""
-    proc = subprocess.run(pipeline_cmd(tmp_path_factory.mktemp("ref")), capture_output=True, text=True, check=True)
-    return funnel_of(proc.stdout)[0]
+    return pq.read_table(run_here(tmp_path_factory.mktemp("ref")).file("funnel.parquet"))
 
 
 def wait_for(predicate, timeout=120, what="condition"):
@@ -113,16 +127,21 @@ def node_addresses(address: str, env: dict) -> list[str]:
 @contextmanager
 def loopback_head(name: str):
     """A head on 127.0.0.2 (its own HOME, token file and --temp-dir) and a way to join a node from 127.0.0.3;
-    yields (address, the driver's environment, add_node) and stops every node it started."""
+    yields (address, the driver's environment, the nodes started, add_node) and stops every node it started."""
     port, base = free_port(), Path(f"/tmp/pipeline-{name}-{os.getpid()}")
     token = secrets.token_hex(32)
     nodes = [start_node(base, "head", token, "127.0.0.2", "--head", f"--port={port}", "--include-dashboard=false")]
     address, env = f"127.0.0.2:{port}", node_environment(base, "driver", token)
+
+    def add_node() -> None:
+        """Join the second node (once: a later call finds it started)."""
+        if len(nodes) == 1:
+            nodes.append(start_node(base, "node", token, "127.0.0.3", f"--address={address}"))
+
     try:
         wait_for(lambda: subprocess.run([RAY, "status", f"--address={address}"], env=env,
                                         capture_output=True).returncode == 0, what="the head node")
-        yield address, env, lambda: nodes.append(start_node(base, "node", token, "127.0.0.3",
-                                                            f"--address={address}"))
+        yield address, env, nodes, add_node
     finally:
         for node in reversed(nodes):
             stop_node(node)
@@ -130,7 +149,15 @@ def loopback_head(name: str):
 
 
 @pytest.fixture(scope="module")
-def loopback_cluster():
+def module_head():
+    """The module's one cluster: its head, then its second node once a test joins it (a head costs seconds to
+    start and to stop)."""
+    with loopback_head("ray") as head:
+        yield head
+
+
+@pytest.fixture(scope="module")
+def loopback_cluster(module_head):
     """A head on 127.0.0.2 and a second node joining it from 127.0.0.3, each with its own HOME, token file
     (RAY_AUTH_TOKEN_PATH, as docker/ distributes it) and --temp-dir, so nothing is read from another
     node's files and a node whose token path is wrong cannot join.
@@ -139,22 +166,23 @@ def loopback_cluster():
     127.0.0.0/8 to `lo`, which needs no privileges nor iproute2; a namespace has its own `lo` and would
     reach the head only through a veth pair with non-loopback addresses. Not 127.0.0.1: Ray replaces
     that (and "localhost") by the host's routable address, so the cluster would leave the loopback range.
-    Yields the address and the driver's environment (its own HOME and token file too); the module's tests
-    share it."""
-    with loopback_head("ray") as (address, env, add_node):
-        add_node()
-        wait_for(lambda: "2.0 CPU" in subprocess.run([RAY, "status", f"--address={address}"], env=env,
-                                                     capture_output=True, text=True).stdout, what="two nodes")
-        assert node_addresses(address, env) == ["127.0.0.2", "127.0.0.3"]
-        yield address, env
+    Returns the address, the driver's environment (its own HOME and token file too) and the nodes' processes;
+    the module's tests share it, after the test that grows it from one node (module_head)."""
+    address, env, nodes, add_node = module_head
+    add_node()
+    wait_for(lambda: "2.0 CPU" in subprocess.run([RAY, "status", f"--address={address}"], env=env,
+                                                 capture_output=True, text=True).stdout, what="two nodes")
+    assert node_addresses(address, env) == ["127.0.0.2", "127.0.0.3"]
+    return address, env, nodes
 
 
 @pytest.fixture
-def one_node_cluster():
-    """A head on 127.0.0.2 with one CPU, and `add_node()` to join a second node from 127.0.0.3 later (each
-    node as in loopback_cluster).  Yields (address, the driver's environment, add_node)."""
-    with loopback_head("ray-grow") as head:
-        yield head
+def one_node_cluster(module_head):
+    """The module's head on 127.0.0.2 with one CPU, before its second node joins, and `add_node()` to join it from
+    127.0.0.3 (each node as in loopback_cluster).  Returns (address, the driver's environment, add_node)."""
+    address, env, nodes, add_node = module_head
+    assert len(nodes) == 1, "the second node joined before this test (it runs first in the module)"
+    return address, env, add_node
 
 
 def test_a_fan_out_raises_its_tasks_in_flight_when_a_node_joins(one_node_cluster, tmp_path):
@@ -178,7 +206,7 @@ def test_a_fan_out_raises_its_tasks_in_flight_when_a_node_joins(one_node_cluster
 
 
 def test_two_node_loopback_cluster_gives_the_embedded_result(loopback_cluster, reference, tmp_path):
-    address, env = loopback_cluster
+    address, env, _ = loopback_cluster
     # tasks of a warm cache take milliseconds: one node could run them all; half a second each spreads them
     command, env = slow_pipeline(tmp_path, 0.5, f"ray.address={address}", env=env)
     proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
@@ -191,20 +219,26 @@ def test_two_node_loopback_cluster_gives_the_embedded_result(loopback_cluster, r
     assert len(nodes) == 2  # tasks ran on both nodes
 
 
-def test_killed_worker_is_retried_and_the_artifact_is_identical(reference, tmp_path):
-    cmd, env = slow_pipeline(tmp_path, 1.0)
+def busy_workers(nodes: list[subprocess.Popen]) -> list[int]:
+    """The cluster's Ray workers (below its nodes' processes) running a task of the stage now."""
+    return [pid for node in nodes for pid in descendants(node.pid) if cmdline(pid).startswith(b"ray::lower_bound-V")]
+
+
+def test_killed_worker_is_retried_and_the_artifact_is_identical(loopback_cluster, reference, tmp_path):
+    address, env, nodes = loopback_cluster
+    cmd, env = slow_pipeline(tmp_path, 0.5, f"ray.address={address}", env=env)
     driver = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, start_new_session=True)
-    worker = wait_for(lambda: subprocess.run(["pgrep", "-f", "ray::lower_bound-V1"], capture_output=True,
-                                             text=True).stdout.split(), what="a running task")
-    os.kill(int(worker[0]), signal.SIGKILL)
+    worker = wait_for(lambda: busy_workers(nodes), what="a running task")
+    os.kill(worker[0], signal.SIGKILL)
     out, err = driver.communicate(timeout=600)
     assert driver.returncode == 0, err
     assert funnel_of(out)[0].equals(reference)
 
 
-def test_killed_driver_resumes_finished_shards(reference, tmp_path):
-    cmd, env = slow_pipeline(tmp_path, 0.5)
+def test_killed_driver_resumes_finished_shards(loopback_cluster, reference, tmp_path, caplog):
+    address, env, _ = loopback_cluster
+    cmd, env = slow_pipeline(tmp_path, 0.5, f"ray.address={address}", env=env)
     driver = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     shards = tmp_path / "lower_bound"
@@ -212,17 +246,17 @@ def test_killed_driver_resumes_finished_shards(reference, tmp_path):
     os.killpg(driver.pid, signal.SIGKILL)
     driver.wait()
     assert not list(shards.glob("[!.]*/manifest.json"))  # nothing published
-    proc = subprocess.run(pipeline_cmd(tmp_path), capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    assert "resumed from an earlier run" in proc.stderr
-    funnel, folder = funnel_of(proc.stdout)
-    assert funnel.equals(reference)
+    caplog.set_level(logging.INFO)
+    resumed = run_here(tmp_path)
+    assert "resumed from an earlier run" in caplog.text
+    assert pq.read_table(resumed.file("funnel.parquet")).equals(reference)
     assert not list(shards.glob(".shards-*"))  # cleaned once published
 
 
-def test_two_identical_runs_at_once_do_not_corrupt_each_other(reference, tmp_path):
-    runs = [subprocess.Popen(pipeline_cmd(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)]
+def test_two_identical_runs_at_once_do_not_corrupt_each_other(loopback_cluster, reference, tmp_path):
+    address, env, _ = loopback_cluster
+    runs = [subprocess.Popen(pipeline_cmd(tmp_path, f"ray.address={address}"), env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [run.communicate(timeout=600) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outs
     for out, _ in outs:
@@ -234,7 +268,7 @@ def test_a_sweep_runs_its_points_at_once_on_the_cluster(loopback_cluster, tmp_pa
     """tests/test_sweeps.py's eight points (one bad), each a driver on the head, their tasks on both nodes."""
     from test_sweeps import check_summary, overlapped, sweep
 
-    address, env = loopback_cluster
+    address, env, _ = loopback_cluster
     outputs = tmp_path / "out"
     rows = check_summary(sweep(outputs, f"ray.address={address}", env=env), outputs)
     assert overlapped(rows)

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.games.catalog import builtin_game
 from pipeline.config.settings import GameConfig, WordListConfig
-from pipeline.games.constraints import hard_mode_allowed
+from pipeline.games.constraints import hard_mode_rule
 from pipeline.proofs.certificates import infeasible as checker
 from pipeline.proofs.game.answer import response
 from pipeline.proofs.certificates.optimal import CertificateError
@@ -42,10 +42,16 @@ def ight_game(folder, hard: bool):
                                 guesses=WordListConfig(path=str(folder / "guesses.txt")), hard_mode=hard, length=5))
 
 
-def brute_opener_feasible(game, opener: str, limit: int) -> bool:
-    """Whether some strategy opening with `opener` finds every secret within `limit` guesses, by plain recursion
-    over every (hard mode: every legal) guess."""
+def brute_opener_feasible(game):
+    """feasible(opener, limit): whether some strategy opening with `opener` finds every secret within `limit`
+    guesses, by plain recursion over every (hard mode: every legal) guess; one memo for every opener and limit."""
     answer = game.answer
+
+    @lru_cache(maxsize=None)
+    def legal(history):
+        """The guesses hard mode allows after `history` (the rule hard_mode_allowed applies, built once)."""
+        rule = hard_mode_rule(list(history), game.length)
+        return tuple(g for g in game.guesses if rule.violation(g) is None)
 
     @lru_cache(maxsize=None)
     def solvable(cands, left, history):
@@ -53,8 +59,7 @@ def brute_opener_feasible(game, opener: str, limit: int) -> bool:
             return True
         if left == 0:
             return False
-        return any(after(g, cands, left, history) for g in game.guesses
-                   if not game.hard_mode or hard_mode_allowed(g, history))
+        return any(after(g, cands, left, history) for g in (legal(history) if game.hard_mode else game.guesses))
 
     def after(g, cands, left, history):
         classes = {}
@@ -65,7 +70,7 @@ def brute_opener_feasible(game, opener: str, limit: int) -> bool:
         return all(solvable(tuple(c), left - 1, history + ((g, r),) if game.hard_mode else ())
                    for r, c in classes.items() if c != [g])
 
-    return after(opener, tuple(game.secrets), limit, ())
+    return lambda opener, limit: after(opener, tuple(game.secrets), limit, ())
 
 
 def prover_witnesses(game, limit):
@@ -100,9 +105,9 @@ def tiny_games(ight_lists):
 def mismatches(game, limit) -> list[str]:
     """Openers where the prover's verdict (witness or none) or the checker's differs from brute force."""
     codes, witnesses = prover_witnesses(game, limit)
-    wrong = []
+    feasible, wrong = brute_opener_feasible(game), []
     for g, w in enumerate(witnesses):
-        truth = brute_opener_feasible(game, game.guesses[g], limit)
+        truth = feasible(game.guesses[g], limit)
         if (w is None) != truth or checker_opener_feasible(game, codes, g, limit) != truth:
             wrong.append(game.guesses[g])
     return wrong
@@ -134,7 +139,7 @@ def test_the_limit_binds_on_these_games(ight_lists):
               for game in (normal, hard)}
     assert solved[hard] < solved[normal]  # hard mode only removes strategies
     opener = sorted(solved[normal] - solved[hard])[0]
-    assert brute_opener_feasible(normal, opener, 5) and not brute_opener_feasible(hard, opener, 5)
+    assert brute_opener_feasible(normal)(opener, 5) and not brute_opener_feasible(hard)(opener, 5)
 
 
 def test_hard_mode_limit_5_matches_brute_force(ight_lists):

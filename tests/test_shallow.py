@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pipeline.games.catalog import builtin_game
-from pipeline.games.constraints import hard_mode_allowed
+from pipeline.games.constraints import hard_mode_allowed, hard_mode_rule
 from pipeline.proofs.solvable import shallow as checker
 from pipeline.proofs.game.answer import response
 from pipeline.proofs.game.hard_mode import Rule, letter_counts
@@ -39,8 +39,10 @@ class Brute:
         self.legal = lru_cache(maxsize=None)(self._legal)
 
     def _legal(self, history: frozenset) -> tuple:
-        """The guesses the hard-mode rule allows after the responses so far (their order does not matter)."""
-        return tuple(g for g in self.game.guesses if hard_mode_allowed(g, sorted(history)))
+        """The guesses the hard-mode rule allows after the responses so far (their order does not matter): the
+        rule hard_mode_allowed applies, built once for every guess."""
+        rule = hard_mode_rule(sorted(history), self.game.length)
+        return tuple(g for g in self.game.guesses if rule.violation(g) is None)
 
     def _solvable(self, cands: tuple, left: int, history: frozenset) -> bool:
         if not cands:

@@ -462,14 +462,15 @@ def test_a_signal_during_start_up_is_one_line(signum, tmp_path):
 @pytest.fixture(scope="module")
 def clean_words_matrix(tmp_path_factory):
     """The feedback codes of WORDS from an uninterrupted in-process run, once for the module."""
+    from pipeline.config.compose import compose_config
     from pipeline.feedback.parquet import read_matrix
+    from pipeline.games.catalog import load_game
+    from pipeline.stages.runner import run_stage
 
     base = tmp_path_factory.mktemp("clean")
-    clean = subprocess.run([sys.executable, "-m", "pipeline", *feedback_args(base, base / "outputs")],
-                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=240,
-                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
-    assert clean.returncode == 0, clean.stderr
-    return read_matrix(Path(clean.stdout.strip().splitlines()[-1]) / "matrix.parquet")[0]
+    cfg = compose_config(feedback_args(base, base / "outputs", "ray.executor=local"))
+    artifact = run_stage(cfg.stage, cfg, load_game(cfg.game), ArtifactStore(cfg.paths.outputs))
+    return read_matrix(artifact.file("matrix.parquet"))[0]
 
 
 @pytest.mark.parametrize("signum,group", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
@@ -488,9 +489,10 @@ def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, gr
     assert_interrupted(proc, signum)
     kept = list(outputs.glob("feedback/.shards-*/feedback/*.shard.npz"))
     assert 1 <= len(kept) < 4 and not list(outputs.glob("feedback/.tmp-*"))
-    rerun = subprocess.run([sys.executable, "-m", "pipeline", *args[:-2], "ray.executor=local", "ray.num_cpus=1"], cwd=PROJECT_ROOT,
-                           capture_output=True, text=True, timeout=240,
-                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})  # in-process: no second Ray start
+    rerun = subprocess.run([sys.executable, "-m", "pipeline", *args[:-2], "ray.executor=local", "ray.num_cpus=1"],
+                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=240,
+                           env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})  # no Ray: no second Ray start (in
+    # this process the session's Ray, of another size, would plan other shards)
     assert rerun.returncode == 0, rerun.stderr
     assert f"({len(kept)} resumed from an earlier run)" in rerun.stderr
     resumed_codes, _ = read_matrix(Path(rerun.stdout.strip().splitlines()[-1]) / "matrix.parquet")
