@@ -10,6 +10,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?= --durations=15
+# make test / make check run in TEST_WORKERS pytest-xdist processes, each given whole files (0: one process)
+TEST_WORKERS ?= 2
 SHARED_DATA ?= $(or $(PIPELINE_SHARED_DATA),../shared/data)
 
 .PHONY: install run test check test-install test-ffxivrdle test-docker image bench data-verify data-rebuild data-fetch words \
@@ -33,10 +35,10 @@ run: install
 	$(PY) -m pipeline experiment=prove_wordle
 
 test: install
-	$(PY) -m pytest -q -m "not fresh_install and not docker" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not fresh_install and not docker" $(PYTEST_ARGS)
 
 check: install
-	$(PY) -m pytest -q -x -m "not slow and not cluster and not docker and not fresh_install" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -x -n $(TEST_WORKERS) --dist loadfile -m "not slow and not cluster and not docker and not fresh_install" $(PYTEST_ARGS)
 
 # A bundle checked by a plain pip install in a fresh venv (downloads every dependency: minutes)
 test-install: install
