@@ -112,6 +112,7 @@ def reference_rows(secret: str, guesses: list[str], secrets=SECRETS) -> list[dic
 
 @pytest.mark.parametrize("secret, guesses", [("tabby", ["about", "bloat", "tabby"]),
                                               ("alloy", ["stoat", "alloy"])])
+@pytest.mark.slow
 def test_analyse_json_matches_brute_force(game_args, secret, guesses):
     out = pipeline("analyse", *game_args, f"secret={secret}", f"guesses=[{','.join(guesses)}]", "--json")
     assert out.returncode == 0, out.stderr
@@ -177,6 +178,7 @@ def test_analyse_table_and_share_grid(game_args):
     (["guesses=[about,bloat]", "grid=-"], "🟩⬛⬛⬛⬛\n", "1 rows but 2 guesses"),
     (["secret=tabby"], "", "analyse needs guesses"),
 ])
+@pytest.mark.slow
 def test_bad_input_is_one_line(game_args, args, stdin, message):
     out = pipeline("analyse", *game_args, *args, stdin=stdin)
     assert out.returncode == 2 and out.stdout == ""
@@ -241,6 +243,7 @@ def hard_min_total(cands: frozenset, rows: tuple, guesses: tuple) -> int:
     return best
 
 
+@pytest.mark.slow
 def test_hard_mode_top_says_what_ignoring_hard_mode_gives(tmp_path):
     (tmp_path / "secrets.txt").write_text("\n".join(IGHT) + "\n")
     (tmp_path / "guesses.txt").write_text("\n".join(IGHT_GUESSES) + "\n")

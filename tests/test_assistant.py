@@ -151,6 +151,7 @@ def test_tree_files_are_checked(tree_outputs, mini_nerdle, word_list):
         load_tree_file(tree_outputs / "nope.json", mini_nerdle)
 
 
+@pytest.mark.slow
 def test_play_follows_the_tree_then_greedy(tree_outputs, mini_nerdle):
     opener = mini_nerdle.guesses[0]
     secret = "28/7=4"
@@ -241,6 +242,7 @@ def test_wordle_explains_repeated_letters_and_enforces_hard_mode(tmp_path):
     assert "note: a yellow E after a grey E cannot happen" in out
 
 
+@pytest.mark.slow
 def test_solve_command(tmp_path, mini_nerdle):
     proc = pipeline("solve", "game=mini_nerdle", "secret=28/7=4", "tree=none", outputs=tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -158,6 +158,7 @@ STAGE_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args,message", STAGE_CASES, ids=[" ".join(a[2:]) or a[0] for a, _ in STAGE_CASES])
 def test_bad_stage_setting_is_one_error_line(args, message, tmp_path, capsys):
     outputs = tmp_path / "outputs"
@@ -166,6 +167,7 @@ def test_bad_stage_setting_is_one_error_line(args, message, tmp_path, capsys):
     assert nothing_written(outputs)
 
 
+@pytest.mark.slow
 def test_bad_word_lists(tmp_path, one_word, capsys):
     outputs = tmp_path / "outputs"
     binary = tmp_path / "binary.txt"
@@ -287,6 +289,7 @@ def test_split_words_keeps_paths_with_equals_and_slashes():
     ("ray.task_memory_mb=0", "ray.task_memory_mb must be at least 1, got 0"),
     ("ray.address=127.0.0.1:1", "cannot reach a Ray head at 127.0.0.1:1"),
 ])
+@pytest.mark.slow
 def test_settings_that_used_to_hang_fail_at_once(setting, message, tmp_path):
     outputs = tmp_path / "outputs"
     proc = run_cli(f"paths.outputs={outputs}", "stage=upper_bound", *MINI, setting, timeout=120)
@@ -348,6 +351,7 @@ def test_write_tree_refuses_a_path_as_name(tmp_path):
         write_tree(lambda n: tmp_path / n, None, None, name="tree-28/7=4")
 
 
+@pytest.mark.slow
 def test_exact_writes_trees_of_openers_with_slashes(ray_session, tmp_path, run_pipeline):
     """A game whose symbols include / and *: the exact stage writes one tree file per opener, readable back."""
     import json
@@ -410,6 +414,7 @@ def damaged_copy(finished, tmp_path, stage, name, how):
     ("feedback", "matrix.parquet", "garbage", "upper_bound", "upstream.feedback.force=true"),
     ("feedback", "manifest.json", "garbage", "lower_bound", "upstream.feedback.force=true"),
 ])
+@pytest.mark.slow
 def test_a_damaged_artifact_is_named_with_its_rebuild_command(stage, name, how, run, hint, finished, tmp_path, capsys):
     outputs, args, target = damaged_copy(finished, tmp_path, stage, name, how)
     code, _, err = run_main([f"paths.outputs={outputs}", "progress=false", f"stage={run}", *args], capsys)

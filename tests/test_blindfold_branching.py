@@ -77,6 +77,7 @@ def test_branching_matches_brute_force_on_a_word_game(k, depth):
     assert_agrees(k, depth, GUESSES, SECRETS)
 
 
+@pytest.mark.slow
 def test_branching_matches_brute_force_on_random_games():
     """Both outcomes, with k = 1 .. 4 (the last guess alone, the last two in the kernel, and one and two levels
     of branching above them), and the bound binding: sets of exactly k where k - 1 do not suffice."""

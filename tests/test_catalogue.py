@@ -66,6 +66,7 @@ def test_the_session_catalogue_lists_the_proof_and_the_leaderboard_in_one_row(mi
     assert f"{cert['ub'] / cert['n_secrets']:.6f} ({cert['ub']}/{cert['n_secrets']})" in text
 
 
+@pytest.mark.slow
 def test_a_verified_proof_is_shown_before_a_newer_unverified_one(mini_nerdle_store, outputs, run_pipeline):
     """Only a complete record of this checker's code verifies; a sample, or a record of other checker code, does
     not; each check (and a bundle beside the folder) re-keys the catalogue, an unchanged store reuses it."""

@@ -73,6 +73,7 @@ def gathered(outputs: Path, folder: Path) -> dict:
 # ---- the whole committed catalogue beside one proof of the outputs -------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_committed_catalogue_and_an_output_proof_make_one_page(outputs, run_pipeline):
     archives = sorted(COMMITTED.glob("*.tar.gz"))
     before = {p.name: p.stat().st_mtime_ns for p in COMMITTED.iterdir()}

@@ -70,6 +70,7 @@ def dom_cells(row: dict) -> list[str]:
     return shown
 
 
+@pytest.mark.slow
 def test_the_page_renders_the_catalogue_in_chromium(mini_nerdle_store, outputs, run_pipeline, tmp_path):
     store = copied(mini_nerdle_store, outputs, "prove", "leaderboard")
     proof = store.finished("prove")[-1]
@@ -135,6 +136,7 @@ def shown_classes(node: list) -> list:
     return [[response, child[SIZE], child[TOTAL]] for response, child in node[CHILDREN]]
 
 
+@pytest.mark.slow
 def test_the_explorer_opens_a_class_and_finds_a_secrets_path_in_chromium(outputs, run_pipeline, tmp_path):
     folders = committed_proofs(outputs, "mini_nerdle-normal-g6.tar.gz", "mastermind-normal-unlimited.tar.gz")
     nerdle = folders["mini_nerdle-normal-g6.tar.gz"]

@@ -42,6 +42,7 @@ def test_every_committed_proof_has_one_row_experiment_and_no_row_experiment_lack
     assert len(rows) == len(ARCHIVES) == len(readme_commands())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("archive", ARCHIVES, ids=lambda p: p.name.removesuffix(".tar.gz"))
 def test_a_row_experiment_is_its_readme_command_and_proves_the_archives_game(archive):
     row = compose_config([f"experiment={row_experiment(archive)}"])

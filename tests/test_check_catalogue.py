@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from pipeline.config.settings import PROJECT_ROOT
 from tests.benchmark_module import load_benchmark
 
@@ -16,6 +18,7 @@ def run_script(*args, timeout=900):
                           timeout=timeout)
 
 
+@pytest.mark.slow
 def test_one_archive_is_checked_in_full_and_reported_as_json(tmp_path):
     """An infeasible limit (five witnesses, a few seconds): the script runs verify-certificate alike for every
     archive, and the full check of an optimal proof's archive (mini_nerdle's) is tests/test_committed_catalogue.py's."""

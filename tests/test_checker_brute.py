@@ -246,6 +246,7 @@ def test_feasibility_decides_exactly_what_the_brute_force_finds():
 
 # ---- hard mode: random words, Wordle's answers ------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_hard_mode_min_total_matches_brute_force_from_the_start_and_after_an_opener(seed):
     """Hard mode with 2..5 guesses left and none: MinTotal of random sets from the start, and of every class an

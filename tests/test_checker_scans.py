@@ -42,6 +42,7 @@ def random_sets(n_secrets: int, seed: int):
         yield np.sort(rng.choice(n_secrets, size, replace=False)).astype(np.int32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_lb3_scans_give_the_defined_value(seed):
     codes, guess_of_secret = random_code_matrix(seed)
@@ -103,6 +104,7 @@ def test_planted_off_by_ones_are_caught():
     assert scan == [3 * 20 - 1 - 10, 3 * 20 - 10] and bounds.lb(cands, 3)[0] == defined_lb3(codes, cands, bounds.k_s)
 
 
+@pytest.mark.slow
 def test_hard_mode_listed_scans_give_the_defined_maxima():
     """most_count_listed = max over the listed guesses of parts + [guess in C], most_parts_listed = max of parts
     (up to its `enough`), for guesses listed by descending part count on all secrets, with or without tighter caps

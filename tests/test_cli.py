@@ -13,6 +13,7 @@ def pipeline(*args, outputs):
                           capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=300)
 
 
+@pytest.mark.slow
 def test_feedback_stage_prints_its_artifact_folder_last(outputs):
     proc = pipeline("stage=feedback", "game=mini_nerdle", outputs=outputs)
     assert proc.returncode == 0, proc.stderr
@@ -31,6 +32,7 @@ def test_feedback_stage_prints_its_artifact_folder_last(outputs):
     (["game=wordle_original", "game.secrets.sha256=" + "0" * 64], "digest mismatch"),
     (["game=words", "game.secrets.path=/nowhere/words"], "words secrets list not found: /nowhere/words"),
 ])
+@pytest.mark.slow
 def test_bad_input_gives_one_error_line(args, message, outputs):
     proc = pipeline("stage=feedback", *args, outputs=outputs)
     assert proc.returncode == 2

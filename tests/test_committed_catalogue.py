@@ -73,6 +73,7 @@ def test_every_row_of_the_table_has_its_archive():
     ("mastermind-normal-g4.tar.gz", "no strategy finds every secret within 4 guesses for mastermind (4 pegs, 6 "
                                     "colours) (normal mode)"),
 ])
+@pytest.mark.slow
 def test_a_small_committed_proof_verifies_in_full_from_the_folder(name, verdict, capsys):
     """Checked here from the archive, named as the checker names its lists (a shipped game's pinned lists, or
     Mastermind's every code of its size), and recorded in this machine's config folder under the archive's

@@ -20,6 +20,7 @@ def composed(*overrides: str) -> Config:
     return config
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["mini_nerdle", "wordle_original"])
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_every_stage_file_composes_for_a_game(stage, game):
@@ -30,6 +31,7 @@ def test_every_stage_file_composes_for_a_game(stage, game):
         assert isinstance(getattr(config.upstream, name), module.SCHEMA)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_every_game_file_composes(game):
     config = composed(f"game={game}")
@@ -61,6 +63,7 @@ def test_a_stage_file_names_its_schema_and_repeats_no_default(stage):
     assert f"python -m pipeline list stage={stage}" in text  # the header says how to see the settings
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_a_composed_stage_has_its_schema_defaults(stage):
     config = composed(f"stage={stage}")

@@ -190,6 +190,7 @@ RANDOM_CASES = [  # (seed, secrets, guesses, hard, max_guesses); sizes keep the 
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed,n_secrets,n_guesses,hard,max_guesses", RANDOM_CASES)
 def test_random_games_match_exhaustive_search(seed, n_secrets, n_guesses, hard, max_guesses):
     secrets, guesses, codes, sog = random_wordle_game(seed, n_secrets, n_guesses)

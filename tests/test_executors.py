@@ -222,6 +222,7 @@ print("ray started:", ray is not None and ray.is_initialized())
 """
 
 
+@pytest.mark.slow
 def test_a_one_opener_exact_run_never_starts_ray(tmp_path):
     args = ["stage=exact", "game=mini_nerdle", "stage.openers=['10-2=8']", f"paths.outputs={tmp_path}",
             "progress=false"]

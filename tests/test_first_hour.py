@@ -97,6 +97,7 @@ def test_a_skipped_stage_prints_the_same_line(run_mini_nerdle):
     assert run_mini_nerdle("feedback")[1] == first
 
 
+@pytest.mark.slow
 def test_the_cli_prints_the_line_then_the_folder_last(tmp_path):
     import os
     import subprocess

@@ -30,6 +30,7 @@ NOT_SHIPPED = {"ffxivrdle"}  # lists fetched by `python -m pipeline data fetch f
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.needs_ffxivrdle) if n in NOT_SHIPPED else n
                                   for n in sorted(COUNTS)])
+@pytest.mark.slow
 def test_list_counts_digests_and_order(name):
     game = builtin_game(name)
     cfg = game_config(name)

@@ -263,6 +263,7 @@ def test_play_bulls_and_cows_refuses_repeated_digits():
     assert f"012 1B1C\ncandidates: {left} of 720 left" in run.stdout
 
 
+@pytest.mark.slow
 def test_solve_mastermind():
     run = run_cli("solve", "game=mastermind", "secret=3456", "tree=none")
     assert run.returncode == 0, run.stderr

@@ -143,6 +143,7 @@ def ight_overrides(tmp_path):
     return ["game=words", f"game.secrets.path={secrets}", f"game.guesses.path={ORIGINAL_GUESSES}"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hard, optimum", [(False, 41), (True, 42)])
 def test_prove_ight_atch_in_both_modes(run_pipeline, ray_session, ight_overrides, hard, optimum, tmp_path):
     mode = f"game.hard_mode={str(hard).lower()}"
@@ -180,6 +181,7 @@ def rests_on_hard_bounds(folder, cert, game, scratch):
             verify_certificate(forged, game)
 
 
+@pytest.mark.slow
 def test_verify_tree_refuses_a_normal_tree_in_hard_mode(run_pipeline, ray_session, ight_overrides):
     from pipeline.games.catalog import load_game
     from pipeline.config.compose import compose_config
@@ -193,6 +195,7 @@ def test_verify_tree_refuses_a_normal_tree_in_hard_mode(run_pipeline, ray_sessio
     assert normal.manifest["summary"]["ub"] == 41
 
 
+@pytest.mark.slow
 def test_a_limit_no_strategy_meets_is_recorded_not_an_error(run_pipeline, ray_session, ight_overrides):
     """No ub and no tree: the prove stage proves such a limit infeasible (tests/test_infeasible.py)."""
     artifact = run_pipeline("stage=upper_bound", *ight_overrides, "game.max_guesses=2")

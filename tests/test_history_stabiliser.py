@@ -158,6 +158,7 @@ def checker_mismatches(name):
     return wrong
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(GAMES))
 def test_checker_optimum_with_stabiliser_equals_full_search(name):
     assert checker_mismatches(name) == []

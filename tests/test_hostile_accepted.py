@@ -202,6 +202,7 @@ BAD_GAME_SETTINGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setting, message", BAD_GAME_SETTINGS, ids=[s[:30] for s, _ in BAD_GAME_SETTINGS])
 def test_a_setting_the_checker_would_refuse_is_refused_when_composed(setting, message, outputs, capsys):
     code, _, err = run_main(["stage=prove", "game=mini_nerdle", setting, f"paths.outputs={outputs}"], capsys)
@@ -360,6 +361,7 @@ def chain_total() -> int:
     {"guess": "cigar", "candidates": 0},  # an allowed guess, claiming no candidate
     {"guess": "cigar", "candidates": 0, "children": {"00000": {"guess": "qqqqq", "candidates": 0}}},
 ])
+@pytest.mark.slow
 def test_verify_tree_refuses_a_branch_no_secret_reaches(word_list_game, tmp_path, capsys, dead):
     from pipeline.config.compose import compose_config
     from pipeline.games.catalog import load_game
@@ -433,6 +435,7 @@ def test_top_ranks_exact_values_and_bounds_together_by_value(coach_store, monkey
     assert exact[best] <= listed[0][2] < listed[1][2] == exact[worst]  # a true bound, below the exact value
 
 
+@pytest.mark.slow
 def test_top_in_play_says_which_values_are_bounds(coach_store):
     from test_analyse import pipeline
 

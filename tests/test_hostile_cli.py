@@ -97,6 +97,7 @@ SIZE_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args,message", SIZE_CASES, ids=[" ".join(a[1:]) for a, _ in SIZE_CASES])
 def test_a_size_that_cannot_fit_is_refused_before_allocating(args, message, tmp_path, capsys):
     started = time.monotonic()

@@ -393,6 +393,7 @@ def tree_file(tmp_path) -> tuple[Path, list[str]]:
     return path, overrides
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("distribution", [{"1": "1", "2": "9"}, {"one": 1, "two": 9}, [1, 9], "1:1", {"1.5": 1}])
 def test_verify_tree_of_a_tree_recording_a_garbled_distribution(distribution, tree_file, capsys):
     path, overrides = tree_file

@@ -119,6 +119,7 @@ def test_reach_is_the_recurrence_in_both_implementations():
         assert impl(2, 12) == 13 and impl(3, 1) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", range(5))
 @pytest.mark.parametrize("limit", [2, 3, 4])
 def test_verdicts_match_brute_force(ight_lists, which, limit):
@@ -227,6 +228,7 @@ def test_certificate_of_an_infeasible_limit_is_verified(mm33_proof):
     assert not verify(folder, game, sample=1)["complete"]
 
 
+@pytest.mark.slow
 def test_hard_mode_certificate_is_verified(ight_lists, tmp_path, ray_session):
     folder, game = prove(tmp_path, "game=words", f"game.secrets.path={ight_lists / 'secrets.txt'}",
                          f"game.guesses.path={ight_lists / 'guesses.txt'}", "game.length=5", "game.hard_mode=true",
@@ -289,6 +291,7 @@ def test_tampered_certificates_are_refused(mm33_proof, tmp_path, edit, message):
         verify(tampered(folder, tmp_path, edit), game)
 
 
+@pytest.mark.slow
 def test_command_line_prove_then_verify(tmp_path):
     run = [sys.executable, "-m", "pipeline"]
     proof = subprocess.run(run + ["experiment=prove", "game=mastermind", "game.pegs=2", "game.colours=4",

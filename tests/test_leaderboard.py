@@ -121,6 +121,7 @@ def board(tiny_game, tmp_path_factory, ray_session):
     return leaderboard(tiny_game, tmp_path_factory.mktemp("outputs"), hard=False)
 
 
+@pytest.mark.slow
 def test_leaders_are_the_brute_force_best_with_ties(board):
     artifact, game, values, k = board
     cert = json.loads((artifact.path / "certificate.json").read_text())
@@ -191,6 +192,7 @@ def test_certificate_verifies_and_forgeries_are_rejected(board, tmp_path):
             verify_leaderboard(forged(edit), game)
 
 
+@pytest.mark.slow
 def test_verify_certificate_command_on_a_leaderboard(board, tiny_game):
     artifact, game, values, k = board
     proc = subprocess.run([sys.executable, "-m", "pipeline", "verify-certificate", str(artifact.path),

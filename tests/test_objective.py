@@ -159,6 +159,7 @@ def test_least_limit_and_the_counting_bound():
     assert least_limit(within, 1296, 15, 4) == (None, None)
 
 
+@pytest.mark.slow
 def test_stages_record_the_objective(run_pipeline, ray_session, tmp_path):
     """TRADES as game=words: exact (POUND) and upper_bound (full breadth, refined) record their objective and
     reach the brute force's pairs."""

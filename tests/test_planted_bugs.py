@@ -91,6 +91,7 @@ def test_class_list_other_than_the_split_is_rejected(mini_proof, tmp_path, edit,
         verify_certificate(forged, game, sample=sample)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", [None, 5], ids=["full", "sampled"])
 @pytest.mark.parametrize("edit", CLASS_EDITS)
 def test_leaderboard_class_list_other_than_the_split_is_rejected(board, tmp_path, edit, sample):  # noqa: F811
@@ -137,6 +138,7 @@ def test_an_opener_valued_at_the_threshold_is_not_settled(board, tmp_path):  # n
 
 # ---- a sample covering one list but not the other is partial --------------------------------------------------
 
+@pytest.mark.slow
 def test_sample_larger_than_the_classes_but_not_the_eliminations_is_partial(mini_proof):
     """Mini Nerdle's certificate has 74 survivor classes and 205 eliminations: a sample of 100 re-derives every
     class but not every elimination, so the check is partial, never `verified`."""

@@ -178,6 +178,7 @@ def test_prove_refuses_when_the_ub_is_below_the_optimum(run_pipeline, ray_sessio
     assert not list((outputs / "prove").glob("[!.]*"))
 
 
+@pytest.mark.slow
 def test_a_survivor_better_than_the_upper_bound_becomes_the_bound_and_the_proof_closes(run_pipeline, ray_session):
     artifact = run_pipeline("stage=prove", "game=mini_nerdle", "upstream.upper_bound.openers=['1+9=10']",
                             "stage.tree_depth=3")

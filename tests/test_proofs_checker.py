@@ -242,6 +242,7 @@ def test_real_mini_nerdle_certificate_verified_in_full(mini_proof):
     assert json.loads((folder / "certificate.json").read_text())["objective"] == "total"
 
 
+@pytest.mark.slow
 def test_checker_runs_with_the_prover_unimportable(mini_proof):
     """Only the stages' config schemas may load (the composer reads them to compose the game): no stage module,
     no search or feedback code."""
@@ -350,6 +351,7 @@ def test_path_longer_than_the_guess_limit_is_rejected(mini_proof, tmp_path):
         verify_certificate(tampered(folder, tmp_path, lambda c: c.__setitem__("max_guesses", 3)), with_limit(game, 3))
 
 
+@pytest.mark.slow
 def test_forged_547_certificate_is_caught_only_by_the_full_check(tmp_path_factory, tmp_path, ray_session):
     """A forger proves 547 from an upper bound opening 3*9=27 and hides the better openers among the
     eliminated with a bound of 548: each hidden bound is re-derivable, but only below 547."""
@@ -377,6 +379,7 @@ def test_forged_547_certificate_is_caught_only_by_the_full_check(tmp_path_factor
     assert not partial["complete"] and partial["openers_rederived"] == 3
 
 
+@pytest.mark.slow
 def test_normal_mode_certificate_presented_as_hard_mode_is_rejected(ight_proof, tmp_path):
     folder, game = ight_proof
     result = verify_certificate(folder, game)
@@ -388,6 +391,7 @@ def test_normal_mode_certificate_presented_as_hard_mode_is_rejected(ight_proof, 
         verify_certificate(folder, hard)
 
 
+@pytest.mark.slow
 def test_parallel_rederivation_gives_the_same_verdicts(mini_proof):
     """The pooled re-derivation reaches the same verdicts; against a higher UB its V_3 values are compared too."""
     import pyarrow.parquet as pq
@@ -422,6 +426,7 @@ def test_parallel_class_rederivation_catches_a_raised_exact_class(mini_proof, tm
         verify_certificate(tampered(folder, tmp_path, raise_exact), game, workers=2)
 
 
+@pytest.mark.slow
 def test_verify_certificate_command(mini_proof, tmp_path):
     folder, _ = mini_proof
     full = subprocess.run([sys.executable, "-m", "pipeline", "verify-certificate", str(folder)],

@@ -23,6 +23,7 @@ def nodes_to_depth(tree: dict, depth: int) -> int:
     return 1 + (sum(nodes_to_depth(c, depth - 1) for c in tree["children"].values()) if depth > 1 else 0)
 
 
+@pytest.mark.slow
 def test_report_covers_every_stage_with_distinct_plots(run_pipeline, word_game):
     ub = run_pipeline("stage=upper_bound", *word_game)
     sim = run_pipeline("stage=simulate", *word_game, "stage.strategies=[random_candidate,elimination,tree]",

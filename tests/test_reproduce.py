@@ -72,6 +72,7 @@ def rows_of(out: str) -> dict:
     return {r["id"]: r for r in json.loads((folder / "reproduce.json").read_text())["rows"]}
 
 
+@pytest.mark.slow
 def test_mini_nerdle_table3_reproduced_and_a_wrong_figure_fails(outputs, capsys, monkeypatch):
     code, out, err = reproduce(outputs, capsys, "stage.rows=[table3.mini_nerdle.*]")
     assert code in (0, None), err
@@ -132,6 +133,7 @@ def test_bad_selection_is_one_error_line(outputs, capsys, args, message):
     assert not (outputs / "reproduce").exists()
 
 
+@pytest.mark.slow
 def test_salet_exact_value_reproduced_from_the_parquet_rows(outputs, capsys):
     code, out, err = reproduce(outputs, capsys, "stage.rows=[hard.salet.normal.*]")
     assert code in (0, None), err

@@ -122,6 +122,7 @@ def wrong(game, which="both", lefts=(1, 2, 3)) -> int:
     return sum(any(row[i] != row[1] for i in index) for row in rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["ight", "ight hard", "mastermind 2x4", "mastermind 3x3"])
 def test_both_kernels_match_brute_force(games, name):
     rows = verdicts(games[name])

@@ -38,6 +38,7 @@ def test_every_stage_keeps_the_contract(name):
     assert len({o.name for o in stage.outputs}) == len(stage.outputs)  # each file declared once
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(STAGES))
 def test_every_stage_is_found_by_the_identity_it_is_keyed_by(name):
     """The finder (pipeline/artifacts/find.py) takes a stage's game identity from pipeline/artifacts/identity.py,
@@ -91,6 +92,7 @@ def finished(mini_nerdle_store):
     return mini_nerdle_store
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [s for s in STAGES if s != "reproduce"])
 def test_finished_artifacts_hold_their_declared_outputs(finished, name):
     """Every file an artifact lists (but the runner's log) is one its stage declares, and every file the stage

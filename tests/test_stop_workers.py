@@ -109,6 +109,7 @@ CHECKS = [  # every pair of (signal, workers, source) at least once
 
 @pytest.mark.parametrize("signum, workers, source", CHECKS,
                          ids=[f"{signal.Signals(s).name}-workers{w}-{source}" for s, w, source in CHECKS])
+@pytest.mark.slow
 def test_a_stopped_check_ends_its_workers_and_removes_its_temporary_folder(signum, workers, source, command,
                                                                           proof_folder):
     before = sorted(os.listdir(proof_folder))
@@ -117,12 +118,14 @@ def test_a_stopped_check_ends_its_workers_and_removes_its_temporary_folder(signu
     assert sorted(os.listdir(proof_folder)) == before  # no record, no half-written one
 
 
+@pytest.mark.slow
 def test_ctrl_c_at_a_terminal_reaches_the_workers_too_and_they_leave_it_to_the_check(command, proof_folder):
     """Ctrl-C goes to the whole process group: the workers (some still importing) ignore it, the check ends them."""
     run = verify_certificate(command, "archive", 2, proof_folder)
     assert_stopped(run, signal.SIGINT, CHECK_STOPPED, group=True)
 
 
+@pytest.mark.slow
 def test_the_workers_die_with_a_killed_check(command, proof_folder):
     """kill -9 leaves no cleanup to the check: its workers die with it (PR_SET_PDEATHSIG)."""
     run = verify_certificate(command, "folder", 2, proof_folder)
@@ -153,6 +156,7 @@ def test_a_pool_left_by_an_error_ends_its_busy_workers_at_once(tmp_path):
 # ---- stage runs -----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_stopped_reproduce_ends_the_checker_workers(command, tmp_path):
     """stage=reproduce checks a proof it made with the checker's pool, one worker per CPU."""
     run = command(["stage=reproduce", "stage.only=[table3]", "stage.rows=[table3.mini_nerdle.proof]",
@@ -164,6 +168,7 @@ def test_a_stopped_reproduce_ends_the_checker_workers(command, tmp_path):
     assert_stopped(run, signal.SIGTERM, RESUME)
 
 
+@pytest.mark.slow
 def test_a_stopped_blindfold_ends_its_solve(command, tmp_path):
     """Blindfold Wordle's lazy loop: stopped once its first round is done, while HiGHS works on the next."""
     outputs = tmp_path / "outputs"
@@ -222,6 +227,7 @@ def hard_set_cover(seconds: float):
     return h
 
 
+@pytest.mark.slow
 def test_a_sweep_stopped_as_ray_starts_writes_its_summary_and_ends_ray(command, tmp_path, ray_tmpdir):
     """SIGTERM while ray.init runs (Ray's own handler would exit 15 without a line): it waits until Ray is up,
     then the sweep unwinds: its summary marks every point stopped, and Ray's processes end with it."""
@@ -240,6 +246,7 @@ def test_a_sweep_stopped_as_ray_starts_writes_its_summary_and_ends_ray(command, 
     assert [(row["point"], row["status"]) for row in summary["rows"]] == [(0, "stopped"), (1, "stopped")]
 
 
+@pytest.mark.slow
 def test_a_run_on_ray_stopped_as_ray_starts_is_one_line(command, tmp_path, ray_tmpdir):
     run = command(["stage=feedback", "game=mini_nerdle", f"paths.outputs={tmp_path / 'outputs'}", "ray.executor=ray",
                    "ray.num_cpus=1", "progress=false"], env={"RAY_TMPDIR": ray_tmpdir})
@@ -252,6 +259,7 @@ def test_a_run_on_ray_stopped_as_ray_starts_is_one_line(command, tmp_path, ray_t
 
 @pytest.mark.parametrize("signum, group", [(signal.SIGTERM, False), (signal.SIGINT, True)],
                          ids=["SIGTERM", "Ctrl-C to the process group"])
+@pytest.mark.slow
 def test_a_stopped_analyse_ends_its_solver(signum, group, command):
     """analyse values a position in a forked child with a time budget (here the best play after FUZZY: more than
     a thousand candidates, minutes of work): stopped while the child works."""

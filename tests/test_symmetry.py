@@ -214,6 +214,7 @@ def test_forged_position_swap_rejected_where_colours_move(tmp_path_factory, tmp_
         verify_certificate(forged, game)
 
 
+@pytest.mark.slow
 def test_class_solved_with_the_opener_stabiliser_matches_full_search():
     """The opener's stabiliser orbits (search/symmetry/stabiliser.py) against brute force, and a class's MinTotal
     searched one guess per orbit of the history's stabiliser equals the full search's."""

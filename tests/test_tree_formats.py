@@ -95,6 +95,7 @@ def test_selby_refuses_responses_that_are_not_colours():
         to_selby(to_json(Tree("1234", 2, {"0B1W": Tree("2143", 1)})))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("form", ["selby", "olson", "json", "text"])
 def test_mini_nerdle_round_trip_through_every_form(tmp_path, capsys, mini_nerdle, mini_tree, form):
     """export-tree → file → verify-tree and the loader: the identical tree, and the total the replay gives."""

@@ -475,6 +475,7 @@ def clean_words_matrix(tmp_path_factory):
 
 @pytest.mark.parametrize("signum,group", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
                          ids=["SIGINT", "SIGTERM", "Ctrl-C to the process group (Ray's processes too)"])
+@pytest.mark.slow
 def test_a_signal_during_a_fan_out_keeps_shards_and_the_rerun_resumes(signum, group, tmp_path, clean_words_matrix):
     from pipeline.feedback.parquet import read_matrix
 

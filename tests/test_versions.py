@@ -140,6 +140,7 @@ def test_timings_and_paths_are_not_results(volatile):
         {"total": 2, "where": "<outputs>/a"}
 
 
+@pytest.mark.slow
 def test_a_record_of_other_checker_code_is_checked_again(mini_nerdle_store, tmp_path, monkeypatch):
     """A proof reused under its key may come from older code: its verification record counts only while the
     checker's code is the one that made it; otherwise stage=reproduce runs the checker on it again."""

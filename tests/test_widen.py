@@ -84,6 +84,7 @@ def test_the_ladder_of_breadths():
     assert ladder(10, 10) == ladder(10, 3) == ladder(10, None) == []
 
 
+@pytest.mark.slow
 def test_widened_strategies_replay_within_the_limit_and_never_beat_the_optimum(case):
     """Each feasible widened strategy (caps 2, 3, |G|) replays every secret to its total through the game's own
     answering function, within the limit and, in hard mode, with every guess allowed; it opens with its opener
@@ -102,6 +103,7 @@ def test_widened_strategies_replay_within_the_limit_and_never_beat_the_optimum(c
             assert result.total >= optimum
 
 
+@pytest.mark.slow
 def test_the_full_cap_finds_a_strategy_exactly_when_one_exists(case):
     """Cap |G|: the last step searches a class over every guess, so an opener has a widened strategy exactly when
     brute force finds one; the openers breadth 1 misses and widening finds are the ones pinned in RESCUED."""
@@ -116,6 +118,7 @@ def test_the_full_cap_finds_a_strategy_exactly_when_one_exists(case):
     assert rescued == RESCUED.get(key, {})
 
 
+@pytest.mark.slow
 def test_a_cap_finds_whatever_apmintotal_at_that_breadth_finds(case):
     """The classes are independent, so an opener with an ApMinTotal(S, cap) strategy has a widened one too."""
     _, game, matrix = case
@@ -185,6 +188,7 @@ def stage_summary(outputs, lists, *overrides) -> tuple[dict, object]:
     return json.loads((folder / "summary.json").read_text()), folder
 
 
+@pytest.mark.slow
 def test_the_stage_widens_the_classes_by_itself(g89_lists, tmp_path, ray_session, caplog):
     """FOWLS alone at breadth 1 has no strategy within 4 in hard mode; the stage widens its one failing class
     along 3, 10 and writes FOWLS' strategy (19, brute force's V*), which replays within the rules; capped at 3 it

@@ -77,6 +77,7 @@ def disagrees(game, questions, side) -> bool:
     return any(verdict(q) != q.truth for q in questions)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_both_match_brute_force_with_four_and_five_left(games, questions, name):  # noqa: F811
     game, asked_here = games[name], questions[name]
