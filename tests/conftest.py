@@ -167,9 +167,18 @@ def small_wordle(tmp_path_factory):
     return SmallWordle(config, overrides)
 
 
+# Fixtures that run a whole proof or a brute force once per session or module (5-160 s on 2 cores): a test needing
+# one is slow, whatever its own call costs, so that `make check` never pays for them
+HEAVY_FIXTURES = {"mini_nerdle_store", "mini_nerdle_proof", "ten_proof", "board", "questions"}
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Tests marked needs_ffxivrdle are skipped, saying why, when FFXIVrdle's lists are not where the
+    """Tests needing a heavy fixture are marked slow.  Tests marked needs_ffxivrdle are skipped, saying why, when FFXIVrdle's lists are not where the
     config expects them (they are never shipped: `python -m pipeline data fetch ffxivrdle`)."""
+    for item in items:
+        if HEAVY_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
     needing = [item for item in items if item.get_closest_marker("needs_ffxivrdle")]
     if not needing:
         return

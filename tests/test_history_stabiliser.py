@@ -196,6 +196,7 @@ def test_a_wrong_reduction_in_the_prover_is_caught(plant, monkeypatch):
     assert prover_mismatches("bulls 2" if plant == "drop the last guess" else "mastermind 3x3") != []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plant", ["drop the last guess", "drop an orbit"])
 def test_a_wrong_reduction_in_the_checker_is_caught(plant, monkeypatch):
     original = ProductSymmetry.representatives
