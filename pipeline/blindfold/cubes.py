@@ -17,7 +17,9 @@ k - |F| holds none.  The value used is certified, not HiGHS's objective: the row
 0) divided by the largest load sum_{p separated by g} y_p over every guess g outside F and X (when it
 exceeds 1) are a feasible dual solution, so sum y is at most the LP whatever the solver's tolerances.  A
 cube is pruned when that bound exceeds the guesses left by PRUNE_MARGIN (rounding in its sums is far
-below), or when a pool pair F leaves has no separator outside X (counted exactly).
+below), or when a pool pair F leaves has no separator outside X (counted exactly).  With `families` (default
+None: the pair rows alone), the LP also has the cluster cuts of those families narrowed by F, its bound certified
+by `cluster_cuts.certified_lp_with_cuts` (the same scaling, with the cut and link rows' duals).
 
 *Conquer*: every cube left is a MIP (`model.CoverModel`) with sum x <= k - |F| over the guesses outside F
 and X, its rows generated round by round as in the lazy loop: the pool pairs F leaves, then every pair
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.blindfold import cluster_cuts
 from pipeline.blindfold import pairs as blindfold_pairs
 from pipeline.blindfold.model import CoverModel
 
@@ -162,8 +165,9 @@ def uncovered(codes_t: np.ndarray, pool_i, pool_j, fixed) -> tuple[np.ndarray, n
     return pool_i[same], pool_j[same]
 
 
-def bound_cube(cube: Cube, codes_t, pool_i, pool_j, columns, k: int) -> CubeBound:
-    """The cube's certified LP bound and its branching pair with the ordered separators (module docstring)."""
+def bound_cube(cube: Cube, codes_t, pool_i, pool_j, columns, k: int, families=None) -> CubeBound:
+    """The cube's certified LP bound and its branching pair with the ordered separators (module docstring);
+    `families`: secret index arrays whose cluster cuts join the LP (`cluster_cuts.families`; None: none)."""
     started = time.perf_counter()
     avail = available(cube, columns)
     ui, uj = uncovered(codes_t, pool_i, pool_j, cube.fixed)
@@ -176,7 +180,11 @@ def bound_cube(cube: Cube, codes_t, pool_i, pool_j, columns, k: int) -> CubeBoun
     if counts[hardest] == 0:
         return CubeBound(True, None, 0.0, "a pool pair has no separator left", len(ui), pair, (),
                          time.perf_counter() - started)
-    lp_value, bound, status = certified_lp(codes_t, ui, uj, avail, indptr, indices)
+    if families is None:
+        lp_value, bound, status = certified_lp(codes_t, ui, uj, avail, indptr, indices)
+    else:
+        cuts = cluster_cuts.cut_rows(codes_t, families, avail, cube.fixed)
+        lp_value, bound, status = cluster_cuts.certified_lp_with_cuts(codes_t, ui, uj, avail, indptr, indices, cuts)
     load = np.bincount(indices, minlength=len(avail))  # pool pairs left each guess separates
     own = indices[indptr[hardest]:indptr[hardest + 1]].astype(np.int64)
     order = own[np.lexsort((own, -load[own]))]
@@ -249,12 +257,14 @@ def _ended(outcome, status, chosen, rounds, rows, started, dual_bound=None) -> C
     return CubeResult(outcome, status, tuple(chosen), rounds, len(rows[0]), time.perf_counter() - started, dual)
 
 
-def split(codes_t, columns, pool, k: int, *, depth: int, target: int, fan_out=run_here) -> list[CubeNode]:
+def split(codes_t, columns, pool, k: int, *, depth: int, target: int, fan_out=run_here, families=None
+          ) -> list[CubeNode]:
     """The cube tree down to `depth` levels below the root, or until `target` cubes survive a level: every cube
-    bounded (level by level, through `fan_out`), pruned, split or kept as a leaf."""
+    bounded (level by level, through `fan_out`; with the cluster cuts of `families` unless None), pruned, split
+    or kept as a leaf."""
     nodes, level_cubes = [], [Cube()]
     for level in range(depth + 1):
-        bounds = fan_out(bound_cube, level_cubes, (codes_t, pool[0], pool[1], columns, k), f"lp{level}")
+        bounds = fan_out(bound_cube, level_cubes, (codes_t, pool[0], pool[1], columns, k, families), f"lp{level}")
         alive = sum(not prunes(b, k - len(c.fixed)) for c, b in zip(level_cubes, bounds))
         deeper = level < depth and alive < target
         next_cubes = []
@@ -273,11 +283,12 @@ def split(codes_t, columns, pool, k: int, *, depth: int, target: int, fan_out=ru
 
 
 def search_cubes(codes_t, columns, pool, k: int, *, depth: int, target: int, limits: CubeLimits = CubeLimits(),
-                 fan_out=run_here) -> CubeSearch:
+                 fan_out=run_here, families=None) -> CubeSearch:
     """Whether k guesses among `columns` separate every secret, by cube-and-conquer (module docstring).
     codes_t: the secret-major code matrix (`pairs.transpose_codes`); pool: the pairs (i, j) the split and the
-    bounds read; fan_out(fn, items, shared, label) -> [fn(item, *shared) ...] runs the tasks."""
-    nodes = split(codes_t, columns, pool, k, depth=depth, target=target, fan_out=fan_out)
+    bounds read; fan_out(fn, items, shared, label) -> [fn(item, *shared) ...] runs the tasks; families: those
+    whose cluster cuts join the bounds (None: the pair rows alone)."""
+    nodes = split(codes_t, columns, pool, k, depth=depth, target=target, fan_out=fan_out, families=families)
     leaves = [node for node in nodes if node.outcome == LEAF]
     results = fan_out(solve_cube, [node.cube for node in leaves], (codes_t, pool[0], pool[1], columns, k, limits),
                       "mip")
