@@ -1,6 +1,6 @@
 """Blindfold Wordle, every allowed word a secret: the proven lower bound on f* against time, per method.
 
-    python benchmarks/blindfold_bounds.py --method {highs,scip,lp-cuts} --time-limit S [--threads N]
+    python benchmarks/blindfold_bounds.py --method {highs,scip,lp-cuts} --time-limit S [--threads N] [--cluster-cuts]
         [--game wordle_nyt_apr2022] [--sample-s 5] [--out benchmarks/results/blindfold-bounds-<method>-<commit>.json]
 
 Prints one JSON document on stdout (progress on stderr).  The rows are the blindfold note's recipe: the pairs of
@@ -15,7 +15,9 @@ inside the classes each solution leaves, added round by round (`pairs.class_labe
 - lp-cuts: no MIP: a best-first search over the cubes of `blindfold.cubes` (the split of branching.py), each cube
   bounded by its certified LP (`cubes.bound_cube`); the global bound is the least |fixed| + bound over the open
   cubes.  A cube whose fixed guesses separate every row adds the pairs of the classes they leave (the same rows
-  rule); the project has no cluster-cut rows in code, so the LP is the pair-row LP.
+  rule).  The LP is the pair-row LP, or with --cluster-cuts also the cluster cuts of `blindfold.cluster_cuts`
+  (one-position families and anagram groups of at least 3 secrets, narrowed by each cube's fixed guesses); the
+  record's `lp_rows` says which.
 
 Every method's bound is over a subset of the pairs of secrets: every set separating all secrets covers every row,
 so a bound on the rows is a lower bound on f* for the whole game.  `proven_f_star_at_least` is the bound rounded up
@@ -36,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.blindfold import cluster_cuts as K
 from pipeline.blindfold import cubes as C
 from pipeline.blindfold import pairs as P
 from pipeline.blindfold.model import CoverModel
@@ -245,9 +248,10 @@ def _smaller(best, candidate):
 # lp-cuts: best-first over the cubes, each bounded by its certified LP
 
 
-def lp_search(codes, enc_secrets, time_limit: float, curve: Curve) -> dict:
+def lp_search(codes, enc_secrets, time_limit: float, curve: Curve, families=None) -> dict:
     """Best-first search over the cubes (module docstring): the least |fixed| + LP bound over the open cubes is a
-    lower bound on f* (each separating set lies in one open cube, or is a verified set already counted)."""
+    lower bound on f* (each separating set lies in one open cube, or is a verified set already counted); with the
+    cluster cuts of `families` in each cube's LP unless None."""
     codes_t = P.transpose_codes(codes)
     columns = np.arange(codes.shape[0], dtype=np.int64)
     pool = P.same_letters_pairs(enc_secrets)
@@ -261,7 +265,7 @@ def lp_search(codes, enc_secrets, time_limit: float, curve: Curve) -> dict:
             break
         heapq.heappop(heap)
         if bounded_on != len(pool[0]):
-            bound = C.bound_cube(cube, codes_t, *pool, columns, codes.shape[0])
+            bound = C.bound_cube(cube, codes_t, *pool, columns, codes.shape[0], families)
             bounded += 1
             if not bound.uncoverable:
                 heapq.heappush(heap, (max(value, len(cube.fixed) + bound.bound), tie, cube, len(pool[0]),
@@ -315,18 +319,29 @@ def _expand(codes, codes_t, top, heap, tie, pool, verified):
 # the run and its record
 
 
-def measure(codes, enc_secrets, *, method: str, time_limit: float, threads: int, sample_s: float) -> dict:
-    """Run `method` for `time_limit` seconds on the code matrix; the record (without machine and game facts)."""
+def measure(codes, enc_secrets, *, method: str, time_limit: float, threads: int, sample_s: float,
+            cluster_cuts: bool = False) -> dict:
+    """Run `method` for `time_limit` seconds on the code matrix; the record (without machine and game facts).
+    `cluster_cuts`: lp-cuts' LPs also hold the cluster cuts of the secrets' letter families."""
     curve = Curve(sample_s)
     cpu = _cpu_seconds()
     if method == "lp-cuts":
-        outcome = lp_search(codes, enc_secrets, time_limit, curve)
+        families = K.families(enc_secrets) if cluster_cuts else None
+        outcome = {"lp_rows": lp_rows(families), **lp_search(codes, enc_secrets, time_limit, curve, families)}
     else:
         outcome = rounds_loop(codes, enc_secrets, method, time_limit, threads, curve)
     return {"method": method, "time_limit_s": time_limit, "wall_s": round(curve.seconds(), 2),
             "cpu_s": round(_cpu_seconds() - cpu, 2), "lower_bound_raw": curve.lower,
             "proven_f_star_at_least": ceil_bound(curve.lower), "incumbent_on_rows": curve.incumbent,
             "curve": curve.points, **outcome}
+
+
+def lp_rows(families) -> str:
+    """What lp-cuts' LPs hold."""
+    if families is None:
+        return "pair rows"
+    return (f"pair rows + cluster cuts of {len(families)} families (one-position families and anagram groups of at "
+            f"least {K.MIN_FAMILY} secrets, narrowed by each cube's fixed guesses)")
 
 
 def _cpu_seconds() -> float:
@@ -391,9 +406,12 @@ def main():
     parser.add_argument("--game", default="wordle_nyt_apr2022")
     parser.add_argument("--sample-s", type=float, default=5.0, help="a curve point at least this often")
     parser.add_argument("--out", type=Path, help="also write the JSON to this file")
+    parser.add_argument("--cluster-cuts", action="store_true", help="lp-cuts: the LPs also hold cluster cuts")
     args = parser.parse_args()
     if not args.time_limit > 0 or args.threads < 1 or not args.sample_s > 0:
         parser.error("--time-limit and --sample-s must be positive, --threads at least 1")
+    if args.cluster_cuts and args.method != "lp-cuts":
+        parser.error("--cluster-cuts goes with --method lp-cuts only")
     if args.out is not None and not args.out.parent.is_dir():
         parser.error(f"--out: no folder {args.out.parent}")
     if args.method == "scip" and scip_module() is None:
@@ -410,7 +428,7 @@ def main():
               "threads_note": THREADS_NOTE[args.method], "rows_rule": ROWS_RULE, "validity": VALIDITY,
               "setup_s": round(setup_s, 2), "load_start": load_start}
     record.update(measure(codes, enc_secrets, method=args.method, time_limit=args.time_limit, threads=args.threads,
-                          sample_s=args.sample_s))
+                          sample_s=args.sample_s, cluster_cuts=args.cluster_cuts))
     record["load_end"] = loads()
     text = json.dumps(record, indent=1) + "\n"
     if args.out is not None:

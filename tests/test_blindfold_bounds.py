@@ -50,6 +50,18 @@ def test_bound_reaches_brute_force_f_star(game, method):
     assert record["stop"].startswith("proven")
 
 
+def test_lp_cuts_with_cluster_cuts_reaches_f_star_and_says_so(game):
+    codes, enc, f_star = game
+    plain = bounds.measure(codes, enc, method="lp-cuts", time_limit=60.0, threads=1, sample_s=1.0)
+    record = bounds.measure(codes, enc, method="lp-cuts", time_limit=60.0, threads=1, sample_s=1.0,
+                            cluster_cuts=True)
+    lowers = [point["lower_bound"] for point in record["curve"]]
+    assert lowers == sorted(lowers) and max(lowers) <= f_star + bounds.EPS
+    assert record["proven_f_star_at_least"] == f_star and record["stop"].startswith("proven")
+    assert len(record["verified_best"]) == f_star and separates_all(codes, record["verified_best"])
+    assert plain["lp_rows"] == "pair rows" and record["lp_rows"].startswith("pair rows + cluster cuts of ")
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_short_limit_bound_stays_below_f_star(game, method):
     codes, enc, f_star = game
@@ -80,3 +92,9 @@ def test_scip_missing_is_one_error_line(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --method scip needs pyscipopt")
+
+
+def test_cluster_cuts_without_lp_cuts_is_one_error_line():
+    done = run_script("--method", "highs", "--cluster-cuts", "--time-limit", "1")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == ["error: --cluster-cuts goes with --method lp-cuts only"]
