@@ -87,8 +87,8 @@ def chosen_codes(codes_t: np.ndarray, members, columns) -> np.ndarray:
     block = np.asarray(codes_t)[np.asarray(members, dtype=np.int64)][:, np.asarray(columns, dtype=np.int64)]
     block = block.astype(np.int64)
     n_codes = int(block.max(initial=0)) + 1
-    counts = np.zeros((block.shape[1], n_codes), dtype=np.int64)
-    np.add.at(counts, (np.broadcast_to(np.arange(block.shape[1]), block.shape), block), 1)
+    keys = (np.arange(block.shape[1])[None, :] * n_codes + block).ravel()
+    counts = np.bincount(keys, minlength=block.shape[1] * n_codes).reshape(block.shape[1], n_codes)
     return counts.argmax(axis=1)  # argmax returns the first (smallest code) of tied largest classes
 
 
