@@ -9,6 +9,7 @@ and proves f* - 1 impossible.  Planted slips (by hand, see the report): the cut'
 |S| - 1, "sees" meaning outside every largest class (ties), a word dropped from each family."""
 
 import itertools
+import json
 import random
 from functools import cache
 
@@ -172,3 +173,17 @@ def test_certificate_is_a_dual_solution():
     for name, _ in GAMES:
         _, cut = bounds(name)
         assert cut.bound == pytest.approx(cut.lp_value, abs=1e-7)
+
+
+def test_stage_with_cluster_cuts_proves_f_star_and_records_its_rows(run_pipeline, word_list_game):
+    from tests.test_blindfold_cubes import CUBES
+
+    game_args = word_list_game(SECRETS, GUESSES)
+    plain, cut = (run_pipeline(*CUBES, *extra, *game_args) for extra in ((), ("stage.cube_cluster_cuts=true",)))
+    _, _, _, f_star = game("words")
+    solution = json.loads(cut.file("solution.json").read_text())
+    assert (solution["f_star"], solution["lower_bound"], solution["proven_optimal"]) == (f_star, f_star, True)
+    trees = [json.loads(a.file(f"cubes-k{f_star - 1}.json").read_text()) for a in (plain, cut)]
+    assert "lp_rows" not in trees[0]["solver"] and "cluster cuts" in trees[1]["solver"]["lp_rows"]
+    roots = [tree["cubes"][0]["lp"]["certified_bound"] for tree in trees]
+    assert roots[1] > roots[0] + 0.1  # the cuts lift the root of the stage's pool

@@ -165,6 +165,8 @@ class BlindfoldConfig(StageConfig):
                                   "(cube-and-conquer: the fixed sets split into cubes, each a MIP on a Ray task)")
     cube_depth: int = setting(2, "cubes: levels of the split below the root")
     cube_target: int = setting(5000, "cubes: no further split once a level keeps this many cubes")
+    cube_cluster_cuts: bool = setting(False, "cubes: each cube's LP bound also holds the cluster cuts of the "
+                                             "secrets' one-position families and anagram groups (certified)")
     cube_time_limit_s: float = setting(3600.0, "cubes: seconds for one cube's MIP (an open cube leaves f* "
                                                "unproven)")
     fixed: int = setting(2, "hybrid: fixed guesses played without looking")

@@ -12,6 +12,7 @@ import numpy as np
 
 from pipeline import PipelineError
 from pipeline.artifacts.outputs import CUBES, SOLUTION, write_json
+from pipeline.blindfold import cluster_cuts as K
 from pipeline.blindfold import cubes as C
 from pipeline.blindfold.model import check, greedy_complete
 from pipeline.blindfold.pairs import hardest_pairs, merge_pairs, same_letters_pairs, separates_all, transpose_codes
@@ -35,10 +36,11 @@ def run_cubes(ctx, cfg, codes, *, name: str, k_boards: int, allowed, pool_seeds)
                        hardest_pairs(codes_t, *pool_seeds, cfg.seed_limit or len(pool_seeds[0]), allowed))
     best = best_known(codes, cfg, game, allowed)
     limits = C.CubeLimits(time_limit=cfg.cube_time_limit_s, threads=cfg.threads or 1, max_rounds=cfg.max_rounds)
+    families = K.families(game.encoded_secrets()) if cfg.cube_cluster_cuts else None
     lower, searches, k = 0, {}, len(best) - 1
     while k >= 0:
         search = C.search_cubes(codes_t, allowed, pool, k, depth=cfg.cube_depth, target=cfg.cube_target,
-                                limits=limits, fan_out=fan_out_of(ctx, name, k, cfg.threads or 1))
+                                limits=limits, fan_out=fan_out_of(ctx, name, k, cfg.threads or 1), families=families)
         write_json(ctx.out.file(CUBES.named(str(k))), tree_record(game, cfg, search, pool))
         searches[k] = search
         lower = max(lower, search.root_lower_bound())
@@ -99,7 +101,7 @@ def _excluded(cfg, game) -> list[int]:
 def tree_record(game, cfg, search: C.CubeSearch, pool) -> dict:
     """cubes-k<k>.json: the question, its answer, the rules and every cube (enough to re-run any of them)."""
     version = highspy.Highs().version()
-    return {"k": search.k, "question": f"can {search.k} fixed guesses separate every pair of secrets",
+    record = {"k": search.k, "question": f"can {search.k} fixed guesses separate every pair of secrets",
             "status": search.status, "chosen": [game.guesses[g] for g in search.chosen] or None,
             "counts": search.counts(), "trusted": TRUSTED,
             "split": {"depth": cfg.cube_depth, "target": cfg.cube_target, "rule": SPLIT_RULE,
@@ -109,6 +111,10 @@ def tree_record(game, cfg, search: C.CubeSearch, pool) -> dict:
                        "max_rounds": cfg.max_rounds},
             "pool": {"rule": POOL_RULE, "pairs": [[game.secrets[i], game.secrets[j]] for i, j in zip(*pool)]},
             "cubes": [cube_record(game, search.k, node) for node in search.nodes]}
+    if cfg.cube_cluster_cuts:  # the pair-row runs' records stay as they were
+        record["solver"]["lp_rows"] = ("pool pairs left + cluster cuts of the secrets' one-position families and "
+                                       f"anagram groups of at least {K.MIN_FAMILY} words, narrowed by the fixed guesses")
+    return record
 
 
 def cube_record(game, k: int, node: C.CubeNode) -> dict:
