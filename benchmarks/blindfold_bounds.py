@@ -1,6 +1,7 @@
 """Blindfold Wordle, every allowed word a secret: the proven lower bound on f* against time, per method.
 
-    python benchmarks/blindfold_bounds.py --method {highs,scip,lp-cuts} --time-limit S [--threads N] [--cluster-cuts]
+    python benchmarks/blindfold_bounds.py --method {highs,scip,lp-cuts} --time-limit S [--threads N]
+        [--cluster-cuts [--max-families N]]
         [--game wordle_nyt_apr2022] [--sample-s 5] [--out benchmarks/results/blindfold-bounds-<method>-<commit>.json]
 
 Prints one JSON document on stdout (progress on stderr).  The rows are the blindfold note's recipe: the pairs of
@@ -16,8 +17,8 @@ inside the classes each solution leaves, added round by round (`pairs.class_labe
   bounded by its certified LP (`cubes.bound_cube`); the global bound is the least |fixed| + bound over the open
   cubes.  A cube whose fixed guesses separate every row adds the pairs of the classes they leave (the same rows
   rule).  The LP is the pair-row LP, or with --cluster-cuts also the cluster cuts of `blindfold.cluster_cuts`
-  (one-position families and anagram groups of at least 3 secrets, narrowed by each cube's fixed guesses); the
-  record's `lp_rows` says which.
+  (one-position families and anagram groups of at least 3 secrets, narrowed by each cube's fixed guesses; the
+  --max-families largest, default all); the record's `lp_rows` says which.
 
 Every method's bound is over a subset of the pairs of secrets: every set separating all secrets covers every row,
 so a bound on the rows is a lower bound on f* for the whole game.  `proven_f_star_at_least` is the bound rounded up
@@ -320,13 +321,14 @@ def _expand(codes, codes_t, top, heap, tie, pool, verified):
 
 
 def measure(codes, enc_secrets, *, method: str, time_limit: float, threads: int, sample_s: float,
-            cluster_cuts: bool = False) -> dict:
+            cluster_cuts: bool = False, max_families: int | None = None) -> dict:
     """Run `method` for `time_limit` seconds on the code matrix; the record (without machine and game facts).
-    `cluster_cuts`: lp-cuts' LPs also hold the cluster cuts of the secrets' letter families."""
+    `cluster_cuts`: lp-cuts' LPs also hold the cluster cuts of the secrets' letter families (the `max_families`
+    largest; None: all)."""
     curve = Curve(sample_s)
     cpu = _cpu_seconds()
     if method == "lp-cuts":
-        families = K.families(enc_secrets) if cluster_cuts else None
+        families = K.families(enc_secrets, max_families=max_families) if cluster_cuts else None
         outcome = {"lp_rows": lp_rows(families), **lp_search(codes, enc_secrets, time_limit, curve, families)}
     else:
         outcome = rounds_loop(codes, enc_secrets, method, time_limit, threads, curve)
@@ -407,11 +409,14 @@ def main():
     parser.add_argument("--sample-s", type=float, default=5.0, help="a curve point at least this often")
     parser.add_argument("--out", type=Path, help="also write the JSON to this file")
     parser.add_argument("--cluster-cuts", action="store_true", help="lp-cuts: the LPs also hold cluster cuts")
+    parser.add_argument("--max-families", type=int, help="--cluster-cuts: the largest families only (default: all)")
     args = parser.parse_args()
     if not args.time_limit > 0 or args.threads < 1 or not args.sample_s > 0:
         parser.error("--time-limit and --sample-s must be positive, --threads at least 1")
     if args.cluster_cuts and args.method != "lp-cuts":
         parser.error("--cluster-cuts goes with --method lp-cuts only")
+    if args.max_families is not None and (not args.cluster_cuts or args.max_families < 1):
+        parser.error("--max-families must be at least 1 and goes with --cluster-cuts")
     if args.out is not None and not args.out.parent.is_dir():
         parser.error(f"--out: no folder {args.out.parent}")
     if args.method == "scip" and scip_module() is None:
@@ -428,7 +433,8 @@ def main():
               "threads_note": THREADS_NOTE[args.method], "rows_rule": ROWS_RULE, "validity": VALIDITY,
               "setup_s": round(setup_s, 2), "load_start": load_start}
     record.update(measure(codes, enc_secrets, method=args.method, time_limit=args.time_limit, threads=args.threads,
-                          sample_s=args.sample_s, cluster_cuts=args.cluster_cuts))
+                          sample_s=args.sample_s, cluster_cuts=args.cluster_cuts,
+                          max_families=args.max_families))
     record["load_end"] = loads()
     text = json.dumps(record, indent=1) + "\n"
     if args.out is not None:

@@ -55,6 +55,10 @@ def test_lp_cuts_with_cluster_cuts_reaches_f_star_and_says_so(game):
     plain = bounds.measure(codes, enc, method="lp-cuts", time_limit=60.0, threads=1, sample_s=1.0)
     record = bounds.measure(codes, enc, method="lp-cuts", time_limit=60.0, threads=1, sample_s=1.0,
                             cluster_cuts=True)
+    capped = bounds.measure(codes, enc, method="lp-cuts", time_limit=60.0, threads=1, sample_s=1.0,
+                            cluster_cuts=True, max_families=1)
+    assert capped["lp_rows"].startswith("pair rows + cluster cuts of 1 families")
+    assert capped["proven_f_star_at_least"] == f_star
     lowers = [point["lower_bound"] for point in record["curve"]]
     assert lowers == sorted(lowers) and max(lowers) <= f_star + bounds.EPS
     assert record["proven_f_star_at_least"] == f_star and record["stop"].startswith("proven")
@@ -98,3 +102,11 @@ def test_cluster_cuts_without_lp_cuts_is_one_error_line():
     done = run_script("--method", "highs", "--cluster-cuts", "--time-limit", "1")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == ["error: --cluster-cuts goes with --method lp-cuts only"]
+
+
+@pytest.mark.parametrize("args", [["--max-families", "0", "--cluster-cuts", "--method", "lp-cuts"],
+                                  ["--max-families", "5", "--method", "lp-cuts"]])
+def test_bad_max_families_is_one_error_line(args):
+    done = run_script(*args, "--time-limit", "1")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == ["error: --max-families must be at least 1 and goes with --cluster-cuts"]
