@@ -4,12 +4,13 @@ checkout, printed as one JSON object.
     python benchmarks/hard_levels.py --game wordle_nyt_jul2023 --hard --ub 11627 --level 4 [--sample 20]
                                      [--seed 0] [--ref COMMIT_OR_CHECKOUT]
 
-A seeded sample of `--sample` openers (drawn from every guess, sorted) gets V_level(g, S) with early exit above
-`--ub`, as a lower_bound task computes it (search/bounds/funnel.py: one solver, its memo kept from opener to
-opener): the hard-mode bounds with `--hard`, else the normal-mode ones.  The kernels are warmed first (one
-untimed opener outside the sample, then the solver's memo emptied), numba runs one thread, and each opener's
-time is process CPU time (time.process_time), so a loaded machine changes it little; the load average is
-printed beside it.  `--ref` runs the same measurement in a subprocess on another checkout (a folder, or a
+A seeded sample of `--sample` openers that reach the level (their V_{level-1} at most `--ub`, by the rule the
+funnel uses there: the hard-mode bounds from level 2 on with `--hard`; found by trying the guesses in a seeded
+random order) gets V_level(g, S) with early exit above `--ub`, in index order, as a lower_bound task computes it
+(search/bounds/funnel.py: one solver, its memo kept from opener to opener): the hard-mode bounds with `--hard`,
+else the normal-mode ones.  The kernels are warmed first (the screening, then the solvers' memos emptied), numba
+runs one thread, and each opener's time is process CPU time (time.process_time), so a loaded machine changes it
+little; the load average is printed beside it.  `--ref` runs the same measurement in a subprocess on another checkout (a folder, or a
 commit checked out into a temporary git worktree that is removed afterwards) and reports both, the ratio of
 their CPU seconds (ref / this) and whether every (value, exact) pair is identical.
 """
@@ -28,6 +29,7 @@ os.environ["NUMBA_NUM_THREADS"] = "1"  # before numba is imported: one thread, C
 import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+HARD_FROM = 2  # the lower_bound stage's default stage.hard_from
 
 
 def checkout_commit(folder) -> str:
@@ -39,10 +41,21 @@ def checkout_commit(folder) -> str:
     return commit + ("-dirty" if dirty else "")
 
 
-def sample_openers(n_guesses: int, sample: int, seed: int) -> tuple[int, np.ndarray]:
-    """(a warm-up opener, `sample` other openers sorted), drawn without replacement from `seed`."""
-    drawn = np.random.default_rng(seed).choice(n_guesses, sample + 1, replace=False)
-    return int(drawn[0]), np.sort(drawn[1:]).astype(np.int32)
+def reaching_openers(solvers, n_guesses: int, args) -> np.ndarray:
+    """The first `args.sample` guesses of a seeded random order whose V_{level-1} is at most the UB, sorted."""
+    from pipeline.search.bounds.funnel import level_rule
+
+    chosen = []
+    for g in np.random.default_rng(args.seed).permutation(n_guesses).astype(np.int32):
+        if args.level > 1:
+            rule = level_rule(args.hard, HARD_FROM, args.level - 1)
+            value, _ = solvers.values(np.array([g], dtype=np.int32), args.level - 1, args.ub, rule)
+            if value[0] > args.ub:
+                continue
+        chosen.append(g)
+        if len(chosen) == args.sample:
+            break
+    return np.sort(np.array(chosen, dtype=np.int32))
 
 
 def measure(args) -> dict:
@@ -55,11 +68,15 @@ def measure(args) -> dict:
 
     game = builtin_game(args.game)
     codes = game_matrix(game)
-    solver = FunnelSolvers(Matrix.of_game(codes, game), k_of_game(codes, game.n_codes)).solver(
-        "hard" if args.hard else "normal")
-    warm, openers = sample_openers(len(game.guesses), args.sample, args.seed)
-    solver.opener_values(np.array([warm], dtype=np.int32), args.level, args.ub)
-    solver.reset()
+    solvers = FunnelSolvers(Matrix.of_game(codes, game), k_of_game(codes, game.n_codes))
+    solver = solvers.solver("hard" if args.hard else "normal")
+    if args.openers:
+        openers = np.array([game.guess_index[w] for w in args.openers.split(",")], dtype=np.int32)
+    else:
+        openers = reaching_openers(solvers, len(game.guesses), args)
+    solver.opener_values(openers[:1], args.level, args.ub)  # warm
+    for built in solvers.built.values():
+        built.reset()
     load_before = os.getloadavg()
     seconds, values, exact = [], [], []
     for g in openers:
@@ -76,7 +93,7 @@ def measure(args) -> dict:
         "load_after": [round(x, 2) for x in os.getloadavg()]}
 
 
-def run_ref(args, ref: str) -> dict:
+def run_ref(args, ref: str, openers: list[str]) -> dict:
     """`measure` on another checkout, in a subprocess whose `pipeline` is that checkout's."""
     folder, temporary = Path(ref), None
     if not folder.is_dir():
@@ -88,7 +105,8 @@ def run_ref(args, ref: str) -> dict:
         folder = temporary
     try:
         command = [sys.executable, __file__, "--game", args.game, "--ub", str(args.ub), "--level", str(args.level),
-                   "--sample", str(args.sample), "--seed", str(args.seed), "--checkout", str(folder)]
+                   "--sample", str(args.sample), "--seed", str(args.seed), "--checkout", str(folder),
+                   "--openers", ",".join(openers)]
         command += ["--hard"] if args.hard else []
         env = {**os.environ, "PYTHONPATH": str(folder)}
         done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
@@ -111,6 +129,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed")
     parser.add_argument("--ref", default=None, help="another checkout (folder or commit) to time beside this one")
     parser.add_argument("--checkout", default=None, help=argparse.SUPPRESS)  # set by --ref's subprocess
+    parser.add_argument("--openers", default=None, help=argparse.SUPPRESS)  # the sample --ref's subprocess times
     args = parser.parse_args()
     if args.level < 1 or args.sample < 1:
         sys.exit("error: --level and --sample must be at least 1")
@@ -118,7 +137,7 @@ def main() -> None:
            "sample": args.sample, "seed": args.seed, "numba_threads": 1, "cpus": os.cpu_count(),
            "this": measure(args)}
     if args.ref is not None:
-        ref = run_ref(args, args.ref)
+        ref = run_ref(args, args.ref, out["this"]["openers"])
         out["ref"] = ref
         out["ratio_ref_over_this"] = round(ref["cpu_s_total"] / max(out["this"]["cpu_s_total"], 1e-9), 3)
         out["identical"] = (ref["values"] == out["this"]["values"] and ref["exact"] == out["this"]["exact"]
