@@ -16,9 +16,11 @@ from pipeline.proofs.game.answer import symbols
 from pipeline.proofs.bounds.lower import LowerBounds
 from pipeline.proofs.bounds.hard import HardLowerBounds
 from pipeline.search.bounds.lower import BoundSolver, k_of_game
-from pipeline.search.bounds.hard import HardBoundSolver
+from pipeline.games.game import Game
+from pipeline.search.bounds.hard import LETTERS_FROM, HardBoundSolver, v1_among
+from pipeline.search.bounds.max_parts import colour_table
 from pipeline.search.hard_mode import initial_state
-from tests.helpers.words import HARD_BINDS, LIMIT_BINDS, binding_game, brute_min_total
+from tests.helpers.words import HARD_BINDS, LIMIT_BINDS, binding_game, brute_min_total, random_word_game
 
 GAMES = {"hard_binds": HARD_BINDS, "limit_binds": LIMIT_BINDS}
 LEVELS = (1, 2, 3, 4, 5)
@@ -200,3 +202,82 @@ def test_lb3_from_part_counts_equals_the_minimum_of_v1_on_wordle_states():
                         assert_budgeted(prover._lb3_by_parts(cands, after, truth - below), truth, truth - below)
                 checked += 1
     assert checked > 30
+
+
+def plain_solver(game, codes):
+    """A hard solver whose scans never use a superset's capping: the plain scans of every allowed guess."""
+    solver = HardBoundSolver(codes, game.n_codes, k_of_game(codes, game.n_codes), game.encoded_guesses(),
+                             secret_of_guess=game.secret_of_guess, encoded_secrets=game.encoded_secrets())
+    solver.capping = lambda cands, guesses, parts: None
+    return solver
+
+
+def capped_solver(game, codes):
+    return HardBoundSolver(codes, game.n_codes, k_of_game(codes, game.n_codes), game.encoded_guesses(),
+                           secret_of_guess=game.secret_of_guess, encoded_secrets=game.encoded_secrets())
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_capped_scans_give_every_value_of_the_plain_scans_under_every_budget(name):
+    """V_2..V_6 of every opener under budgets around the value, asked of one solver in the same order as of a
+    solver without cappings: every (value, exact) pair is the same (inexact ones included, which depend on
+    what the memo holds), and the capped scans did run."""
+    game = binding_game(GAMES[name], True, None)
+    codes = game_matrix(game)
+    fast, plain = capped_solver(game, codes), plain_solver(game, codes)
+    everyone = np.arange(len(game.secrets), dtype=np.int32)
+    start = initial_state(game.length)
+    rng = np.random.default_rng(11)
+    scans = []
+    fast._scan = lambda *args, scan=fast._scan: scans.append(args[-1] is not None) or scan(*args)
+    for g in range(len(game.guesses)):
+        for level in range(2, 7):
+            truth = plain.v(g, everyone, start, level)[0]
+            assert fast.v(g, everyone, start, level) == (truth, True)
+            for budget in rng.permutation(np.arange(truth - 8, truth + 2)):
+                assert fast.v(g, everyone, start, level, int(budget)) == plain.v(g, everyone, start, level,
+                                                                                  int(budget)), (g, level, budget)
+    assert sum(scans) > 50
+
+
+def most_split_brute(codes, cands, guesses, win, bonus):
+    """max over the guesses of |Split(C, g)| + bonus * [g wins on a candidate], from the definition."""
+    return max((len(set(codes[g, cands])) + bonus * int((codes[g, cands] == win).any()) for g in guesses),
+               default=0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_capped_scan_of_a_subset_is_the_most_parts_of_its_guesses(seed):
+    """`most_split_capped` of subsets D of a set C, with C's capping, against the definition: the exact maximum
+    from any floor when the stop is out of reach, and the same side of a stop as the plain scan otherwise;
+    guesses outside the capping (no cap, no local row) counted too."""
+    extra, secrets, alphabet = random_word_game(seed, letters="abcdef", lengths=(3, 4), draws=200,
+                                                n_secrets=(30, 40), n_extra=(20, 30))
+    game = Game("tiny", tuple(sorted(set(secrets + extra))), tuple(sorted(secrets)), alphabet, True, None)
+    codes = game_matrix(game)
+    solver = capped_solver(game, codes)
+    win = game.n_codes - 1
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(40):
+        cands = np.sort(rng.choice(len(game.secrets), rng.integers(3, len(game.secrets) + 1), replace=False))
+        cands = cands.astype(np.int32)
+        known = np.sort(rng.choice(len(game.guesses), len(game.guesses) * 3 // 4, replace=False)).astype(np.int32)
+        _, parts = v1_among(codes, solver.codes_t, cands, known, game.n_codes, win, solver.btab)
+        capped = solver.capping(cands, known, parts)
+        for _ in range(5):
+            subset = np.sort(rng.choice(cands, rng.integers(3, len(cands) + 1), replace=False)).astype(np.int32)
+            guesses = np.sort(rng.choice(len(game.guesses), len(game.guesses) // 2, replace=False)).astype(np.int32)
+            keys = solver.letter_keys if len(subset) > LETTERS_FROM else solver.letter_keys[:0]
+            table = colour_table(subset, solver.secret_letters)
+            for bonus in (0, 1):
+                truth = most_split_brute(codes, subset, guesses, win, bonus)
+                for floor in (0, truth - 1, truth, truth + 1):
+                    scan = solver._scan(subset, guesses, floor, len(subset) + 2, bonus, keys, table, capped)
+                    assert scan == max(floor, truth), (seed, floor, bonus)
+                    stop = max(1, truth - 1)  # reached: some value >= stop, as the plain scan says
+                    plain = solver._scan(subset, guesses, floor, stop, bonus, keys, table, None)
+                    assert (solver._scan(subset, guesses, floor, stop, bonus, keys, table, capped) >= stop) \
+                        == (plain >= stop) == (max(floor, truth) >= stop)
+                checked += 1
+    assert checked == 40 * 5 * 2

@@ -67,6 +67,26 @@ def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
     return values, parts_out
 
 
+@njit(cache=True, inline="always")
+def split_score(line, cands, win, bonus, best, seen, mark):
+    """|Split(C, g)| + bonus * [g wins on a candidate] for g's code line (line[c] = g's code on candidate c),
+    or a number <= best once even all the remaining candidates in new parts (and the bonus) could not beat
+    `best`.  `seen` marks the codes met with `mark`."""
+    n = cands.shape[0]
+    parts = 0
+    won = 0
+    for i in range(n):
+        code = line[cands[i]]
+        if seen[code] != mark:
+            seen[code] = mark
+            parts += 1
+        if code == win:
+            won = bonus
+        if parts + (n - 1 - i) + bonus <= best:
+            break
+    return parts + won
+
+
 @njit(cache=True)
 def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table):
     """max(floor, max over `guesses` of |Split(C, g)| + bonus * [g wins on a candidate]), exact below `stop`:
@@ -74,7 +94,6 @@ def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, 
     has a row per guess, or none to skip nothing) + bonus cannot beat the best so far, and its count is
     abandoned once even all its remaining candidates in new parts (and `bonus` for a win) could not.
     bonus = 0 gives the most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels."""
-    n = cands.shape[0]
     seen = np.full(n_codes, -1, dtype=np.int64)
     best = floor
     use_letters = keys.shape[0] > 0
@@ -84,18 +103,45 @@ def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, 
         g = guesses[j]
         if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
             continue
-        parts = 0
-        won = 0
-        for i in range(n):
-            code = codes_t[cands[i], g]
-            if seen[code] != j:
-                seen[code] = j
-                parts += 1
-            if code == win:
-                won = bonus
-            if parts + (n - 1 - i) + bonus <= best:
-                break
-        best = max(best, parts + won)
+        best = max(best, split_score(codes_t[:, g], cands, win, bonus, best, seen, j))
+    return best
+
+
+@njit(cache=True)
+def submatrix(codes, rows, cols):
+    """codes[rows][:, cols], contiguous."""
+    out = np.empty((rows.shape[0], cols.shape[0]), dtype=codes.dtype)
+    for j in range(rows.shape[0]):
+        for k in range(cols.shape[0]):
+            out[j, k] = codes[rows[j], cols[k]]
+    return out
+
+
+@njit(cache=True)
+def most_split_capped(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table, caps, row_of, local,
+                      where):
+    """`most_split_among`, faster for a subset C of a set P whose part counts are known: caps[g] >=
+    |Split(C, g)| (g's part count on P, as a part of C lies in a part of P; UNBOUNDED for a guess without
+    one) skips a guess that cannot beat the best before anything else about it is read, and a guess with a
+    row in `local` (local[row_of[g], where[c]] = g's code on candidate c of P) is counted there, a few
+    cache lines instead of one a candidate; any other guess (row_of -1) is counted from `codes_t`."""
+    positions = where[cands]
+    seen = np.full(n_codes, -1, dtype=np.int64)
+    best = floor
+    use_letters = keys.shape[0] > 0
+    for j in range(guesses.shape[0]):
+        if best >= stop:
+            break
+        g = guesses[j]
+        if caps[g] + bonus <= best:
+            continue
+        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
+            continue
+        row = row_of[g]
+        if row >= 0:
+            best = max(best, split_score(local[row], positions, win, bonus, best, seen, j))
+        else:
+            best = max(best, split_score(codes_t[:, g], cands, win, bonus, best, seen, j))
     return best
 
 
@@ -109,6 +155,12 @@ class HardBoundSolver:
 
     `codes` is the |G| x |S| code matrix, `k_s` = max_g |Split(S, g)|, `encoded_guesses` the guesses'
     symbol indices (what the hard-mode rule reads).  A state is a (greens, at_least) pair.
+
+    V_i(g, C) asks for LB_2 or LB_3 of the classes D of g on C, whose max-parts scans dominate the deep levels.
+    A guess makes at most as many parts of D as of C, and LB_i of C has every allowed guess's part count on C
+    from its V_1 pass: that pass hands them down (`capping`), and D's scans skip the guesses whose count on
+    C cannot beat their best and read the others' codes from a small matrix of C's (`most_split_capped`).
+    Only the scans' cost changes: a scan's result is the same maximum, exact below its stop.
     """
 
     def __init__(self, codes, n_codes, k_s, encoded_guesses, memo_limit=2_000_000, secret_of_guess=None,
@@ -152,8 +204,9 @@ class HardBoundSolver:
     def after(self, state, g, code):
         return update_state(state[0], state[1], self.words[g], code)
 
-    def lb(self, cands, state, level, budget=UNBOUNDED):
-        """(LB_level(C, state), exact); when not exact the value is a lower bound > budget."""
+    def lb(self, cands, state, level, budget=UNBOUNDED, capped=None):
+        """(LB_level(C, state), exact); when not exact the value is a lower bound > budget.  `capped`: a
+        superset's `capping`, or None (it changes no value, only the cost of LB_2 and LB_3)."""
         n = len(cands)
         if n <= 2:
             return (1, True) if n == 1 else (3, True)
@@ -163,19 +216,22 @@ class HardBoundSolver:
         hit = self.memo.get(key)
         if hit is not None and (hit[1] or hit[0] > budget):
             return hit
-        result = self._lb(cands, state, level, budget)
+        result = self._lb(cands, state, level, budget, capped)
         if len(self.memo) >= self.memo_limit:
             self.memo.clear()
         self.memo[key] = result
         return result
 
-    def _lb(self, cands, state, level, budget):
+    def _lb(self, cands, state, level, budget, capped):
         if level <= 3 and self.normal is not None and unconstrained(state):
-            return self.normal.lb(cands, level, budget)
+            # its memo decides as before; a miss of LB_2 with a superset's capping is scanned here (the same
+            # maximum over every guess, which the state allows)
+            lb2 = None if capped is None else (lambda cap: self._lb2(cands, state, cap, capped))
+            return self.normal.lb(cands, level, budget, lb2)
         if level == 2:
-            return self._lb2(cands, state, budget)
+            return self._lb2(cands, state, budget, capped)
         if level == 3:
-            result = self._lb3_by_parts(cands, state, budget)
+            result = self._lb3_by_parts(cands, state, budget, capped)
             if result is not None:
                 return result
         keys, parts = v1_among(self.codes, self.codes_t, cands, self.allowed(state), self.n_codes, self.win,
@@ -186,10 +242,22 @@ class HardBoundSolver:
         if level == 3:
             best = int(keys[useful].min())
             return best, best <= budget
+        capped = self.capping(cands, self.allowed(state), parts)
         return lazy_minimum(self.allowed(state)[useful], keys[useful], budget,
-                            lambda g, cap: self.v(g, cands, state, level - 2, cap))
+                            lambda g, cap: self.v(g, cands, state, level - 2, cap, capped))
 
-    def _lb2(self, cands, state, budget):
+    def capping(self, cands, guesses, parts):
+        """What `most_split_capped` needs to scan subsets of C, from the part counts `parts` of `guesses` on C:
+        (each guess's cap, its row in the local matrix, that matrix, each secret's position in C)."""
+        caps = np.full(self.codes.shape[0], UNBOUNDED, dtype=np.int64)
+        caps[guesses] = parts
+        row_of = np.full(self.codes.shape[0], -1, dtype=np.int64)
+        row_of[guesses] = np.arange(len(guesses))
+        where = np.full(self.codes.shape[1], -1, dtype=np.int64)
+        where[cands] = np.arange(len(cands))
+        return caps, row_of, submatrix(self.codes, guesses, cands), where
+
+    def _lb2(self, cands, state, budget, capped=None):
         """Hard LB_2(C, state) = Bound(|C|, most parts of an allowed guess), or only a bound above `budget`.
 
         Bound falls as the part count k rises, so LB_2 > budget exactly when no allowed guess makes more
@@ -201,27 +269,34 @@ class HardBoundSolver:
         k_max = parts_above(n, budget)
         floor = 0
         if k_max > 0:
-            floor = self._most_split(cands, state, 0, k_max + 1, k_max)
+            floor = self._most_split(cands, state, 0, k_max + 1, k_max, capped)
             if floor <= k_max:
                 return int(bound(n, k_max)), False
-        return int(bound(n, max(1, self._most_split(cands, state, 0, n - 1, floor)))), True
+        return int(bound(n, max(1, self._most_split(cands, state, 0, n - 1, floor, capped)))), True
 
-    def _most_split(self, cands, state, bonus, stop, floor=0):
+    def _most_split(self, cands, state, bonus, stop, floor=0, capped=None):
         """`most_split_among` over the guesses allowed in `state`, from `floor`, candidates' winning guesses
-        first: their best is the floor of the scan of all, which then counts no win (theirs are in it)."""
+        first: their best is the floor of the scan of all, which then counts no win (theirs are in it).
+        With a superset's `capping` the scan of all is `most_split_capped` (the same result)."""
         keys = self.letter_keys if len(cands) > LETTERS_FROM else self.letter_keys[:0]
         table = colour_table(cands, self.secret_letters) if len(keys) else np.zeros((1, 1), dtype=np.int64)
         best = floor
         if self.win_guess is not None:  # each candidate has one winning guess, so no other guess wins
             winners = self.win_guess[cands]
             winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
-            best = most_split_among(self.codes_t, cands, winners, self.n_codes, self.win, best, stop, bonus, keys,
-                                    table)
+            best = self._scan(cands, winners, best, stop, bonus, keys, table, capped)
             stop, bonus = min(stop, len(cands)), 0
-        return most_split_among(self.codes_t, cands, self.allowed(state), self.n_codes, self.win, best, stop, bonus,
-                                keys, table)
+        return self._scan(cands, self.allowed(state), best, stop, bonus, keys, table, capped)
 
-    def _lb3_by_parts(self, cands, state, budget=UNBOUNDED):
+    def _scan(self, cands, guesses, floor, stop, bonus, keys, table, capped):
+        """`most_split_among` of `guesses`, or `most_split_capped` with a superset's `capping`."""
+        if capped is None:
+            return most_split_among(self.codes_t, cands, guesses, self.n_codes, self.win, floor, stop, bonus, keys,
+                                    table)
+        return most_split_capped(self.codes_t, cands, guesses, self.n_codes, self.win, floor, stop, bonus, keys,
+                                 table, *capped)
+
+    def _lb3_by_parts(self, cands, state, budget=UNBOUNDED, capped=None):
         """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]) as (value, exact), or
         None where that does not apply: as in BoundSolver._lb3_by_parts, |C| <= K_S + 1 puts every class of
         a split in Bound's two flat levels.  As in `_lb2`, LB_3 > budget needs only a scan showing that no
@@ -235,14 +310,15 @@ class HardBoundSolver:
             return 2 * n - 1, False
         floor = 0
         if k_max >= 2:
-            floor = self._most_split(cands, state, 1, k_max + 1, k_max)
+            floor = self._most_split(cands, state, 1, k_max + 1, k_max, capped)
             if floor <= k_max:
                 return 3 * n - k_max, False
-        best = self._most_split(cands, state, 1, n + 1, floor)
+        best = self._most_split(cands, state, 1, n + 1, floor, capped)
         return (3 * n - best, 3 * n - best <= budget) if best >= 2 else None  # no allowed guess splits C
 
-    def v(self, g, cands, state, level, budget=UNBOUNDED):
+    def v(self, g, cands, state, level, budget=UNBOUNDED, capped=None):
         """(V_level(g, C, state), exact): each class's bound raised from the LB_1 floor, largest class first.
+        `capped`: the `capping` of C (or None), which the classes' LB_2 and LB_3 scans use.
 
         From level 4 on, every class is first raised to LB_3 (cheap, and LB_3 <= LB_level), so the total
         starts at V_3 and each costly LB_level gets only the slack V_3 leaves under the budget: a guess is
@@ -261,7 +337,8 @@ class HardBoundSolver:
                     return total, False
                 if c not in states:
                     states[c] = self.after(state, g, int(self.codes[g][members[starts[c]]]))
-                value, _ = self.lb(members[starts[c]:starts[c + 1]], states[c], lev, budget - total + int(bounds[c]))
+                value, _ = self.lb(members[starts[c]:starts[c + 1]], states[c], lev, budget - total + int(bounds[c]),
+                                   capped)
                 total = min(total + value - int(bounds[c]), UNBOUNDED)
                 bounds[c] = value
         return total, total <= budget  # an inexact class bound is above its budget, so the total is too

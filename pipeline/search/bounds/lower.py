@@ -209,8 +209,9 @@ class BoundSolver:
         self.memo.clear()
 
     # ---- LB_i(C) -------------------------------------------------------
-    def lb(self, candidates, level, budget=UNBOUNDED):
-        """(LB_level(C), exact); when not exact the value is a lower bound > budget."""
+    def lb(self, candidates, level, budget=UNBOUNDED, lb2=None):
+        """(LB_level(C), exact); when not exact the value is a lower bound > budget.  `lb2(budget)`, if given,
+        computes LB_2(C) in place of `_lb2` (the same (value, exact) by a cheaper scan; memoised alike)."""
         n = len(candidates)
         if n <= 2:
             return (1, True) if n == 1 else (3, True)
@@ -221,7 +222,7 @@ class BoundSolver:
         if hit is not None and (hit[1] or hit[0] > budget):
             return hit
         if level == 2:
-            result = self._lb2(candidates, budget)
+            result = self._lb2(candidates, budget) if lb2 is None else lb2(budget)
         else:
             result = self._lazy_min(candidates, level, budget)
         if len(self.memo) >= self.memo_limit:
