@@ -187,3 +187,22 @@ def test_stage_with_cluster_cuts_proves_f_star_and_records_its_rows(run_pipeline
     assert "lp_rows" not in trees[0]["solver"] and "cluster cuts" in trees[1]["solver"]["lp_rows"]
     roots = [tree["cubes"][0]["lp"]["certified_bound"] for tree in trees]
     assert roots[1] > roots[0] + 0.1  # the cuts lift the root of the stage's pool
+
+
+def test_stage_with_the_largest_families_only_records_how_many(run_pipeline, word_list_game):
+    """stage.cube_max_families keeps the largest families' cuts: the record says how many, and the root's bound
+    lies between the pair rows' and that of every family's cuts."""
+    from tests.test_blindfold_cubes import CUBES
+
+    game_args = word_list_game(SECRETS, GUESSES)
+    _, _, _, f_star = game("words")
+    runs = [run_pipeline(*CUBES, *extra, *game_args) for extra in
+            ((), ("stage.cube_cluster_cuts=true",), ("stage.cube_cluster_cuts=true", "stage.cube_max_families=1"))]
+    trees = [json.loads(a.file(f"cubes-k{f_star - 1}.json").read_text()) for a in runs]
+    assert "cluster cuts of all of" in trees[1]["solver"]["lp_rows"]
+    assert "cluster cuts of the 1 largest of" in trees[2]["solver"]["lp_rows"]
+    plain, every, largest = (tree["cubes"][0]["lp"]["certified_bound"] for tree in trees)
+    assert plain - 1e-9 <= largest <= every + 1e-9
+    every_family = trees[1]["solver"]["families"]
+    assert (every_family, trees[2]["solver"]["families"]) == (len(K.families(encoded(SECRETS))), 1)
+    assert every_family > 1

@@ -167,6 +167,8 @@ class BlindfoldConfig(StageConfig):
     cube_target: int = setting(5000, "cubes: no further split once a level keeps this many cubes")
     cube_cluster_cuts: bool = setting(False, "cubes: each cube's LP bound also holds the cluster cuts of the "
                                              "secrets' one-position families and anagram groups (certified)")
+    cube_max_families: int | None = setting(None, "cubes, with cube_cluster_cuts: the cuts of the largest "
+                                                  "families only (null: all; each family's cuts add LP rows)")
     cube_time_limit_s: float = setting(3600.0, "cubes: seconds for one cube's MIP (an open cube leaves f* "
                                                "unproven)")
     fixed: int = setting(2, "hybrid: fixed guesses played without looking")

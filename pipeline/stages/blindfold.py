@@ -80,6 +80,11 @@ def validate_cubes(cfg: BlindfoldConfig) -> None:
     at_least(cfg, "cube_target", 1)
     if not (cfg.cube_time_limit_s > 0 and math.isfinite(cfg.cube_time_limit_s)):
         raise PipelineError(f"stage.cube_time_limit_s must be positive (seconds), got {cfg.cube_time_limit_s}")
+    if cfg.cube_max_families is not None:
+        at_least(cfg, "cube_max_families", 1)
+        if not cfg.cube_cluster_cuts:
+            raise PipelineError("stage.cube_max_families picks the cluster cuts' families: give it with "
+                                "stage.cube_cluster_cuts=true")
     if cfg.mode != "cover" or cfg.check or cfg.uniqueness:
         raise PipelineError("stage.method=cubes finds the fewest fixed guesses (stage.mode=cover); give it without "
                             "stage.mode=hybrid, stage.check or stage.uniqueness")

@@ -36,12 +36,12 @@ def run_cubes(ctx, cfg, codes, *, name: str, k_boards: int, allowed, pool_seeds)
                        hardest_pairs(codes_t, *pool_seeds, cfg.seed_limit or len(pool_seeds[0]), allowed))
     best = best_known(codes, cfg, game, allowed)
     limits = C.CubeLimits(time_limit=cfg.cube_time_limit_s, threads=cfg.threads or 1, max_rounds=cfg.max_rounds)
-    families = K.families(game.encoded_secrets()) if cfg.cube_cluster_cuts else None
+    families = K.families(game.encoded_secrets(), max_families=cfg.cube_max_families) if cfg.cube_cluster_cuts else None
     lower, searches, k = 0, {}, len(best) - 1
     while k >= 0:
         search = C.search_cubes(codes_t, allowed, pool, k, depth=cfg.cube_depth, target=cfg.cube_target,
                                 limits=limits, fan_out=fan_out_of(ctx, name, k, cfg.threads or 1), families=families)
-        write_json(ctx.out.file(CUBES.named(str(k))), tree_record(game, cfg, search, pool))
+        write_json(ctx.out.file(CUBES.named(str(k))), tree_record(game, cfg, search, pool, families=families))
         searches[k] = search
         lower = max(lower, search.root_lower_bound())
         log.info(f"{name}: cubes for {k} guesses: {search.status}, {search.counts()}")
@@ -98,7 +98,7 @@ def _excluded(cfg, game) -> list[int]:
     return [game.guess_index[w.lower()] for w in cfg.exclude]
 
 
-def tree_record(game, cfg, search: C.CubeSearch, pool) -> dict:
+def tree_record(game, cfg, search: C.CubeSearch, pool, *, families=None) -> dict:
     """cubes-k<k>.json: the question, its answer, the rules and every cube (enough to re-run any of them)."""
     version = highspy.Highs().version()
     record = {"k": search.k, "question": f"can {search.k} fixed guesses separate every pair of secrets",
@@ -112,8 +112,11 @@ def tree_record(game, cfg, search: C.CubeSearch, pool) -> dict:
             "pool": {"rule": POOL_RULE, "pairs": [[game.secrets[i], game.secrets[j]] for i, j in zip(*pool)]},
             "cubes": [cube_record(game, search.k, node) for node in search.nodes]}
     if cfg.cube_cluster_cuts:  # the pair-row runs' records stay as they were
-        record["solver"]["lp_rows"] = ("pool pairs left + cluster cuts of the secrets' one-position families and "
-                                       f"anagram groups of at least {K.MIN_FAMILY} words, narrowed by the fixed guesses")
+        which = "all" if cfg.cube_max_families is None else f"the {cfg.cube_max_families} largest"
+        record["solver"]["families"] = len(families)
+        record["solver"]["lp_rows"] = (f"pool pairs left + cluster cuts of {which} of the secrets' one-position "
+                                       f"families and anagram groups of at least {K.MIN_FAMILY} words, narrowed by the "
+                                       "fixed guesses")
     return record
 
 
