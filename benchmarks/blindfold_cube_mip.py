@@ -90,8 +90,12 @@ def measure(codes, enc_secrets, *, k: int, path=(0,), solver: str = "highs", tim
     record = {"pool_pairs": len(pool[0]), "path": list(path), "ancestors": ancestors,
               "cube": level_record(cube, bound, len(split), k)}
     if children:
-        bounds = [timed_bound(child, codes_t, pool, columns, k, families) for child in split[:children]]
-        record["children"] = [level_record(child, b, -1, k) for child, b in zip(split, bounds)]
+        record["children"] = []
+        for number, child in enumerate(split[:children]):
+            record["children"].append(level_record(child, timed_bound(child, codes_t, pool, columns, k, families),
+                                                   -1, k))
+            print(f"child {number}: bound {record['children'][-1]['bound']:.4f} with "
+                  f"{record['children'][-1]['guesses_left']} guesses left", file=sys.stderr, flush=True)
     else:
         record["mip"] = solve_mip(codes_t, pool, columns, cube, k=k, solver=solver, time_limit=time_limit)
     return record | {"cpu_s": round(_cpu_seconds() - cpu, 1)}
