@@ -12,6 +12,7 @@ from benchmark_module import load_benchmark
 from pipeline.blindfold import cubes as C
 from pipeline.blindfold import pairs as P
 from tests.helpers.fixed_guesses import GUESSES, code_matrix, random_two_letter_game
+from tests.test_blindfold_cubes import encoded
 
 cube_mip = load_benchmark("blindfold_cube_mip")
 GAMES = {"word game": GUESSES, "two letters 8": random_two_letter_game(8)[0]}
@@ -29,15 +30,20 @@ def fewest_to_add(codes, pool, cube: C.Cube) -> int | None:
     return None
 
 
+def tiny_game(name: str):
+    """(codes, encoded words, codes transposed, every guess's column, the stage's pool) of GAMES[name], every word a
+    guess and a secret."""
+    words = GAMES[name]
+    codes = code_matrix(words, words)
+    enc, codes_t = encoded(words), P.transpose_codes(codes)
+    columns = np.arange(codes.shape[0], dtype=np.int64)
+    return codes, enc, codes_t, columns, cube_mip.stage_pool(codes_t, enc, columns)
+
+
 @pytest.mark.parametrize("name", list(GAMES))
 @pytest.mark.parametrize("k", [2, 3])  # every child closes for 2 guesses, none for 3
 def test_every_child_bound_reaches_brute_force_and_never_passes_it(name, k):
-    words = GAMES[name]
-    codes = code_matrix(words, words)
-    enc = np.array([[ord(c) - ord("a") for c in w] for w in words], dtype=np.int64)
-    codes_t = P.transpose_codes(codes)
-    columns = np.arange(codes.shape[0], dtype=np.int64)
-    pool = cube_mip.stage_pool(codes_t, enc, columns)
+    codes, enc, codes_t, columns, pool = tiny_game(name)
     root = C.bound_cube(C.Cube(), codes_t, *pool, columns, k, None)
     children = C.children(C.Cube(), root.separators)
     assert len(children) >= 2
@@ -58,12 +64,7 @@ def test_every_child_bound_reaches_brute_force_and_never_passes_it(name, k):
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_children_bounds_are_the_cubes_of_the_split_and_never_pass_brute_force(name):
-    words = GAMES[name]
-    codes = code_matrix(words, words)
-    enc = np.array([[ord(c) - ord("a") for c in w] for w in words], dtype=np.int64)
-    codes_t = P.transpose_codes(codes)
-    columns = np.arange(codes.shape[0], dtype=np.int64)
-    pool = cube_mip.stage_pool(codes_t, enc, columns)
+    codes, enc, codes_t, columns, pool = tiny_game(name)
     k = 3
     root = C.bound_cube(C.Cube(), codes_t, *pool, columns, k, None)
     parent = C.children(C.Cube(), root.separators)[1]
