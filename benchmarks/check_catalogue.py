@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/check_catalogue.py --only mini_nerdle-normal-g6.tar.gz --workers 1
     .venv/bin/python benchmarks/check_catalogue.py \
         --out benchmarks/results/check-catalogue-$(git rev-parse --short HEAD).json       # kept as such
+    .venv/bin/python benchmarks/check_catalogue.py --out FILE --resume   # go on where a stopped run left off
 
 Runs `python -m pipeline verify-certificate <archive> --workers N` for each archive, as a user checks one (the
 full check: no --sample; the archive is unpacked into a temporary folder and no record is kept), with this
@@ -12,6 +13,11 @@ system of the child and every worker it waited for: the growth of this process's
 the checks run one at a time) and `ok` (exit status 0 and an `ok: certificate verified` verdict); a failed check
 also keeps its exit status and the last lines it wrote on stderr.  `load` is the load average before and after,
 `commit` the checkout's commit (and whether its files differ from it).
+
+With --out, the file is rewritten after every archive (`"complete": false` until the last one), so a stopped run
+loses only the archive it was checking: `--resume` keeps the archives that file records as checked ok (by the same
+commit and --workers; anything else is refused) and checks the others.  Each archive also records the load
+average before and after its own check, since a resumed run spans several sittings.
 """
 
 import argparse
@@ -64,49 +70,88 @@ def archives(only: list[str] | None) -> list[Path]:
 
 
 def check(path: Path, workers: int) -> dict:
-    """One full check of `path` in a child process: wall, CPU of its processes, whether it verified."""
+    """One full check of `path` in a child process: wall, CPU of its processes, whether it verified, load around it."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cpu, started = children_cpu(), time.perf_counter()
+    load_before, cpu, started = loads(), children_cpu(), time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pipeline", "verify-certificate", str(path), "--workers",
                            str(workers)], capture_output=True, text=True, cwd=ROOT, env=env)
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu
     ok = done.returncode == 0 and done.stdout.startswith(VERIFIED)
     out = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "ok": ok,
-           "verdict": (done.stdout.strip().splitlines() or [""])[0]}
+           "verdict": (done.stdout.strip().splitlines() or [""])[0], "load": {"before": load_before, "after": loads()}}
     if not ok:
         out |= {"returncode": done.returncode, "stderr_tail": done.stderr.strip().splitlines()[-STDERR_KEPT:]}
     return out
 
 
-def measure(paths: list[Path], workers: int) -> dict:
-    load_before, bundles = loads(), {}
-    for path in paths:
+def measure(paths: list[Path], workers: int, earlier: dict | None = None, save=None) -> dict:
+    """Every archive of `paths` checked, except those `earlier` (a run's JSON being resumed) records as ok; the
+    result so far handed to `save` after each archive."""
+    kept = {name: b for name, b in (earlier or {}).get("bundles", {}).items() if b["ok"]}
+    load_before = (earlier or {}).get("load", {}).get("before", loads())
+    bundles = {p.name: kept[p.name] for p in paths if p.name in kept}
+    if bundles:
+        print(f"resumed: {len(bundles)} archive(s) already checked ok", file=sys.stderr, flush=True)
+    for path in [p for p in paths if p.name not in bundles]:
         print(f"checking {path.name} ...", file=sys.stderr, flush=True)
         bundles[path.name] = check(path, workers)
+        if save:
+            save(summary(bundles, workers, load_before, complete=len(bundles) == len(paths)))
+    return summary({p.name: bundles[p.name] for p in paths}, workers, load_before, complete=True)
+
+
+def summary(bundles: dict, workers: int, load_before: list[float], complete: bool) -> dict:
     total = {"wall_s": round(sum(b["wall_s"] for b in bundles.values()), 1),
              "cpu_s": round(sum(b["cpu_s"] for b in bundles.values()), 1),
              "ok": all(b["ok"] for b in bundles.values())}
-    return {"bundles": bundles, "total": total, "workers": workers, "load": {"before": load_before, "after": loads()},
-            **commit()}
+    return {"bundles": dict(bundles), "total": total, "workers": workers, "load": {"before": load_before, "after": loads()},
+            **commit(), "complete": complete}
+
+
+def earlier_run(out: Path, workers: int) -> dict | None:
+    """The JSON a stopped run left at `out` (None if there is none), if it was made by this commit and --workers."""
+    if not out.is_file():
+        return None
+    try:
+        earlier = json.loads(out.read_text())
+        recorded = (earlier["commit"], earlier["clean"], earlier["workers"], earlier["bundles"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{out} is not a run of this script ({err}): give another --out") from None
+    here = commit()
+    if recorded[:3] != (here["commit"], here["clean"], workers):
+        raise ValueError(f"{out} was made by commit {recorded[0]} (clean: {recorded[1]}) with --workers "
+                         f"{recorded[2]}, not {here['commit']} (clean: {here['clean']}) with {workers}: "
+                         "resume only the same run")
+    return earlier
+
+
+def write_atomically(path: Path, result: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(result, indent=2) + "\n")
+    tmp.replace(path)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", metavar="NAME", help="check only these archives of catalogue/")
     parser.add_argument("--workers", type=int, default=2, help="processes of each check (its --workers)")
-    parser.add_argument("--out", type=Path, help="also write the JSON to this file")
+    parser.add_argument("--out", type=Path, help="also write the JSON to this file (after every archive)")
+    parser.add_argument("--resume", action="store_true", help="keep the archives --out records as checked ok")
     args = parser.parse_args()
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.resume and not args.out:
+        parser.error("--resume goes on from the file of --out: give it")
     try:
         paths = archives(args.only)
+        earlier = earlier_run(args.out, args.workers) if args.resume else None
     except ValueError as err:
         parser.error(str(err))
-    result = measure(paths, args.workers)
-    text = json.dumps(result, indent=2) + "\n"
-    if args.out:
-        args.out.write_text(text)
-    print(text, end="")
+    save = (lambda result: write_atomically(args.out, result)) if args.out else None
+    result = measure(paths, args.workers, earlier=earlier, save=save)
+    if save:
+        save(result)
+    print(json.dumps(result, indent=2))
     sys.exit(0 if result["total"]["ok"] else 1)  # a check that failed fails the run (make bench stops)
 
 

@@ -56,3 +56,41 @@ def test_an_unknown_archive_name_is_refused():
     assert done.returncode == 2 and done.stdout == ""
     assert "error: no archive no_such_game-normal-g6.tar.gz under" in done.stderr
     assert "mini_nerdle-normal-g6.tar.gz" in done.stderr  # the archives there are named
+
+
+def test_a_resumed_run_keeps_the_archives_checked_ok_and_saves_after_each_other(tmp_path):
+    """The earlier run's ok archive is not checked again (its record kept as written), its failed one is; the
+    result so far is saved after every archive, `complete` only with the last."""
+    names = ["kept.tar.gz", "failed_before.tar.gz", "new.tar.gz"]
+    paths = [tmp_path / name for name in names]
+    for path in paths:
+        path.write_bytes(b"not a gzip archive")
+    kept = {"wall_s": 1.5, "cpu_s": 2.5, "ok": True, "verdict": "ok: certificate verified (an earlier sitting)"}
+    earlier = {"bundles": {"kept.tar.gz": kept, "failed_before.tar.gz": {"wall_s": 0.1, "cpu_s": 0.1, "ok": False}},
+               "load": {"before": [9.0, 9.0, 9.0]}}
+    saved = []
+    result = load_benchmark("check_catalogue").measure(paths, workers=1, earlier=earlier, save=saved.append)
+    assert list(result["bundles"]) == names and result["bundles"]["kept.tar.gz"] == kept
+    assert all(result["bundles"][n]["returncode"] == 2 for n in names[1:])  # both checked now, both fail
+    assert [s["complete"] for s in saved] == [False, True] and [len(s["bundles"]) for s in saved] == [2, 3]
+    assert result["complete"] is True and result["load"]["before"] == [9.0, 9.0, 9.0]
+    assert result["total"]["wall_s"] == round(1.5 + sum(result["bundles"][n]["wall_s"] for n in names[1:]), 1)
+
+
+def test_a_resume_of_another_commit_or_worker_count_is_refused(tmp_path):
+    bench = load_benchmark("check_catalogue")
+    out = tmp_path / "check.json"
+    assert bench.earlier_run(out, workers=2) is None  # nothing to resume: a fresh run
+    here = bench.commit()
+    out.write_text(json.dumps({"bundles": {}, "workers": 2, **here}))
+    assert bench.earlier_run(out, workers=2)["bundles"] == {}
+    with pytest.raises(ValueError, match="resume only the same run"):
+        bench.earlier_run(out, workers=1)
+    out.write_text(json.dumps({"bundles": {}, "workers": 2, "commit": "0000000", "clean": True}))
+    with pytest.raises(ValueError, match="made by commit 0000000"):
+        bench.earlier_run(out, workers=2)
+    out.write_text("[]")
+    with pytest.raises(ValueError, match="not a run of this script"):
+        bench.earlier_run(out, workers=2)
+    done = run_script("--resume", timeout=60)
+    assert done.returncode == 2 and "error: --resume goes on from the file of --out" in done.stderr
