@@ -40,14 +40,13 @@ from pipeline.blindfold import cluster_cuts as K
 from pipeline.blindfold import cubes as C
 from pipeline.blindfold import pairs as P
 from pipeline.blindfold.model import CoverModel
-
-SEED_LIMIT = 100  # the stage's stage.seed_limit default
+from pipeline.config.stages import BlindfoldConfig
 
 
 def stage_pool(codes_t, enc_secrets, columns):
-    """The pool `stage.method=cubes` builds with its defaults."""
-    seeds = P.seed_pairs(enc_secrets)
-    return P.merge_pairs(P.same_letters_pairs(enc_secrets), P.hardest_pairs(codes_t, *seeds, SEED_LIMIT, columns))
+    """The pool `stage.method=cubes` builds with its defaults (stage.seed_limit's, no extra seed pairs)."""
+    return C.pool_pairs(codes_t, enc_secrets, P.seed_pairs(enc_secrets), seed_limit=BlindfoldConfig().seed_limit,
+                        columns=columns)
 
 
 def cube_at(codes_t, pool, columns, *, k: int, path, families) -> tuple[C.Cube, C.CubeBound, list]:

@@ -351,3 +351,20 @@ def test_a_stopped_run_resumes_without_recomputing_finished_cubes(run_pipeline, 
     assert same[0] == same[1]
     assert resumed.manifest["fan_out"]["resumed"] >= 3
 
+
+
+@pytest.mark.parametrize("seed_limit", [1, 3, None])
+def test_the_pool_is_the_same_letters_pairs_and_the_seeds_fewest_separated(seed_limit):
+    """pool_pairs against its definition, pair by pair: secrets of one set of letters at most two positions apart,
+    with the `seed_limit` seed pairs (all with None) that the fewest columns separate, ties in seed order."""
+    codes, enc = code_matrix(GUESSES, SECRETS), encoded(SECRETS)
+    columns = np.arange(0, len(GUESSES), 2)  # every other guess: the counts are over the columns given
+    seeds = seed_pairs(enc)
+    pool = C.pool_pairs(transpose_codes(codes), enc, seeds, seed_limit=seed_limit, columns=columns)
+    same_letters = {(i, j) for i, j in itertools.combinations(range(len(SECRETS)), 2)
+                    if set(SECRETS[i]) == set(SECRETS[j]) and sum(a != b for a, b in zip(SECRETS[i], SECRETS[j])) <= 2}
+    separated_by = [int((codes[columns, i] != codes[columns, j]).sum()) for i, j in zip(*seeds)]
+    order = sorted(range(len(separated_by)), key=lambda n: separated_by[n])  # stable: ties in seed order
+    fewest = {(int(seeds[0][n]), int(seeds[1][n])) for n in order[:seed_limit or len(order)]}
+    assert len(fewest) < len(order) or seed_limit is None  # the limit really drops seeds
+    assert same_letters and sorted(same_letters | fewest) == sorted(zip(pool[0].tolist(), pool[1].tolist()))

@@ -138,6 +138,13 @@ def run_here(fn, items, shared, label):
     return [fn(item, *shared) for item in items]
 
 
+def pool_pairs(codes_t: np.ndarray, encoded_secrets, seeds, *, seed_limit: int | None, columns):
+    """The pairs every cube is bounded on: secrets of the same letters differing in at most two positions (Poirrier's
+    rows) with the `seed_limit` pairs of `seeds` (all of them when None) separated by the fewest of `columns`."""
+    hardest = blindfold_pairs.hardest_pairs(codes_t, *seeds, seed_limit or len(seeds[0]), columns)
+    return blindfold_pairs.merge_pairs(blindfold_pairs.same_letters_pairs(encoded_secrets), hardest)
+
+
 def children(cube: Cube, separators) -> list[Cube]:
     """The split: child i fixes separators[i] and excludes separators[:i] (every set holding one falls in the
     child of the first it holds)."""

@@ -15,7 +15,7 @@ from pipeline.artifacts.outputs import CUBES, SOLUTION, write_json
 from pipeline.blindfold import cluster_cuts as K
 from pipeline.blindfold import cubes as C
 from pipeline.blindfold.model import check, greedy_complete
-from pipeline.blindfold.pairs import hardest_pairs, merge_pairs, same_letters_pairs, separates_all, transpose_codes
+from pipeline.blindfold.pairs import separates_all, transpose_codes
 from pipeline.runtime.log import log
 
 TRUSTED = ("a pruned cube: its certified LP bound, computed here from HiGHS's row duals (sound whatever the "
@@ -32,8 +32,7 @@ def run_cubes(ctx, cfg, codes, *, name: str, k_boards: int, allowed, pool_seeds)
     """stage.method=cubes: solution.json and cubes-k<k>.json; the summary the stage returns."""
     game = ctx.game
     codes_t = transpose_codes(codes)
-    pool = merge_pairs(same_letters_pairs(game.encoded_secrets()),
-                       hardest_pairs(codes_t, *pool_seeds, cfg.seed_limit or len(pool_seeds[0]), allowed))
+    pool = C.pool_pairs(codes_t, game.encoded_secrets(), pool_seeds, seed_limit=cfg.seed_limit, columns=allowed)
     best = best_known(codes, cfg, game, allowed)
     limits = C.CubeLimits(time_limit=cfg.cube_time_limit_s, threads=cfg.threads or 1, max_rounds=cfg.max_rounds)
     families = K.families(game.encoded_secrets(), max_families=cfg.cube_max_families) if cfg.cube_cluster_cuts else None
