@@ -82,6 +82,28 @@ def test_rate_counts_only_tasks_run_now_not_resumed_ones(tmp_path):
     assert lines[-1] == "V5: 100/100 tasks in 120.0s (40 resumed from an earlier run)"
 
 
+def test_tasks_finishing_in_waves_get_the_rate_of_the_waves_and_the_heartbeat_counts_down(tmp_path):
+    """8 equal batches on 2 cores: two finish after 25 min, 6 s apart, then nothing for a batch's time.  The rate is
+    2 tasks over 1506 s (not 1 task over the 6 s between them: an ETA of 36 s), the ETA 6 tasks at it; a heartbeat
+    7.5 min later says 7.5 min less."""
+    import time
+
+    clock, path = FakeClock(), tmp_path / "stage.log"
+    with log_to_file(path):
+        with Progress("V5", 8, stream=io.StringIO(), clock=clock, heartbeat_seconds=0.05) as bar:
+            clock.now += 1500
+            bar.advance()
+            clock.now += 6
+            bar.advance()
+            clock.now += 450
+            time.sleep(0.3)  # heartbeats, on real time
+    lines = [line.split(" INFO ", 1)[1] for line in path.read_text().splitlines()]
+    assert lines[:2] == ["V5: 1/8 tasks (12%)", "V5: 2/8 tasks (25%), 0.00133 tasks/s, ETA 1h15m"]  # 4518 s
+    beats = [line for line in lines if "still working" in line]
+    beat = re.compile(r"V5: still working after 32m36s, 2/8 done \(25%\), none finished for \d+s, ETA 1h07m$")
+    assert beats and all(beat.match(line) for line in beats), beats
+
+
 def test_disabled_progress_keeps_the_summary_only(tmp_path):
     lines = run_tasks(tmp_path, total=100, seconds_per_task=2.0, enabled=False)
     assert lines == ["V5: 100/100 tasks in 200.0s"]

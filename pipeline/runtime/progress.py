@@ -5,8 +5,8 @@ print nothing useful; instead a line `label: done/total tasks (pct), rate, ETA` 
 `pipeline` logger, which reaches the console, the stage's log file and the job's log alike.
 
 A heartbeat keeps both alive while no task finishes (one long task, an in-process run): a timer thread
-writes `label: still working after 2m30s, 3/10 done (30%), none finished for 1m05s` whenever nothing was
-logged for HEARTBEAT_SECONDS; on a terminal the line goes to the log files only and the bar shows it."""
+writes `label: still working after 2m30s, 3/10 done (30%), none finished for 1m05s, ETA 4m45s` (the ETA once
+there is a rate) whenever nothing was logged for HEARTBEAT_SECONDS; on a terminal the line goes to the log files only and the bar shows it."""
 
 import sys
 import threading
@@ -18,7 +18,7 @@ LOG_EVERY_SECONDS = 30.0  # a progress line at least this often while tasks keep
 LOG_EVERY_FRACTION = 0.10  # ... and one each time another tenth of the tasks is done,
 LOG_MIN_GAP_SECONDS = 5.0  # but never two within this gap (short fan-outs print only their summary)
 ETA_MIN_FRACTION = 0.10  # no rate or ETA before this fraction of the tasks is done ...
-ETA_MIN_TASKS = 2  # ... nor before this many ran now: the first one may have spent its time compiling kernels
+ETA_MIN_TASKS = 2  # ... nor before this many ran now
 HEARTBEAT_SECONDS = 30.0  # a line at least this often, even when no task finishes
 
 
@@ -34,9 +34,11 @@ def _duration(seconds: float) -> str:
 
 class Progress:
     """`with Progress("V5", total, resumed=k) as p: p.advance()`; `resumed` tasks count as done but
-    not towards the rate. The rate runs from the first task finished now (that one may have spent its time
-    compiling numba kernels), and no rate or ETA is shown before ETA_MIN_TASKS tasks and ETA_MIN_FRACTION of
-    all are done. A tqdm bar if `stream` (stderr) is a terminal, else periodic log lines;
+    not towards the rate. The rate is this run's tasks over the time from its start to the last task finished, so
+    tasks that finish in waves (8 equal batches on 2 cores: two at once, then nothing for a batch's time) give the
+    rate of the waves, not of the seconds between two tasks of one wave; the ETA is the tasks left at that rate, less
+    the time since the last one finished. No rate or ETA is shown before ETA_MIN_TASKS tasks and ETA_MIN_FRACTION of
+    all are done; the heartbeat shows the ETA too. A tqdm bar if `stream` (stderr) is a terminal, else periodic log lines;
     `enabled=False` keeps only the closing summary line. The intervals default to the module's
     LOG_* constants (read when the bar is made); `clock` is injectable for tests.  The heartbeat (see the
     module) runs on real time, every `heartbeat_seconds` (default HEARTBEAT_SECONDS) without a line."""
@@ -51,12 +53,12 @@ class Progress:
         self.heartbeat_seconds = HEARTBEAT_SECONDS if heartbeat_seconds is None else heartbeat_seconds
         self.lock, self.stopped = threading.Lock(), threading.Event()
         self.beat_at = self.finished_at = time.monotonic()  # real time of the last line, of the last task done
+        self.last_done_at = None  # `clock` time of the last task done in this run
         self.min_gap = LOG_MIN_GAP_SECONDS if min_gap_seconds is None else min_gap_seconds
         fraction = LOG_EVERY_FRACTION if every_fraction is None else every_fraction
         self.step = max(1, int(total * fraction))
         self.bar = None
         self.started = self.last_line = clock()
-        self.first_at, self.first_done = None, resumed  # when this run's first tasks finished, and done then
         self.next_mark = (resumed // self.step + 1) * self.step  # the next multiple of a tenth
 
     def __enter__(self):
@@ -72,9 +74,7 @@ class Progress:
     def advance(self, n: int = 1) -> None:
         with self.lock:
             self.done += n
-            self.finished_at = time.monotonic()
-            if self.first_at is None:
-                self.first_at, self.first_done = self.clock(), self.done
+            self.finished_at, self.last_done_at = time.monotonic(), self.clock()
             if self.bar is not None:
                 self.bar.update(n)
             elif self.enabled and self.done < self.total:
@@ -92,7 +92,9 @@ class Progress:
     def _beat(self) -> None:
         now = time.monotonic()
         self.beat_at = now
-        waited = f"none finished for {_duration(now - self.finished_at)}"
+        eta = self.eta(self.clock())
+        waited = f"none finished for {_duration(now - self.finished_at)}" + (
+            f", ETA {_duration(eta)}" if eta is not None else "")
         text = (f"{self.label}: still working after {_duration(self.clock() - self.started)}, "
                 f"{self.done}/{self.total} done ({100 * self.done // max(self.total, 1)}%), {waited}")
         if self.bar is not None:
@@ -110,21 +112,28 @@ class Progress:
         log.info(self.line(now))
 
     def line(self, now: float) -> str:
-        """`V5: 40/160 tasks (25%), 0.5 tasks/s, ETA 4m00s` — rate and ETA from this run's tasks after its first
-        (withheld until they mean something: see the class)."""
+        """`V5: 40/160 tasks (25%), 0.5 tasks/s, ETA 4m00s` — rate and ETA of this run's tasks (withheld until
+        they mean something: see the class)."""
         text = f"{self.label}: {self.done}/{self.total} tasks ({100 * self.done // max(self.total, 1)}%)"
-        rate = self.rate(now)
-        if rate:
-            text += f", {rate:.3g} tasks/s, ETA {_duration((self.total - self.done) / rate)}"
+        rate, eta = self.rate(), self.eta(now)
+        if rate and eta is not None:
+            text += f", {rate:.3g} tasks/s, ETA {_duration(eta)}"
         return text
 
-    def rate(self, now: float) -> float | None:
-        """Tasks per second since the first task of this run finished (None while too few are done to tell)."""
+    def rate(self) -> float | None:
+        """This run's tasks per second, from its start to its last task done (None while too few are done)."""
         fresh = self.done - self.resumed
         enough = fresh >= ETA_MIN_TASKS and self.done >= ETA_MIN_FRACTION * self.total
-        if not enough or self.first_at is None or now <= self.first_at or self.done <= self.first_done:
+        if not enough or self.last_done_at is None or self.last_done_at <= self.started:
             return None
-        return (self.done - self.first_done) / (now - self.first_at)
+        return fresh / (self.last_done_at - self.started)
+
+    def eta(self, now: float) -> float | None:
+        """Seconds left at `rate`, counted from the last task done (never below 0; None without a rate)."""
+        rate = self.rate()
+        if not rate:
+            return None
+        return max(0.0, (self.total - self.done) / rate - (now - self.last_done_at))
 
     def __exit__(self, *exc):
         self.stopped.set()
