@@ -84,17 +84,17 @@ def test_rate_counts_only_tasks_run_now_not_resumed_ones(tmp_path):
 
 def test_tasks_finishing_in_waves_get_the_rate_of_the_waves_and_the_heartbeat_counts_down(tmp_path):
     """8 equal batches on 2 cores: two finish after 25 min, 6 s apart, then nothing for a batch's time.  The rate is
-    2 tasks over 1506 s (not 1 task over the 6 s between them: an ETA of 36 s), the ETA 6 tasks at it; a heartbeat
-    7.5 min later says 7.5 min less."""
+    2 at once over 1506 s each (not 1 task over the 6 s between them: an ETA of 36 s), the ETA 6 tasks at it; a
+    heartbeat 7.5 min later says 7.5 min less."""
     import time
 
     clock, path = FakeClock(), tmp_path / "stage.log"
     with log_to_file(path):
         with Progress("V5", 8, stream=io.StringIO(), clock=clock, heartbeat_seconds=0.05) as bar:
             clock.now += 1500
-            bar.advance()
+            bar.advance(seconds=1500)  # both started at once: each took its whole wave, as the executor says
             clock.now += 6
-            bar.advance()
+            bar.advance(seconds=1506)
             clock.now += 450
             time.sleep(0.3)  # heartbeats, on real time
     lines = [line.split(" INFO ", 1)[1] for line in path.read_text().splitlines()]
@@ -102,6 +102,21 @@ def test_tasks_finishing_in_waves_get_the_rate_of_the_waves_and_the_heartbeat_co
     beats = [line for line in lines if "still working" in line]
     beat = re.compile(r"V5: still working after 32m36s, 2/8 done \(25%\), none finished for \d+s, ETA 1h07m$")
     assert beats and all(beat.match(line) for line in beats), beats
+
+
+@pytest.mark.parametrize("seconds, elapsed, rate", [
+    ([300.0, 10.0, 10.0], 320.0, 0.1),  # one at a time, the first compiling: one per 10 s
+    ([10.0] * 10, 50.0, 0.2),  # two at a time, 10 s each: two per 10 s
+    ([40.0, 41.0, 40.0, 41.0], 81.0, 2 * 3 / 122),  # two waves of two: two per (mean of the later three) s
+])
+def test_the_rate_is_tasks_at_once_over_a_task_s_mean_seconds(seconds, elapsed, rate):
+    estimate = progress.Rate()
+    assert estimate.per_second(elapsed=elapsed) is None  # nothing yet
+    estimate.task(seconds[0])
+    assert estimate.per_second(elapsed=elapsed) is None  # the first alone may have been compiling
+    for s in seconds[1:]:
+        estimate.task(s)
+    assert estimate.per_second(elapsed=elapsed) == pytest.approx(rate)
 
 
 def test_disabled_progress_keeps_the_summary_only(tmp_path):

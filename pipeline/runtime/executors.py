@@ -57,7 +57,7 @@ class Executor:
                     stats.nodes.add(node)
                     durations[i] = (seconds, cpu)
                     round_stats["longest_task"] = max(round_stats["longest_task"], seconds)
-                    bar.advance()
+                    bar.advance(seconds=seconds)
                 save_shards(shard_dir, {i: results[i] for i, *_ in finished}, digest)
         wall = sum(seconds for seconds, _ in durations.values())
         stats.task_seconds += wall

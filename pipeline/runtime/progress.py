@@ -32,13 +32,35 @@ def _duration(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
+class Rate:
+    """Tasks per second from the tasks' own seconds: as many tasks run at once as their seconds add up to over
+    the time elapsed (at least one), each taking the mean seconds of the tasks after the first (which may have
+    spent its time compiling numba kernels).  Eight equal batches on two cores that finish in waves give two tasks
+    per batch's time, not one per the seconds between two tasks of one wave; one task at a time gives one per task."""
+
+    def __init__(self):
+        self.first, self.later, self.later_count = None, 0.0, 0
+
+    def task(self, seconds: float) -> None:
+        if self.first is None:
+            self.first = seconds
+        else:
+            self.later, self.later_count = self.later + seconds, self.later_count + 1
+
+    def per_second(self, elapsed: float) -> float | None:
+        """None until a task after the first is done, or when the tasks took no time."""
+        if not self.later_count or self.later <= 0 or elapsed <= 0:
+            return None
+        at_once = max(1.0, (self.first + self.later) / elapsed)
+        return at_once * self.later_count / self.later
+
+
 class Progress:
-    """`with Progress("V5", total, resumed=k) as p: p.advance()`; `resumed` tasks count as done but
-    not towards the rate. The rate is this run's tasks over the time from its start to the last task finished, so
-    tasks that finish in waves (8 equal batches on 2 cores: two at once, then nothing for a batch's time) give the
-    rate of the waves, not of the seconds between two tasks of one wave; the ETA is the tasks left at that rate, less
-    the time since the last one finished. No rate or ETA is shown before ETA_MIN_TASKS tasks and ETA_MIN_FRACTION of
-    all are done; the heartbeat shows the ETA too. A tqdm bar if `stream` (stderr) is a terminal, else periodic log lines;
+    """`with Progress("V5", total, resumed=k) as p: p.advance(seconds=…)`; `resumed` tasks count as done but
+    not towards the rate (`Rate`: from each task's own seconds when the caller knows them, so tasks finishing in
+    waves are read right). The ETA is the tasks left at that rate, less the time since the last one finished. No
+    rate or ETA is shown before ETA_MIN_TASKS tasks and ETA_MIN_FRACTION of all are done; the heartbeat shows the
+    ETA too. A tqdm bar if `stream` (stderr) is a terminal, else periodic log lines;
     `enabled=False` keeps only the closing summary line. The intervals default to the module's
     LOG_* constants (read when the bar is made); `clock` is injectable for tests.  The heartbeat (see the
     module) runs on real time, every `heartbeat_seconds` (default HEARTBEAT_SECONDS) without a line."""
@@ -54,6 +76,7 @@ class Progress:
         self.lock, self.stopped = threading.Lock(), threading.Event()
         self.beat_at = self.finished_at = time.monotonic()  # real time of the last line, of the last task done
         self.last_done_at = None  # `clock` time of the last task done in this run
+        self.rates = Rate()
         self.min_gap = LOG_MIN_GAP_SECONDS if min_gap_seconds is None else min_gap_seconds
         fraction = LOG_EVERY_FRACTION if every_fraction is None else every_fraction
         self.step = max(1, int(total * fraction))
@@ -71,10 +94,16 @@ class Progress:
             threading.Thread(target=self._heartbeat, name=f"progress-{self.label}", daemon=True).start()
         return self
 
-    def advance(self, n: int = 1) -> None:
+    def advance(self, n: int = 1, seconds: float | None = None) -> None:
+        """`n` more tasks done, each of which took `seconds` (default: the time since the last task done, or since
+        the start, shared among them: tasks that ran one after another)."""
         with self.lock:
+            now = self.clock()
+            gap = now - (self.started if self.last_done_at is None else self.last_done_at)
+            for _ in range(n):
+                self.rates.task(gap / n if seconds is None else seconds)
             self.done += n
-            self.finished_at, self.last_done_at = time.monotonic(), self.clock()
+            self.finished_at, self.last_done_at = time.monotonic(), now
             if self.bar is not None:
                 self.bar.update(n)
             elif self.enabled and self.done < self.total:
@@ -121,12 +150,12 @@ class Progress:
         return text
 
     def rate(self) -> float | None:
-        """This run's tasks per second, from its start to its last task done (None while too few are done)."""
+        """This run's tasks per second (`Rate`; None while too few are done to tell)."""
         fresh = self.done - self.resumed
         enough = fresh >= ETA_MIN_TASKS and self.done >= ETA_MIN_FRACTION * self.total
-        if not enough or self.last_done_at is None or self.last_done_at <= self.started:
+        if not enough or self.last_done_at is None:
             return None
-        return fresh / (self.last_done_at - self.started)
+        return self.rates.per_second(elapsed=self.last_done_at - self.started)
 
     def eta(self, now: float) -> float | None:
         """Seconds left at `rate`, counted from the last task done (never below 0; None without a rate)."""
