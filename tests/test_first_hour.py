@@ -380,6 +380,11 @@ def test_a_compile_is_announced_once_naming_its_kernel_and_a_cached_kernel_says_
         "@njit(cache=True)\ndef thrice(x):\n    return 3 * x\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    import numba
+
+    # numba's own setting too: a kernel room imported earlier in this process has pointed it at the shared folder,
+    # where a probe at this very path (a run before, same --basetemp) would load though the file was rewritten
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
     lines = []
 
     def fresh_probe():
