@@ -131,6 +131,29 @@ def test_both_kernels_match_brute_force(games, name):
         assert {row[1] for row in rows if row[0] == left} == {True, False}  # and some are not
 
 
+@pytest.mark.parametrize("name", ["ight", "ight hard"])
+def test_the_kernels_see_the_guesses_legal_in_the_class_state(games, name):
+    """Shallow hands its kernels only the rows of the guesses legal in a class's state (every guess in normal mode):
+    exactly those the games' own hard-mode rule allows after the class's history, in every case's state."""
+    from pipeline.feedback.matrix import game_matrix
+
+    game = games[name]
+    codes, symbols = game_matrix(game), game.encoded_guesses()
+    prover = shallow.Shallow(codes, game.n_codes, np.ones(codes.shape[1], dtype=bool),
+                             symbols if game.hard_mode else None)
+    brute, checked = Brute(game), 0
+    for history, members in cases(game, codes):
+        state = initial_state(game.length)
+        for g, c in history:
+            state = update_state(*state, symbols[g], c)
+        text = frozenset((game.guesses[g], _text(game, g, members[0])) for g, _ in history)
+        expected = brute.legal(text) if game.hard_mode else tuple(game.guesses)
+        rows = prover.legal_rows(*state) if game.hard_mode else prover.legal_rows(None, None)
+        assert sorted(game.guesses[r] for r in rows) == sorted(expected)
+        checked += len(expected) < len(game.guesses)
+    assert checked > 0 if game.hard_mode else checked == 0  # the rule binds in hard mode
+
+
 def test_hard_mode_refutes_classes_normal_mode_solves(games):
     normal, hard = verdicts(games["ight"], (3,)), verdicts(games["ight hard"], (3,))
     normal = normal + [None] * (len(hard) - len(normal))  # hard mode has deeper cases after them

@@ -6,7 +6,9 @@ A strategy solves a class C within j guesses when every secret of C is guessed b
   candidate is left, guessed next; h itself, if in C, is found at once);
 - j = 3: C is one secret, or some guess g leaves only parts (the non-win classes of Split(C, g)) that are solved
   within two, i.e. single secrets or separated by some guess.
-In hard mode g must be legal in the class's state and h in the state g's response leaves.  A secret that is no
+In hard mode g must be legal in the class's state and h in the state g's response leaves; a state only grows, so
+the kernels see only the rows of the guesses legal in the class's state (deep in a hard-mode search of a big list a
+tenth of them or fewer: 2026-12-06, the copy of every row cost twenty times the kernel).  A secret that is no
 allowed guess is never found, so a class holding one is never solved.
 
 Pruning: no guess makes more than cap = max_h |Split(C, h)| classes on any part of C (each class of Split(P, h)
@@ -49,7 +51,9 @@ class Shallow:
         if left == 1:
             return False
         greens, at_least = state if self.hard else (np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int8))
-        sub = np.ascontiguousarray(self.codes[:, members])
+        rows = self.legal_rows(greens, at_least)
+        sub = np.ascontiguousarray(self.codes[np.ix_(rows, members)])
+        words, counts = (self.words[rows], self.counts[rows]) if self.hard else (self.words, self.counts)
         classes, largest = profile(sub, self.n_codes, self.win)
         order = np.argsort(-classes, kind="stable").astype(np.int64)
         if left == 2:
@@ -57,9 +61,16 @@ class Shallow:
                        np.zeros(len(members), dtype=np.int64), np.zeros(1, dtype=np.int64))
             return bool(separated(sub, order, classes, np.arange(len(members), dtype=np.int64), len(members),
                                   np.empty((2, KILLERS), dtype=np.int64), np.zeros(1, dtype=np.int64), scratch,
-                                  self.hard, self.words, self.counts, greens, at_least))
+                                  self.hard, words, counts, greens, at_least))
         legal = np.ones(len(order), dtype=np.bool_)
+        return bool(within_three(sub, order, order, classes, largest, int(classes.max()), self.n_codes, self.win, legal,
+                                 self.hard, words, counts, greens, at_least))
+
+    def legal_rows(self, greens, at_least) -> np.ndarray:
+        """The guesses a strategy may play from a class's state on: every guess in normal mode; in hard mode those
+        legal in (greens, at_least), since each later state only adds to it (the kernels then scan these rows
+        alone: most of a big list is illegal deep in hard mode)."""
+        legal = np.ones(self.codes.shape[0], dtype=np.bool_)
         if self.hard:
             allowed_into(self.words, self.counts, greens, at_least, legal)
-        return bool(within_three(sub, order, order, classes, largest, int(classes.max()), self.n_codes, self.win, legal,
-                                 self.hard, self.words, self.counts, greens, at_least))
+        return np.flatnonzero(legal)

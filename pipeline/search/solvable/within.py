@@ -35,7 +35,7 @@ class Within:
             return self.shallow.solvable(members, 1, state)
         legal = self.legal(state)
         codes, win = self.shallow.codes, self.shallow.win
-        block = np.ascontiguousarray(codes[legal][:, members])
+        block = np.ascontiguousarray(codes[np.ix_(legal, members)])
         classes, _ = profile(block, self.shallow.n_codes, win)
         non_win = classes - (block == win).any(axis=1)
         if len(members) > reach(left, int(non_win.max())):
