@@ -133,23 +133,27 @@ def test_both_kernels_match_brute_force(games, name):
 
 @pytest.mark.parametrize("name", ["ight", "ight hard"])
 def test_the_kernels_see_the_guesses_legal_in_the_class_state(games, name):
-    """Shallow hands its kernels only the rows of the guesses legal in a class's state (every guess in normal mode):
-    exactly those the games' own hard-mode rule allows after the class's history, in every case's state."""
+    """The prover's Shallow and the checker's solved_within hand their kernels only the rows of the guesses legal in a
+    class's state (every guess in normal mode): exactly those the games' own hard-mode rule allows after the class's
+    history, in every case's state."""
     from pipeline.feedback.matrix import game_matrix
 
     game = games[name]
     codes, symbols = game_matrix(game), game.encoded_guesses()
     prover = shallow.Shallow(codes, game.n_codes, np.ones(codes.shape[1], dtype=bool),
                              symbols if game.hard_mode else None)
+    counts = letter_counts(symbols, len(game.alphabet))
     brute, checked = Brute(game), 0
     for history, members in cases(game, codes):
-        state = initial_state(game.length)
+        state, rule = initial_state(game.length), Rule(game.length, len(game.alphabet))
         for g, c in history:
-            state = update_state(*state, symbols[g], c)
+            state, rule = update_state(*state, symbols[g], c), rule.after(symbols[g], c)
         text = frozenset((game.guesses[g], _text(game, g, members[0])) for g, _ in history)
-        expected = brute.legal(text) if game.hard_mode else tuple(game.guesses)
+        expected = sorted(brute.legal(text) if game.hard_mode else game.guesses)
         rows = prover.legal_rows(*state) if game.hard_mode else prover.legal_rows(None, None)
-        assert sorted(game.guesses[r] for r in rows) == sorted(expected)
+        theirs = checker.legal_rows(len(game.guesses), *((rule, symbols, counts) if game.hard_mode else ()))
+        assert sorted(game.guesses[r] for r in rows) == expected
+        assert sorted(game.guesses[r] for r in theirs) == expected
         checked += len(expected) < len(game.guesses)
     assert checked > 0 if game.hard_mode else checked == 0  # the rule binds in hard mode
 

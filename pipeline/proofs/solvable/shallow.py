@@ -11,7 +11,9 @@ so a class refuted here is refuted under the rule too.  A secret that is no allo
 Speed, without changing the answer: a guess h makes at most r(h) = |classes of Split(C, h)| classes on any subset
 of C, so only guesses with r(h) >= |P| can separate a part P: they are scanned in decreasing r, stopping below
 |P|; a part larger than max r cannot be separated at all.  The pair of secrets that last shared a response is
-compared first for the next guess, which rules most guesses out in one comparison.
+compared first for the next guess, which rules most guesses out in one comparison.  In hard mode only the rows of
+the guesses legal under the class's rule are read: a later rule only adds to it (Rule.after keeps every fixed and
+counted symbol), so no guess a strategy may play below is left out.
 """
 
 import numpy as np
@@ -139,6 +141,11 @@ def _any_first_guess(block, by_r, r, n_codes, win, legal_first, hard, words, cou
     return False
 
 
+def legal_rows(n_guesses: int, rule=None, words=None, counts=None) -> np.ndarray:
+    """The guesses a strategy may play under `rule` and any rule after it (every guess when there is none)."""
+    return np.arange(n_guesses) if rule is None else np.flatnonzero(rule.allowed(words, counts))
+
+
 def solved_within(codes, cls, left: int, n_codes: int, guessable, rule=None, words=None, counts=None) -> bool:
     """Whether the class `cls` (secret indices) can be solved within `left` <= 3 guesses; in hard mode `rule` is
     the Rule the class was reached under, `words` the guesses' symbol rows and `counts` their symbol counts."""
@@ -158,11 +165,13 @@ def solved_within(codes, cls, left: int, n_codes: int, guessable, rule=None, wor
     least = rule.least.astype(np.int64) if hard else np.zeros(1, dtype=np.int64)
     words = words if hard else np.zeros((1, 1), dtype=np.uint8)
     counts = counts if hard else np.zeros((1, 1), dtype=np.int16)
-    block = np.ascontiguousarray(codes[:, cls])
+    rows = legal_rows(codes.shape[0], rule, words, counts)
+    block = np.ascontiguousarray(codes[np.ix_(rows, cls)])
+    words, counts = (words[rows], counts[rows]) if hard else (words, counts)
     r = _class_counts(block, n_codes)
     by_r = np.argsort(-r, kind="stable")
     if left == 2:
         return bool(_separable(block, by_r, r, np.arange(len(cls)), n_codes, hard, words, counts, fixed, least,
                                np.full(2, -1, dtype=np.int64)))
-    legal = rule.allowed(words, counts) if hard else np.ones(codes.shape[0], dtype=bool)
+    legal = np.ones(len(rows), dtype=bool)  # every row is legal under the class's rule
     return bool(_any_first_guess(block, by_r, r, n_codes, n_codes - 1, legal, hard, words, counts, fixed, least))
