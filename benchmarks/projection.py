@@ -402,13 +402,13 @@ def ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, generators
             "setup_s": round(setup_s, 2), "setups": worker_setups(len(classes), per_cpu=CLASS_TASKS_PER_CPU)}
 
 
-def close_survivor(solvers: ClassSolvers, game, codes, opener, ub, settings) -> tuple[float, dict]:
+def close_survivor(solvers: ClassSolvers, game, codes, opener, ub, k_s, settings) -> tuple[float, dict]:
     """(CPU seconds, figures) of the prove stage's task for a survivor other than the UB opener:
     `settle_opener` over its classes, with `solvers` emptied afterwards as a worker's are."""
     classes = [(m, state) for _, m, state in opener_classes(codes, game, opener)]
     start = time.process_time()
     bounds = settle_opener(solvers, classes, ub=ub, hard=game.hard_mode, memo_bits=settings["prove_memo_bits"],
-                           left=guesses_left(game))
+                           left=guesses_left(game), k_s=k_s, level=settings["prove_max_level"])
     seconds = time.process_time() - start
     solvers.reset()
     print(f"{time.strftime('%H:%M:%S')} close_opener {game.guesses[opener]}: {seconds:.1f} CPU s", file=sys.stderr,
@@ -418,7 +418,7 @@ def close_survivor(solvers: ClassSolvers, game, codes, opener, ub, settings) -> 
                      "exact_classes": sum(method == "exact" for _, method in bounds)}
 
 
-def others_closure(game, codes, survivors, alive, ub_opener, ub, settings, n_sample) -> dict:
+def others_closure(game, codes, k_s, survivors, alive, ub_opener, ub, settings, n_sample) -> dict:
     """The other survivors' closure: `close_opener` on up to n_sample sampled survivors of the last level,
     or, when none is left, on the UB opener as a stand-in; projected over `survivors` openers, the solvers'
     build as set-up once per worker process."""
@@ -426,9 +426,9 @@ def others_closure(game, codes, survivors, alive, ub_opener, ub, settings, n_sam
     if not measured_on:
         return {"openers": 0, "cpu_s": 0.0, "longest_s": 0.0, "priced_by": "no other survivor"}
     solvers = ClassSolvers(Matrix.of_game(codes, game))
-    builds = [("exact", game.hard_mode, settings["prove_memo_bits"], guesses_left(game))]
+    builds = [("exact", game.hard_mode, settings["prove_memo_bits"], guesses_left(game)), ("bounds", k_s, game.hard_mode)]
     setup_s = built_in(solvers, *builds, *([("within", game.hard_mode)] if guesses_left(game) is not None else []))
-    figures = [close_survivor(solvers, game, codes, int(g), ub, settings) for g in measured_on]
+    figures = [close_survivor(solvers, game, codes, int(g), ub, k_s, settings) for g in measured_on]
     seconds = [s for s, _ in figures]
     basis = ("close_opener on the sampled survivors of the last level" if alive else
              "close_opener on the UB opener (a stand-in: no sampled survivor left; every class solved exactly)")
@@ -447,7 +447,8 @@ def closure(game, codes, k_s, ub_row, targets, survivors, alive, settings, gener
         out["ub_opener"] = ub_opener_closure(game, codes, k_s, ub_opener, targets, settings, generators,
                                                args.class_sample)
     others = max(survivors - (ub_opener is not None), 0.0)
-    out["others"] = others_closure(game, codes, others, alive, ub_opener, ub_row["ub"], settings, args.closure_sample)
+    out["others"] = others_closure(game, codes, k_s, others, alive, ub_opener, ub_row["ub"], settings,
+                                   args.closure_sample)
     cpu = out.get("ub_opener", {}).get("cpu_s", 0.0) + out["others"]["cpu_s"]
     longest = max(out.get("ub_opener", {}).get("longest_s", 0.0), out["others"]["longest_s"])
     return {"per_opener_s": round(cpu / max(survivors, 1.0), 1), "openers": round(survivors, 1),

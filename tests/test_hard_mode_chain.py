@@ -7,6 +7,7 @@ hard mode and the limit really bind (their values differ from normal
 mode / no limit), so a search that ignores either gives another number.
 """
 
+import itertools
 import json
 
 import numpy as np
@@ -227,7 +228,8 @@ def test_heuristics_flag_trees_deeper_than_the_limit(run_pipeline, ray_session, 
 def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
     """prove's closure of an opener without a UB subtree: at ub its value is exact (an optimal opener),
     otherwise a lower bound above ub; with a lower ub every opener is shown worse, never better than it is."""
-    from pipeline.search.bounds.closure import ClassSolvers, close_opener, opener_classes
+    from pipeline.search.bounds.closure import ClassSolvers, close_opener, level_floor, opener_classes
+    from pipeline.search.bounds.lower import k_of_game
 
     game = binding_game(case, hard, limit)
     codes = game_matrix(game)
@@ -235,13 +237,16 @@ def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
     matrix = Matrix.of_game(codes, game)
     solver = ExactSolver(matrix, hard_mode=hard, max_guesses=left)
     within = None if limit is None else ClassSolvers(matrix).within(hard)
-    optimum, win = case[2][hard, limit], "2" * game.length
+    lb_solver = ClassSolvers(matrix).bounds(k_of_game(codes, game.n_codes), hard)
+    floors = [None] + [level_floor(lb_solver, hard=hard, level=level) for level in (1, 3)]
+    optimum = case[2][hard, limit]
     for g, word in enumerate(game.guesses):
         classes = opener_classes(codes, game, g)
-        brute = len(game.secrets) + sum(
-            brute_min_total(game.guesses, [game.secrets[i] for i in m], hard, None if limit is None else limit - 1,
-                            ((word, colours),)) for colours, m, _ in classes if colours != win)
-        for ub in (optimum, optimum - 1):
-            value = len(game.secrets) + sum(b for b, _ in close_opener([(m, s) for _, m, s in classes],
-                                                                        len(game.secrets), ub, solver, within, left))
+        brutes = [brute_min_total(game.guesses, [game.secrets[i] for i in m], hard,
+                                  None if limit is None else limit - 1, ((word, colours),)) for colours, m, _ in classes]
+        brute = len(game.secrets) + sum(brutes)
+        for ub, floor in itertools.product((optimum, optimum - 1), floors):
+            bounds = close_opener([(m, s) for _, m, s in classes], len(game.secrets), ub, solver, within, left, floor)
+            value = len(game.secrets) + sum(b for b, _ in bounds)
             assert value == brute if value == ub else ub < value <= brute, (word, ub, value, brute)
+            assert all(b <= truth or b >= INF for (b, _), truth in zip(bounds, brutes)), (word, bounds, brutes)

@@ -22,7 +22,7 @@ PINS = {
     "upper_bound": (4, "79a451c913eec835"),
     "lower_bound": (2, "44cecf15a435fefe"),
     "exact": (3, "60deb987b6b6a195"),
-    "prove": (6, "b877dc7f0984daf2"),
+    "prove": (7, "b877dc7f0984daf2"),
     "openers": (1, "d1137a434cd8035e"),
     "simulate": (2, "5fdb14debc32b19f"),
     "blindfold": (2, "d43b5b124c35a939"),

@@ -45,7 +45,7 @@ from pipeline.stages.proof_tasks import class_task, fan_out_tasks, game_claims, 
 from pipeline.config.stages import ProveConfig
 
 NAME = "prove"
-VERSION = 6
+VERSION = 7
 INPUTS = ("feedback", "upper_bound", "lower_bound")
 OUTPUTS = PROVE  # certificate.json, tree.json/.svg (and .txt for a better tree), game.json.gz: artifacts/outputs.py
 
@@ -91,10 +91,11 @@ def closed_classes(ctx: StageContext, jobs: list, shared: tuple) -> list:
     return results
 
 
-def opener_task(classes, matrix: Matrix, memo_bits, left, hard, ub):
+def opener_task(classes, matrix: Matrix, memo_bits, left, hard, ub, k_s, level):
     """(bound, method) per class of an opener without a UB subtree: `settle_opener` with this worker's solvers."""
     with task_solvers(matrix) as solvers:
-        return settle_opener(solvers, classes, ub=ub, hard=hard, memo_bits=memo_bits, left=left)
+        return settle_opener(solvers, classes, ub=ub, hard=hard, memo_bits=memo_bits, left=left, k_s=k_s,
+                             level=level)
 
 
 def run(ctx: StageContext, cfg: ProveConfig) -> dict:
@@ -133,7 +134,7 @@ def run(ctx: StageContext, cfg: ProveConfig) -> dict:
     others = [[(m, state) for _, m, state in cls] for cls in classes.values()]
     ub_results = closed_classes(ctx, jobs, shared)
     shared = shared_args(opener_task, matrix=matrix, memo_bits=cfg.memo_bits, left=guesses_left(game),
-                         hard=game.hard_mode, ub=ub)
+                         hard=game.hard_mode, ub=ub, k_s=k_s, level=cfg.max_level)
     other_results = fan_out_tasks(ctx, opener_task, others, shared, f"{NAME}-openers")
     survivors = {}
     if ub_classes:

@@ -5,9 +5,10 @@ of the classes' MinTotals.  To show that g reaches the upper bound UB, or is wor
 needs a lower bound, from the cheapest that suffices:
 - `bound_class`: the first LB_j (search/bounds/lower.py; hard-mode LB_j in hard mode, which are stronger)
   reaching the class's target (its subtree total in the UB tree), else the exact MinTotal;
-- `close_opener`: an opener without a UB subtree starts every class at its floor 2|C| - 1 and solves the
-  largest classes exactly, each against the budget that would lift the opener past UB on its own; under a guess
-  limit it first looks for a class no strategy solves in time (within.py), which settles the opener alone;
+- `close_opener`: an opener without a UB subtree starts every class at a lower bound (its LB_j at the proof's
+  deepest level, `settle_opener`; 2|C| - 1 when none is given) and solves the largest classes exactly, each
+  against the budget that would lift the opener past UB on its own; under a guess limit it first looks for a class
+  no strategy solves in time (within.py), which settles the opener alone;
 - with the game's symmetries, a class's exact MinTotal searches one guess per orbit of the symmetries fixing
   the guesses played so far (the opener, then the class's first guess: exact_symmetric.py).
 The game's rules hold throughout: a class has game.max_guesses - 1 guesses left (`guesses_left`; LB_j
@@ -139,11 +140,12 @@ def bound_class(solvers: ClassSolvers, settings: ClassSettings, members, target,
     return int(value), "exact"
 
 
-def close_opener(classes, n_secrets, ub, exact_solver, within=None, left=None) -> list[tuple[int, str]]:
+def close_opener(classes, n_secrets, ub, exact_solver, within=None, left=None, floor=None) -> list[tuple[int, str]]:
     """(bound, method) per class of an opener without a UB subtree, enough to settle it against ub.
 
     `classes` are (members, hard-mode state or None).  Classes start at their floor 2|C| - 1 (exact for
-    |C| <= 2).  Under a guess limit (`within`, a Within, and the `left` guesses a class has), a class no strategy
+    |C| <= 2), raised by `floor(members, state)` -> (bound, method) where given (a lower bound such as LB_j: the
+    more of the gap to ub the floors close, the fewer and cheaper the exact solves, here and in the check).  Under a guess limit (`within`, a Within, and the `left` guesses a class has), a class no strategy
     solves in time settles the opener on its own (bound IMPOSSIBLE; the others stay at their floors), so that is
     asked first, largest class first: far cheaper than solving the classes before it exactly.  Otherwise classes
     are solved exactly, largest first, each with the budget that would lift the opener past ub on its own: a
@@ -155,6 +157,9 @@ def close_opener(classes, n_secrets, ub, exact_solver, within=None, left=None) -
             if not within.solvable(classes[c][0], left, classes[c][1]):
                 bounds[c] = (IMPOSSIBLE, "exact")
                 return bounds
+    if floor is not None:
+        bounds = [max(b, floor(m, state), key=lambda bound: bound[0]) if len(m) > 2 else b
+                  for b, (m, state) in zip(bounds, classes)]
     for c in sorted(range(len(classes)), key=lambda i: -len(classes[i][0])):
         members, state = classes[c]
         if len(members) <= 2:
@@ -167,11 +172,23 @@ def close_opener(classes, n_secrets, ub, exact_solver, within=None, left=None) -
     return bounds
 
 
-def settle_opener(solvers: ClassSolvers, classes, *, ub, hard: bool, memo_bits, left) -> list[tuple[int, str]]:
-    """`close_opener` with the solvers of `solvers` for the game's mode and its `left` guesses (None = no limit)."""
+def settle_opener(solvers: ClassSolvers, classes, *, ub, hard: bool, memo_bits, left, k_s,
+                  level) -> list[tuple[int, str]]:
+    """`close_opener` with the solvers of `solvers` for the game's mode and its `left` guesses (None = no limit),
+    every class starting at its LB_level (hard-mode LB_level in hard mode)."""
     return close_opener(classes, n_secrets=solvers.matrix.n_secrets, ub=ub,
                         exact_solver=solvers.exact(hard, memo_bits=memo_bits, left=left),
-                        within=None if left is None else solvers.within(hard), left=left)
+                        within=None if left is None else solvers.within(hard), left=left,
+                        floor=level_floor(solvers.bounds(k_s, hard), hard=hard, level=level))
+
+
+def level_floor(solver, *, hard: bool, level: int):
+    """floor(members, state) -> (LB_level of the class, its method name) with an LB_j solver of the game's mode."""
+    def floor(members, state):
+        members = np.array(members, dtype=np.int32)
+        value, _ = solver.lb(members, state, level) if hard else solver.lb(members, level)
+        return int(value), f"hard LB_{level}" if hard else f"LB_{level}"
+    return floor
 
 
 def guesses_left(game) -> int | None:
