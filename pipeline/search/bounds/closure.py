@@ -147,8 +147,9 @@ def close_opener(classes, n_secrets, ub, exact_solver, within=None, left=None, f
     |C| <= 2), raised by `floor(members, state)` -> (bound, method) where given (a lower bound such as LB_j: the
     more of the gap to ub the floors close, the fewer and cheaper the exact solves, here and in the check).  Under a
     guess limit (`within`, a Within, and the `left` guesses a class has), a class no strategy solves in time
-    settles the opener on its own (bound IMPOSSIBLE; the others stay at their floors), so that is asked first, largest class first: far cheaper than solving the classes before it exactly.  Otherwise classes
-    are solved exactly, largest first, each with the budget that would lift the opener past ub on its own: a
+    settles the opener on its own (bound IMPOSSIBLE; the others stay at their floors), so that is asked first,
+    largest class first: far cheaper than solving the classes before it exactly.  Otherwise classes are solved
+    exactly, largest first, each with the budget that would lift the opener past ub on its own: a
     solve that reaches its budget ends the work (the opener is worse than ub; that class's bound is then only a
     lower bound).  An opener whose sum ends at ub therefore has every class exact: it is optimal too."""
     bounds = [(2 * len(m) - 1, "exact" if len(m) <= 2 else "LB_1") for m, _ in classes]
