@@ -104,6 +104,25 @@ def test_tasks_finishing_in_waves_get_the_rate_of_the_waves_and_the_heartbeat_co
     assert beats and all(beat.match(line) for line in beats), beats
 
 
+def test_a_heartbeat_past_the_estimate_says_by_how_much_not_eta_zero(tmp_path):
+    """The waves above, then nothing for 80 min: the 6 tasks left were due 4527 s after the last one finished (3006
+    task-seconds over 1506 s: 1.996 at once, 1506 s each), so the heartbeat says the ETA passed 4m33s ago (4800 s
+    on) rather than counting down to `ETA 0s`."""
+    import time
+
+    clock, path = FakeClock(), tmp_path / "stage.log"
+    with log_to_file(path):
+        with Progress("V5", 8, stream=io.StringIO(), clock=clock, heartbeat_seconds=0.05) as bar:
+            clock.now += 1500
+            bar.advance(seconds=1500)
+            clock.now += 6
+            bar.advance(seconds=1506)
+            clock.now += 80 * 60
+            time.sleep(0.3)
+    beats = [line for line in path.read_text().splitlines() if "still working" in line]
+    assert beats and all(line.endswith(", ETA passed 4m33s ago") for line in beats), beats
+
+
 @pytest.mark.parametrize("seconds, elapsed, rate", [
     ([300.0, 10.0, 10.0], 320.0, 0.1),  # one at a time, the first compiling: one per 10 s
     ([10.0] * 10, 50.0, 0.2),  # two at a time, 10 s each: two per 10 s

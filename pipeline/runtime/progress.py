@@ -6,7 +6,8 @@ print nothing useful; instead a line `label: done/total tasks (pct), rate, ETA` 
 
 A heartbeat keeps both alive while no task finishes (one long task, an in-process run): a timer thread
 writes `label: still working after 2m30s, 3/10 done (30%), none finished for 1m05s, ETA 4m45s` (the ETA once
-there is a rate) whenever nothing was logged for HEARTBEAT_SECONDS; on a terminal the line goes to the log files only and the bar shows it."""
+there is a rate, `ETA passed 1m05s ago` once the tasks outrun it) whenever nothing was logged for
+HEARTBEAT_SECONDS; on a terminal the line goes to the log files only and the bar shows it."""
 
 import sys
 import threading
@@ -53,6 +54,11 @@ class Rate:
             return None
         at_once = max(1.0, (self.first + self.later) / elapsed)
         return at_once * self.later_count / self.later
+
+
+def _eta_text(eta: float) -> str:
+    """`ETA 4m00s`, or `ETA passed 1m05s ago` once the tasks run longer than their rate said (never `ETA 0s`)."""
+    return f"ETA {_duration(eta)}" if eta >= 0.5 else f"ETA passed {_duration(-eta)} ago"
 
 
 class Progress:
@@ -123,7 +129,7 @@ class Progress:
         self.beat_at = now
         eta = self.eta(self.clock())
         waited = f"none finished for {_duration(now - self.finished_at)}" + (
-            f", ETA {_duration(eta)}" if eta is not None else "")
+            f", {_eta_text(eta)}" if eta is not None else "")
         text = (f"{self.label}: still working after {_duration(self.clock() - self.started)}, "
                 f"{self.done}/{self.total} done ({100 * self.done // max(self.total, 1)}%), {waited}")
         if self.bar is not None:
@@ -146,7 +152,7 @@ class Progress:
         text = f"{self.label}: {self.done}/{self.total} tasks ({100 * self.done // max(self.total, 1)}%)"
         rate, eta = self.rate(), self.eta(now)
         if rate and eta is not None:
-            text += f", {rate:.3g} tasks/s, ETA {_duration(eta)}"
+            text += f", {rate:.3g} tasks/s, {_eta_text(eta)}"
         return text
 
     def rate(self) -> float | None:
@@ -158,11 +164,12 @@ class Progress:
         return self.rates.per_second(elapsed=self.last_done_at - self.started)
 
     def eta(self, now: float) -> float | None:
-        """Seconds left at `rate`, counted from the last task done (never below 0; None without a rate)."""
+        """Seconds left at `rate`, counted from the last task done (below 0 once that estimate has passed; None
+        without a rate)."""
         rate = self.rate()
         if not rate:
             return None
-        return max(0.0, (self.total - self.done) / rate - (now - self.last_done_at))
+        return (self.total - self.done) / rate - (now - self.last_done_at)
 
     def __exit__(self, *exc):
         self.stopped.set()

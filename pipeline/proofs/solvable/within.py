@@ -12,7 +12,7 @@ import numpy as np
 
 from pipeline.proofs.bounds.lower import split
 from pipeline.proofs.game.hard_mode import Rule, letter_counts
-from pipeline.proofs.solvable.shallow import solved_within
+from pipeline.proofs.solvable.shallow import legal_rows, solved_within
 
 
 def reach(guesses: int, parts: int) -> int:
@@ -39,8 +39,7 @@ class Feasibility:
         self.memo: dict[tuple, bool] = {}
 
     def legal(self, rule: Rule | None) -> np.ndarray:
-        everyone = np.arange(self.codes.shape[0])
-        return everyone if rule is None else everyone[rule.allowed(self.words, self.counts)]
+        return legal_rows(self.codes.shape[0], rule, self.words, self.counts)
 
     def within(self, cands: np.ndarray, left: int, rule: Rule | None) -> bool:
         """`solvable`, by shallow.py's kernels when at most 3 guesses are left."""

@@ -10,7 +10,7 @@ largest first (likeliest to fail); counting (infeasible.py's reach) refutes a cl
 
 import numpy as np
 
-from pipeline.search.hard_mode import allowed_into, update_state
+from pipeline.search.hard_mode import update_state
 from pipeline.search.matrix import Matrix
 from pipeline.search.solvable.infeasible import reach
 from pipeline.search.partition import split
@@ -57,13 +57,8 @@ class Within:
         """Nothing to empty: Within keeps no memo (ClassSolvers resets every solver it built)."""
 
     def legal(self, state) -> np.ndarray:
-        """The guesses allowed in `state` (every guess in normal mode)."""
-        n = self.shallow.codes.shape[0]
-        if not self.shallow.hard:
-            return np.arange(n)
-        mask = np.zeros(n, dtype=np.bool_)
-        allowed_into(self.words, self.shallow.counts, state[0], state[1], mask)
-        return np.flatnonzero(mask)
+        """The guesses allowed in `state` (every guess in normal mode, where `state` is None)."""
+        return self.shallow.legal_rows(*state) if self.shallow.hard else self.shallow.legal_rows(None, None)
 
     def parts_solvable(self, g: int, members: np.ndarray, left: int, state) -> bool:
         """Every part guess g leaves is solved within `left` guesses (a guess that leaves C whole does not help)."""
