@@ -9,6 +9,8 @@ needs).  Each class C' of a guess costs at least Bound(|C'|, k), k the most part
 makes on C (a class's guesses split it into no more parts), and at least 2|C'| - 1; guesses are
 tried in order of their floor |C| + the sum of those class costs, and dropped once the floor
 reaches the best value found.  The floors of all guesses are one numba pass over the node.
+With two guesses left, a set that no legal guess splits into singletons has no strategy: INFEASIBLE at once, not
+after every guess's classes were found to need a third.
 Memo per (candidate set, guesses left, hard-mode rule).
 With a game's symmetries (verified automorphisms, symmetry.py, generating a product of symmetric groups:
 stabiliser.py), a node is given the guesses played above it (from the opener on): the symmetries fixing them
@@ -183,6 +185,9 @@ class ExactSolver:
                                                                      self.seen):
             self.memo[key] = (2 * n, True)
             return 2 * n
+        if left == 2:  # no legal guess gives every candidate its own answer: some secret needs a third guess
+            self.memo[key] = (INFEASIBLE, True)
+            return INFEASIBLE
         best, exact = beta, False
         useful, options, floors, k, history = self._options(cands, listed[legal[listed]], best, history)
         for g, floor in zip(options, floors):
