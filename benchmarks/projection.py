@@ -426,7 +426,8 @@ def others_closure(game, codes, k_s, survivors, alive, ub_opener, ub, settings, 
     if not measured_on:
         return {"openers": 0, "cpu_s": 0.0, "longest_s": 0.0, "priced_by": "no other survivor"}
     solvers = ClassSolvers(Matrix.of_game(codes, game))
-    builds = [("exact", game.hard_mode, settings["prove_memo_bits"], guesses_left(game)), ("bounds", k_s, game.hard_mode)]
+    builds = [("exact", game.hard_mode, settings["prove_memo_bits"], guesses_left(game)),
+              ("bounds", k_s, game.hard_mode)]
     setup_s = built_in(solvers, *builds, *([("within", game.hard_mode)] if guesses_left(game) is not None else []))
     figures = [close_survivor(solvers, game, codes, int(g), ub, k_s, settings) for g in measured_on]
     seconds = [s for s, _ in figures]

@@ -243,7 +243,8 @@ def test_prove_settles_every_opener_like_the_brute_force(case, hard, limit):
     for g, word in enumerate(game.guesses):
         classes = opener_classes(codes, game, g)
         brutes = [brute_min_total(game.guesses, [game.secrets[i] for i in m], hard,
-                                  None if limit is None else limit - 1, ((word, colours),)) for colours, m, _ in classes]
+                                  None if limit is None else limit - 1, ((word, colours),))
+                  for colours, m, _ in classes]
         brute = len(game.secrets) + sum(brutes)
         for ub, floor in itertools.product((optimum, optimum - 1), floors):
             bounds = close_opener([(m, s) for _, m, s in classes], len(game.secrets), ub, solver, within, left, floor)
