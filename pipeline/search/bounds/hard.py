@@ -18,37 +18,15 @@ below the hard-mode optimum.
 import numpy as np
 from numba import njit
 
-from pipeline.search.bounds.lower import (UNBOUNDED, BoundSolver, _classes, bound, bound_table, floor_levels,
-                                          lazy_minimum, parts_above, winning_guess)
+from pipeline.search.bounds.hard_scans import allowed_among, lb2_in_state, lb3_in_state, scan_arrays, submatrix
+from pipeline.search.bounds.lower import (UNBOUNDED, BoundSolver, _classes, bound_table, floor_levels, lazy_minimum,
+                                          winning_guess)
 from pipeline.search.hard_mode import initial_state, symbol_counts, update_state
-from pipeline.search.bounds.max_parts import colour_table, letter_ceiling, word_arrays
+from pipeline.search.bounds.max_parts import word_arrays
 from pipeline.search.partition import guess_class_counts
 
 
 FLOOR3 = True
-LETTERS_FROM = 8  # part scans of larger sets skip guesses by their letter ceiling (smaller: not worth its table)
-
-
-@njit(cache=True)
-def allowed_among(words, counts, greens, at_least, guesses):
-    """The guesses (indices into `words`) that the state (greens, at_least) allows, in order."""
-    out = np.empty(guesses.shape[0], dtype=np.int32)
-    n = 0
-    for g in guesses:
-        ok = True
-        for i in range(greens.shape[0]):
-            if greens[i] >= 0 and words[g, i] != greens[i]:
-                ok = False
-                break
-        if ok:
-            for x in range(at_least.shape[0]):
-                if at_least[x] > counts[g, x]:
-                    ok = False
-                    break
-        if ok:
-            out[n] = g
-            n += 1
-    return out[:n]
 
 
 @njit(cache=True)
@@ -67,87 +45,30 @@ def v1_among(codes, codes_t, cands, guesses, n_codes, win, btab):
     return values, parts_out
 
 
-@njit(cache=True, inline="always")
-def split_score(line, cands, win, bonus, best, seen, mark):
-    """|Split(C, g)| + bonus * [g wins on a candidate] for g's code line (line[c] = g's code on candidate c),
-    or a number <= best once even all the remaining candidates in new parts (and the bonus) could not beat
-    `best`.  `seen` marks the codes met with `mark`."""
-    n = cands.shape[0]
-    parts = 0
-    won = 0
-    for i in range(n):
-        code = line[cands[i]]
-        if seen[code] != mark:
-            seen[code] = mark
-            parts += 1
-        if code == win:
-            won = bonus
-        if parts + (n - 1 - i) + bonus <= best:
-            break
-    return parts + won
-
-
 @njit(cache=True)
-def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table):
-    """max(floor, max over `guesses` of |Split(C, g)| + bonus * [g wins on a candidate]), exact below `stop`:
-    the scan ends once the best reaches it.  A guess is skipped when its letter ceiling (max_parts.py; `keys`
-    has a row per guess, or none to skip nothing) + bonus cannot beat the best so far, and its count is
-    abandoned once even all its remaining candidates in new parts (and `bonus` for a win) could not.
-    bonus = 0 gives the most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels."""
-    seen = np.full(n_codes, -1, dtype=np.int64)
-    best = floor
-    use_letters = keys.shape[0] > 0
-    for j in range(guesses.shape[0]):
-        if best >= stop:
-            break
-        g = guesses[j]
-        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
-            continue
-        best = max(best, split_score(codes_t[:, g], cands, win, bonus, best, seen, j))
-    return best
-
-
-@njit(cache=True)
-def submatrix(codes, rows, cols):
-    """codes[rows][:, cols], contiguous."""
-    out = np.empty((rows.shape[0], cols.shape[0]), dtype=codes.dtype)
-    for j in range(rows.shape[0]):
-        for k in range(cols.shape[0]):
-            out[j, k] = codes[rows[j], cols[k]]
-    return out
-
-
-@njit(cache=True)
-def most_split_capped(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table, caps, row_of, local,
-                      where):
-    """`most_split_among`, faster for a subset C of a set P whose part counts are known: caps[g] >=
-    |Split(C, g)| (g's part count on P, as a part of C lies in a part of P; UNBOUNDED for a guess without
-    one) skips a guess that cannot beat the best before anything else about it is read, and a guess with a
-    row in `local` (local[row_of[g], where[c]] = g's code on candidate c of P) is counted there, a few
-    cache lines instead of one a candidate; any other guess (row_of -1) is counted from `codes_t`."""
-    positions = where[cands]
-    seen = np.full(n_codes, -1, dtype=np.int64)
-    best = floor
-    use_letters = keys.shape[0] > 0
-    for j in range(guesses.shape[0]):
-        if best >= stop:
-            break
-        g = guesses[j]
-        if caps[g] + bonus <= best:
-            continue
-        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
-            continue
-        row = row_of[g]
-        if row >= 0:
-            best = max(best, split_score(local[row], positions, win, bonus, best, seen, j))
-        else:
-            best = max(best, split_score(codes_t[:, g], cands, win, bonus, best, seen, j))
-    return best
+def ranked_classes(row, cands, n_codes, win, btab):
+    """The non-win classes of C under the guess with code row `row`, for V_i: (members grouped by class, class
+    starts, class codes, each class's LB_1, |C| + their sum, the classes of 3 or more by size, largest first
+    (stable)); LB_i of 1 or 2 candidates is LB_1."""
+    members, starts, sizes = _classes(row, cands, n_codes, win)
+    bounds = np.empty(sizes.shape[0], dtype=np.int64)
+    total = cands.shape[0]
+    for c in range(sizes.shape[0]):
+        bounds[c] = btab[sizes[c]]
+        total += bounds[c]
+    order = np.argsort(-sizes, kind="mergesort")
+    large = 0
+    while large < order.shape[0] and sizes[order[large]] >= 3:
+        large += 1
+    codes = np.empty(sizes.shape[0], dtype=np.int64)
+    for c in range(sizes.shape[0]):
+        codes[c] = row[members[starts[c]]]
+    return members, starts, codes, bounds, total, order[:large]
 
 
 def unconstrained(state) -> bool:
     """Does the state allow every guess (nothing green or yellow revealed yet)?"""
-    return bool((state[0] < 0).all() and not state[1].any())
+    return not state[1].any() and bool((state[0] < 0).all())
 
 
 class HardBoundSolver:
@@ -180,6 +101,7 @@ class HardBoundSolver:
         self.letter_keys, self.secret_letters = word_arrays(encoded_guesses, encoded_secrets)
         # Where nothing is revealed every guess is allowed: LB_2 and LB_3 (which do not look past the next
         # guess) are then the normal-mode ones, computed by its faster whole-list scans.
+        self.plain = scan_arrays(self)
         self.normal = (BoundSolver(codes, secret_of_guess, n_codes, k_s, encoded_guesses, encoded_secrets)
                        if secret_of_guess is not None else None)
 
@@ -255,66 +177,20 @@ class HardBoundSolver:
         row_of[guesses] = np.arange(len(guesses))
         where = np.full(self.codes.shape[1], -1, dtype=np.int64)
         where[cands] = np.arange(len(cands))
-        return caps, row_of, submatrix(self.codes, guesses, cands), where
+        return scan_arrays(self, (caps, row_of, submatrix(self.codes, guesses, cands), where))
 
     def _lb2(self, cands, state, budget, capped=None):
-        """Hard LB_2(C, state) = Bound(|C|, most parts of an allowed guess), or only a bound above `budget`.
-
-        Bound falls as the part count k rises, so LB_2 > budget exactly when no allowed guess makes more
-        than k_max parts (the largest k with Bound(|C|, k) > budget): a scan that only has to show that
-        skips every guess whose letter ceiling is at most k_max, which a scan for the exact maximum (whose
-        best so far is lower) must count.  Only when some guess beats k_max is the maximum needed; Bound
-        is flat from k = |C| - 1, so that scan stops there."""
-        n = len(cands)
-        k_max = parts_above(n, budget)
-        floor = 0
-        if k_max > 0:
-            floor = self._most_split(cands, state, 0, k_max + 1, k_max, capped)
-            if floor <= k_max:
-                return int(bound(n, k_max)), False
-        return int(bound(n, max(1, self._most_split(cands, state, 0, n - 1, floor, capped)))), True
-
-    def _most_split(self, cands, state, bonus, stop, floor=0, capped=None):
-        """`most_split_among` over the guesses allowed in `state`, from `floor`, candidates' winning guesses
-        first: their best is the floor of the scan of all, which then counts no win (theirs are in it).
-        With a superset's `capping` the scan of all is `most_split_capped` (the same result)."""
-        keys = self.letter_keys if len(cands) > LETTERS_FROM else self.letter_keys[:0]
-        table = colour_table(cands, self.secret_letters) if len(keys) else np.zeros((1, 1), dtype=np.int64)
-        best = floor
-        if self.win_guess is not None:  # each candidate has one winning guess, so no other guess wins
-            winners = self.win_guess[cands]
-            winners = allowed_among(self.words, self.counts, state[0], state[1], winners[winners >= 0])
-            best = self._scan(cands, winners, best, stop, bonus, keys, table, capped)
-            stop, bonus = min(stop, len(cands)), 0
-        return self._scan(cands, self.allowed(state), best, stop, bonus, keys, table, capped)
-
-    def _scan(self, cands, guesses, floor, stop, bonus, keys, table, capped):
-        """`most_split_among` of `guesses`, or `most_split_capped` with a superset's `capping`."""
-        if capped is None:
-            return most_split_among(self.codes_t, cands, guesses, self.n_codes, self.win, floor, stop, bonus, keys,
-                                    table)
-        return most_split_capped(self.codes_t, cands, guesses, self.n_codes, self.win, floor, stop, bonus, keys,
-                                 table, *capped)
+        """Hard LB_2(C, state) as (value, exact), or only a bound above `budget` (`lb2_in_state`)."""
+        value, exact = lb2_in_state(self.plain if capped is None else capped, cands, state[0], state[1],
+                                    self.allowed(state), budget)
+        return int(value), bool(exact)
 
     def _lb3_by_parts(self, cands, state, budget=UNBOUNDED, capped=None):
-        """Hard LB_3(C, state) = 3|C| - max over allowed g of (|Split(C, g)| + [g wins]) as (value, exact), or
-        None where that does not apply: as in BoundSolver._lb3_by_parts, |C| <= K_S + 1 puts every class of
-        a split in Bound's two flat levels.  As in `_lb2`, LB_3 > budget needs only a scan showing that no
-        allowed guess scores above 3|C| - budget - 1 (a guess that splits nothing scores at most 1, and
-        then no guess is useful and LB_3 is unbounded: the bound holds too)."""
-        n = len(cands)
-        if self.btab[n] != 2 * n - 1:  # n > K_S + 1: a class could need a third level
-            return None
-        k_max = 3 * n - budget - 1
-        if k_max > n:  # no guess scores above |C| + 1: LB_3 >= 2|C| - 1 > budget
-            return 2 * n - 1, False
-        floor = 0
-        if k_max >= 2:
-            floor = self._most_split(cands, state, 1, k_max + 1, k_max, capped)
-            if floor <= k_max:
-                return 3 * n - k_max, False
-        best = self._most_split(cands, state, 1, n + 1, floor, capped)
-        return (3 * n - best, 3 * n - best <= budget) if best >= 2 else None  # no allowed guess splits C
+        """Hard LB_3(C, state) from part counts as (value, exact), or None where that does not apply
+        (`lb3_in_state`; as in BoundSolver._lb3_by_parts)."""
+        value, exact, applies = lb3_in_state(self.plain if capped is None else capped, self.btab, cands, state[0],
+                                             state[1], self.allowed(state), budget)
+        return (int(value), bool(exact)) if applies else None
 
     def v(self, g, cands, state, level, budget=UNBOUNDED, capped=None):
         """(V_level(g, C, state), exact): each class's bound raised from the LB_1 floor, largest class first.
@@ -323,20 +199,17 @@ class HardBoundSolver:
         From level 4 on, every class is first raised to LB_3 (cheap, and LB_3 <= LB_level), so the total
         starts at V_3 and each costly LB_level gets only the slack V_3 leaves under the budget: a guess is
         then cut off after a class or two instead of after many exactly computed ones."""
-        members, starts, sizes = _classes(self.codes[g], cands, self.n_codes, self.win)
-        bounds = self.btab[sizes]
-        total = len(cands) + int(bounds.sum())
+        members, starts, codes, bounds, total, order = ranked_classes(self.codes[g], cands, self.n_codes, self.win,
+                                                                      self.btab)
         if level == 1:
             return total, True
-        order = np.argsort(-sizes, kind="stable")
-        order = order[sizes[order] >= 3]  # LB_i of 1 or 2 candidates is LB_1
         states = {}
         for lev in floor_levels(level):
             for c in order:
                 if total > budget:
                     return total, False
                 if c not in states:
-                    states[c] = self.after(state, g, int(self.codes[g][members[starts[c]]]))
+                    states[c] = self.after(state, g, codes[c])
                 value, _ = self.lb(members[starts[c]:starts[c + 1]], states[c], lev, budget - total + int(bounds[c]),
                                    capped)
                 total = min(total + value - int(bounds[c]), UNBOUNDED)

@@ -122,7 +122,8 @@ def most_parts_of(codes, guesses, candidates, n_codes):
     return most
 
 
-def parts_above(n, budget) -> int:
+@njit(cache=True)
+def parts_above(n, budget):
     """The largest k with Bound(n, k) > budget (Bound falls as k rises), or 0 when there is none."""
     if bound(n, 1) <= budget:
         return 0
