@@ -5,7 +5,8 @@ LB_2(C, s) = Bound(|C|, most parts of a guess allowed in s) and, for small C, LB
 winning guesses (their best is the floor of the rest), pruned by each guess's letter ceiling and, for a subset of
 a class whose counts are known, by its count there (`most_split_capped`).  A funnel level asks this of hundreds of
 thousands of classes, so the whole question -- the budget's part count, both scans -- is one kernel call
-(`lb2_in_state`, `lb3_in_state`) over a `ScanArrays` tuple of the game's arrays and, optionally, a superset's.
+(`lb2_in_state`, `lb3_in_state`) over the tuple of the game's arrays and, optionally, a superset's that
+`scan_arrays` builds.
 """
 
 import numpy as np
@@ -120,7 +121,7 @@ def most_split_capped(codes_t, cands, guesses, n_codes, win, floor, stop, bonus,
 
 
 def scan_arrays(solver, capping=None) -> tuple:
-    """The ScanArrays tuple of a HardBoundSolver: (codes_t, n_codes, win, words, counts, win_guess (empty: none),
+    """The arrays tuple of the kernels below for a HardBoundSolver: (codes_t, n_codes, win, words, counts, win_guess (empty: none),
     letter_keys, no_keys, secret_letters, capped, caps, row_of, local, where), the last four a superset's
     `capping` (capped True) or placeholders of the same types."""
     codes_t = solver.codes_t
