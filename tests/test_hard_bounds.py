@@ -252,7 +252,7 @@ def most_split_brute(codes, cands, guesses, win, bonus):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_capped_scan_of_a_subset_is_the_most_parts_of_its_guesses(seed):
-    """`most_split_capped` of subsets D of a set C, with C's capping, against the definition: the exact maximum
+    """`scan_guesses` of subsets D of a set C, with C's capping, against the definition: the exact maximum
     from any floor when the stop is out of reach, and the same side of a stop as the plain scan otherwise;
     guesses outside the capping (no cap, no local row) counted too."""
     extra, secrets, alphabet = random_word_game(seed, letters="abcdef", lengths=(3, 4), draws=200,

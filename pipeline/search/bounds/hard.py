@@ -80,7 +80,7 @@ class HardBoundSolver:
     V_i(g, C) asks for LB_2 or LB_3 of the classes D of g on C, whose max-parts scans dominate the deep levels.
     A guess makes at most as many parts of D as of C, and LB_i of C has every allowed guess's part count on C
     from its V_1 pass: that pass hands them down (`capping`), and D's scans skip the guesses whose count on
-    C cannot beat their best and read the others' codes from a small matrix of C's (`most_split_capped`).
+    C cannot beat their best and read the others' codes from a small matrix of C's (`scan_guesses`).
     Only the scans' cost changes: a scan's result is the same maximum, exact below its stop.
     """
 
@@ -169,7 +169,7 @@ class HardBoundSolver:
                             lambda g, cap: self.v(g, cands, state, level - 2, cap, capped))
 
     def capping(self, cands, guesses, parts):
-        """What `most_split_capped` needs to scan subsets of C, from the part counts `parts` of `guesses` on C:
+        """What `scan_guesses` needs to scan subsets of C, from the part counts `parts` of `guesses` on C:
         (each guess's cap, its row in the local matrix, that matrix, each secret's position in C)."""
         caps = np.full(self.codes.shape[0], UNBOUNDED, dtype=np.int64)
         caps[guesses] = parts

@@ -3,7 +3,7 @@
 LB_2(C, s) = Bound(|C|, most parts of a guess allowed in s) and, for small C, LB_3(C, s) = 3|C| - the most parts
 (+ 1 for a win) of such a guess: each is a scan of the allowed guesses' part counts on C, first those of C's
 winning guesses (their best is the floor of the rest), pruned by each guess's letter ceiling and, for a subset of
-a class whose counts are known, by its count there (`most_split_capped`).  A funnel level asks this of hundreds of
+a class whose counts are known, by its count there (`scan_guesses`).  A funnel level asks this of hundreds of
 thousands of classes, so the whole question -- the budget's part count, both scans -- is one kernel call
 (`lb2_in_state`, `lb3_in_state`) over the tuple of the game's arrays and, optionally, a superset's that
 `scan_arrays` builds.
@@ -61,26 +61,6 @@ def split_score(line, cands, win, bonus, best, seen, mark):
 
 
 @njit(cache=True)
-def most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table):
-    """max(floor, max over `guesses` of |Split(C, g)| + bonus * [g wins on a candidate]), exact below `stop`:
-    the scan ends once the best reaches it.  A guess is skipped when its letter ceiling (max_parts.py; `keys`
-    has a row per guess, or none to skip nothing) + bonus cannot beat the best so far, and its count is
-    abandoned once even all its remaining candidates in new parts (and `bonus` for a win) could not.
-    bonus = 0 gives the most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels."""
-    seen = np.full(n_codes, -1, dtype=np.int64)
-    best = floor
-    use_letters = keys.shape[0] > 0
-    for j in range(guesses.shape[0]):
-        if best >= stop:
-            break
-        g = guesses[j]
-        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
-            continue
-        best = max(best, split_score(codes_t[:, g], cands, win, bonus, best, seen, j))
-    return best
-
-
-@njit(cache=True)
 def submatrix(codes, rows, cols):
     """codes[rows][:, cols], contiguous."""
     out = np.empty((rows.shape[0], cols.shape[0]), dtype=codes.dtype)
@@ -88,36 +68,6 @@ def submatrix(codes, rows, cols):
         for k in range(cols.shape[0]):
             out[j, k] = codes[rows[j], cols[k]]
     return out
-
-
-@njit(cache=True)
-def most_split_capped(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table, caps, row_of, local,
-                      where):
-    """`most_split_among`, faster for a subset C of a set P whose part counts are known: caps[g] >=
-    |Split(C, g)| (g's part count on P, as a part of C lies in a part of P; UNBOUNDED for a guess without
-    one) skips a guess that cannot beat the best before anything else about it is read, and a guess with a
-    row in `local` (local[row_of[g], where[c]] = g's code on candidate c of P) is counted there, a few
-    cache lines instead of one a candidate; any other guess (row_of -1) is counted from `codes_t`."""
-    positions = where[cands]
-    seen = np.full(n_codes, -1, dtype=np.int64)
-    best = floor
-    use_letters = keys.shape[0] > 0
-    for j in range(guesses.shape[0]):
-        if best >= stop:
-            break
-        g = guesses[j]
-        if caps[g] + bonus <= best:
-            continue
-        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
-            continue
-        row = row_of[g]
-        if row >= 0:
-            best = max(best, split_score(local[row], positions, win, bonus, best, seen, j))
-        else:
-            best = max(best, split_score(codes_t[:, g], cands, win, bonus, best, seen, j))
-    return best
-
-
 
 
 def scan_arrays(solver, capping=None) -> tuple:
@@ -136,12 +86,37 @@ def scan_arrays(solver, capping=None) -> tuple:
 
 @njit(cache=True)
 def scan_guesses(arrays, cands, guesses, floor, stop, bonus, keys, table):
-    """`most_split_among` of `guesses`, or `most_split_capped` when the arrays carry a superset's capping."""
-    codes_t, n_codes, win = arrays[0], arrays[1], arrays[2]
-    if arrays[9]:
-        return most_split_capped(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table, arrays[10],
-                                 arrays[11], arrays[12], arrays[13])
-    return most_split_among(codes_t, cands, guesses, n_codes, win, floor, stop, bonus, keys, table)
+    """max(floor, max over `guesses` of |Split(C, g)| + bonus * [g wins on a candidate]), exact below `stop`:
+    the scan ends once the best reaches it.  A guess is skipped when its letter ceiling (max_parts.py; `keys`
+    has a row per guess, or none to skip nothing) + bonus cannot beat the best so far, and its count is
+    abandoned once even all its remaining candidates in new parts (and `bonus` for a win) could not.
+    bonus = 0 gives the most parts (LB_2); bonus = 1 what LB_3 needs when every class fits in two levels.
+
+    When the arrays carry a superset P's capping (C a subset of P whose part counts are known), caps[g] >=
+    |Split(C, g)| (g's part count on P, as a part of C lies in a part of P; UNBOUNDED for a guess without one)
+    skips a guess that cannot beat the best before anything else about it is read, and a guess with a row in
+    `local` (local[row_of[g], where[c]] = g's code on candidate c of P) is counted there, a few cache lines
+    instead of one a candidate; any other guess (row_of -1) is counted from `codes_t`."""
+    codes_t, n_codes, win, capped = arrays[0], arrays[1], arrays[2], arrays[9]
+    caps, row_of, local = arrays[10], arrays[11], arrays[12]
+    positions = arrays[13][cands] if capped else np.zeros(0, dtype=np.int64)
+    seen = np.full(n_codes, -1, dtype=np.int64)
+    best = floor
+    use_letters = keys.shape[0] > 0
+    for j in range(guesses.shape[0]):
+        if best >= stop:
+            break
+        g = guesses[j]
+        if capped and caps[g] + bonus <= best:
+            continue
+        if use_letters and letter_ceiling(keys[g], table) + bonus <= best:
+            continue
+        row = row_of[g] if capped else -1
+        if row >= 0:
+            best = max(best, split_score(local[row], positions, win, bonus, best, seen, j))
+        else:
+            best = max(best, split_score(codes_t[:, g], cands, win, bonus, best, seen, j))
+    return best
 
 
 @njit(cache=True)
