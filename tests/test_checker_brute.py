@@ -136,6 +136,23 @@ def test_exact_min_total_matches_brute_force_under_every_limit(seed):
     assert binding.infeasible >= 40, vars(binding)
 
 
+def test_exact_min_total_of_one_or_two_secrets_under_every_limit():
+    """The smallest sets, asked directly with 0-3 guesses left and with none: one secret costs 1 with a guess
+    left, two cost 3 with two left and have no strategy with one (only the guessed secret is found)."""
+    wrong, infeasible = [], 0
+    for codes, secret_guess, n_codes in normal_games(7, 10):
+        brute, solver = BruteGame(codes, secret_guess, n_codes), checker_solver(codes, secret_guess, n_codes)
+        for key in [pair for size in (1, 2) for pair in combinations(range(codes.shape[1]), size)]:
+            for left in (None, 0, 1, 2, 3):
+                truth = brute.min_total(key, left)
+                infeasible += truth == NO_STRATEGY and len(key) == 2 and left == 1
+                got = solver.min_total(np.array(key, dtype=np.int32), left, None)
+                if not agrees(got, truth):
+                    wrong.append((codes.tolist(), key, left, got, truth))
+    assert wrong == []
+    assert infeasible >= 100
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_exact_min_total_where_the_limit_raises_the_value(seed):
     """Sets whose optimum needs more guesses than a limit allows, while a worse strategy fits: MinTotal under each
@@ -174,6 +191,30 @@ def test_exact_min_total_against_a_budget_is_exact_below_it(seed):
                     if not agrees(got, truth, int(beta)):
                         wrong.append((codes.tolist(), key, left, int(beta), got, truth))
     assert wrong == []
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_exact_min_total_after_budgets_below_the_values_is_exact(seed):
+    """A solver first asked every set, under each limit, with budgets at or below its value (its memo then holds
+    lower bounds of many sets and of their classes, not values) answers each exactly when asked again without one:
+    a bound kept for a class is a floor, never taken for its value."""
+    rng = np.random.default_rng(600 + seed)
+    wrong, asked = [], 0
+    for codes, secret_guess, n_codes in normal_games(10 + seed, 20):
+        brute, solver = BruteGame(codes, secret_guess, n_codes), checker_solver(codes, secret_guess, n_codes)
+        queries = [(cands, left, brute.min_total(tuple(cands.tolist()), left))
+                   for cands in subsets(rng, codes.shape[1], 6) for left in LIMITS]
+        for cands, left, truth in queries:
+            low = 2 * len(cands) - 1
+            if low < truth < NO_STRATEGY:
+                solver.min_total(cands, left, None, beta=int(rng.integers(low, truth + 1)))
+                asked += 1
+        for cands, left, truth in queries:
+            got = solver.min_total(cands, left, None)
+            if not agrees(got, truth):
+                wrong.append((codes.tolist(), cands.tolist(), left, got, truth))
+    assert wrong == []
+    assert asked >= 200
 
 
 def test_a_guess_value_is_the_brute_force_value_of_its_classes():

@@ -14,6 +14,7 @@ filter many guesses at once.
 from collections import Counter
 
 import numpy as np
+from numba import njit
 
 
 def violation(guess: str, history) -> str | None:
@@ -40,17 +41,8 @@ class Rule:
 
     def after(self, word: np.ndarray, code: int) -> "Rule":
         """The rule once `word` (symbol row) has been answered with `code`."""
-        fixed, least = self.fixed.copy(), self.least.copy()
-        shown: dict[int, int] = {}
-        for i, symbol in enumerate(word.tolist()):
-            colour = code % 3
-            code //= 3
-            if colour == 2:
-                fixed[i] = symbol
-            if colour:
-                shown[symbol] = shown.get(symbol, 0) + 1
-        for symbol, count in shown.items():
-            least[symbol] = max(least[symbol], count)
+        fixed, least = np.empty_like(self.fixed), np.empty_like(self.least)
+        rule_after(self.fixed, self.least, word, code, fixed, least)
         return Rule(len(fixed), len(least), fixed, least)
 
     def key(self) -> bytes:
@@ -76,3 +68,34 @@ def letter_counts(words: np.ndarray, n_symbols: int) -> np.ndarray:
     for i in range(words.shape[1]):
         np.add.at(counts, (np.arange(len(words)), words[:, i]), 1)
     return counts
+
+
+@njit(cache=True)
+def legal_word(word, count_row, fixed, least):
+    """Whether a guess (symbol row, its symbol counts) keeps every required green and letter count."""
+    for i in range(fixed.shape[0]):
+        if fixed[i] >= 0 and word[i] != fixed[i]:
+            return False
+    for x in range(least.shape[0]):
+        if count_row[x] < least[x]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def rule_after(fixed, least, word, code, out_fixed, out_least):
+    """The hard-mode rule once `word` got Wordle `code` (digit i, weight 3**i: 2 green, 1 yellow, 0 grey)."""
+    out_fixed[:] = fixed
+    out_least[:] = least
+    shown = np.zeros(least.shape[0], dtype=np.int64)
+    rest = code
+    for i in range(word.shape[0]):
+        colour = rest % 3
+        rest //= 3
+        if colour == 2:
+            out_fixed[i] = word[i]
+        if colour > 0:
+            shown[word[i]] += 1
+    for x in range(least.shape[0]):
+        if shown[x] > out_least[x]:
+            out_least[x] = shown[x]

@@ -19,6 +19,8 @@ counted symbol), so no guess a strategy may play below is left out.
 import numpy as np
 from numba import njit
 
+from pipeline.proofs.game.hard_mode import legal_word, rule_after
+
 
 @njit(cache=True)
 def _class_counts(block, n_codes):
@@ -32,37 +34,6 @@ def _class_counts(block, n_codes):
                 mark[code] = h
                 out[h] += 1
     return out
-
-
-@njit(cache=True)
-def _legal(word, count_row, fixed, least):
-    """Whether a guess (symbol row, its symbol counts) keeps every required green and letter count."""
-    for i in range(fixed.shape[0]):
-        if fixed[i] >= 0 and word[i] != fixed[i]:
-            return False
-    for x in range(least.shape[0]):
-        if count_row[x] < least[x]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _rule_after(fixed, least, word, code, out_fixed, out_least):
-    """The hard-mode rule once `word` got Wordle `code` (digit i, weight 3**i: 2 green, 1 yellow, 0 grey)."""
-    out_fixed[:] = fixed
-    out_least[:] = least
-    shown = np.zeros(least.shape[0], dtype=np.int64)
-    rest = code
-    for i in range(word.shape[0]):
-        colour = rest % 3
-        rest //= 3
-        if colour == 2:
-            out_fixed[i] = word[i]
-        if colour > 0:
-            shown[word[i]] += 1
-    for x in range(least.shape[0]):
-        if shown[x] > out_least[x]:
-            out_least[x] = shown[x]
 
 
 @njit(cache=True)
@@ -91,7 +62,7 @@ def _separable(block, by_r, r, part, n_codes, hard, words, counts, fixed, least,
                 apart = False
                 break
             seen[code] = (x << 20) | i
-        if apart and (not hard or _legal(words[h], counts[h], fixed, least)):
+        if apart and (not hard or legal_word(words[h], counts[h], fixed, least)):
             return True
     return False
 
@@ -129,7 +100,7 @@ def _any_first_guess(block, by_r, r, n_codes, win, legal_first, hard, words, cou
                     break
                 part = np.flatnonzero(block[g] == code)
                 if hard:
-                    _rule_after(fixed, least, words[g], code, part_fixed, part_least)
+                    rule_after(fixed, least, words[g], code, part_fixed, part_least)
                 if not _separable(block, by_r, r, part, n_codes, hard, words, counts, part_fixed, part_least,
                                   pair):
                     ok = False
