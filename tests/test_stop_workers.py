@@ -30,7 +30,8 @@ from tests.helpers.processes import Command, default_signals, running, started_a
 
 BUNDLE = PROJECT_ROOT / "catalogue" / "wordle_original-normal-g6.tar.gz"
 STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
-CHECK_STOPPED = "the check was stopped, nothing was verified"
+CHECK_STOPPED = ("the check was stopped, nothing was verified (what it re-derived is kept: the same command "
+                 "resumes it)")
 POOL_WORKER = b"spawn_main"  # in the command line of a checker pool's process (multiprocessing's spawn)
 RAY_STARTING = b"gcs_server"  # the first process Ray starts
 CPUS = os.cpu_count() or 1

@@ -15,7 +15,9 @@ from pipeline.processes import signals
 NAME = 'verify-certificate'
 USAGE = ('verify-certificate <dir|bundle> [--sample N]',  # the form and what it does, in `python -m pipeline --help`
          're-check a proof of optimality or a leaderboard (all of it)')
-CHECK_STOPPED = "the check was stopped, nothing was verified"  # a stopped check's line (pipeline.processes.signals)
+# a stopped check's line (pipeline.processes.signals); its journal keeps its work (proofs/certificates/journal.py)
+CHECK_STOPPED = ("the check was stopped, nothing was verified (what it re-derived is kept: the same command "
+                 "resumes it)")
 
 
 def print_verdict(result: dict) -> None:
@@ -37,6 +39,8 @@ def print_verdict(result: dict) -> None:
     if not result["complete"]:
         checked = (f"re-derived {result['openers_rederived']} of {result['openers_eliminated']} elimination bounds "
                    f"and {result['classes_rederived']} of {result['classes']} closure class bounds")
+    if result.get("resumed_values"):
+        checked += f" ({result['resumed_values']} of them read back from a stopped check's sealed journal)"
     if "leaders" in result:  # a leaderboard (pipeline/proofs/certificates/leaderboard.py)
         ties = f"; every opener tied at {result['threshold']} is listed" if result["ties"] else ""
         listed = ", ".join(f"{w} {v}" for w, v in result["leaders"])

@@ -22,7 +22,8 @@ from pipeline.proofs.game.answer import game_code_matrix, n_codes_of, symbols
 from pipeline.proofs.bounds.lower import LowerBounds
 from pipeline.proofs.certificates.optimal import (_check, _class_sizes, check_elimination_claims, check_lists,
                                                   check_restated, load_certificate, malformed_rejected, pinned_tree,
-                                                  recheck_classes, recheck_eliminations, rules_of)
+                                                  recheck_classes, recheck_eliminations, rules_of,
+                                                  NO_JOURNAL)
 from pipeline.proofs.exact.solver import ExactSolver
 from pipeline.proofs.bounds.hard import HardLowerBounds
 from pipeline.proofs.certificates.tree import answer_of
@@ -76,7 +77,7 @@ def check_accounts(cert: dict, game, bounds: LowerBounds, threshold: int, folder
 
 
 def verify_leaderboard(folder: Path, game, sample: int | None = None, seed: int = 0, say=None,
-                       workers: int = 1) -> dict:
+                       workers: int = 1, journal=NO_JOURNAL) -> dict:
     """Check every claim of <folder>/certificate.json (kind leaderboard); a summary, or CertificateError."""
     say = say or (lambda message: None)
     cert = load_certificate(folder)
@@ -99,11 +100,12 @@ def verify_leaderboard(folder: Path, game, sample: int | None = None, seed: int 
         solver = ExactSolver(codes, words, game.guess_of_secret, n_codes, len(game.alphabet), game.hard_mode)
         hard = HardLowerBounds(bounds, words, len(game.alphabet)) if game.hard_mode else None
         claims = {"ub": threshold, "optimal_openers": [], "ub_opener": None}  # class bounds need only be bounds
-        recheck_classes(claims, game, bounds, solver, limit, classes, say, hard, workers)
-        recheck_eliminations(claims, game, bounds, eliminated, say, hard, workers)
+        recheck_classes(claims, game, bounds, solver, limit, classes, say, hard, workers, journal)
+        recheck_eliminations(claims, game, bounds, eliminated, say, hard, workers, journal)
     n_classes = sum(len(e["classes"]) for part in ("leaders", "settled") for e in cert[part])
     return {"game": named, "k": cert["k"], "threshold": threshold, "ties": cert["ties"], "hard_mode": game.hard_mode,
             "max_guesses": limit, "leaders": [(e["opener"], int(e["value"])) for e in cert["leaders"]],
             "openers_rederived": len(eliminated), "openers_eliminated": len(cert["eliminated"]),
             "classes_rederived": len(classes), "classes": n_classes,
-            "complete": len(eliminated) == len(cert["eliminated"]) and len(classes) == n_classes}
+            "complete": len(eliminated) == len(cert["eliminated"]) and len(classes) == n_classes,
+            "resumed_values": journal.used}

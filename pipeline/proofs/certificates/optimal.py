@@ -40,6 +40,7 @@ from pipeline.proofs.bounds.lower import LowerBounds, split
 from pipeline.proofs.exact.solver import ExactSolver
 from pipeline.proofs.files.reader import FileRefused, file_bytes, json_of
 from pipeline.proofs.bounds.hard import HardLowerBounds
+from pipeline.proofs.certificates.journal import NoJournal, work_digest
 from pipeline.proofs.certificates.naming import checked_name
 from pipeline.proofs.certificates.parallel import (PROGRESS_PREFIX, SOLVABLE, class_value, opener_values,
                                                    pooled_class_values, pooled_values)
@@ -47,6 +48,9 @@ from pipeline.proofs.certificates.schema import MAX_BYTES, CertificateError, che
 from pipeline.proofs.symmetry.stabiliser import NotAProduct, ProductSymmetry
 from pipeline.proofs.symmetry.generators import SymmetryRejected, check_symmetry
 from pipeline.proofs.certificates.tree import TreeRejected, answer_of, check_tree, guess_limit, subtree_totals
+
+
+NO_JOURNAL = NoJournal()  # a check that keeps nothing (journal.py)
 
 
 def _check(condition: bool, why: str) -> None:
@@ -242,8 +246,9 @@ def _classes(bounds: LowerBounds, game, opener: str):
 
 
 def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dict], say, hard=None,
-                         workers: int = 1) -> None:
-    """V_level(g, S) > ub for each picked opener, computed here, level by level (hard-mode levels by `hard`).
+                         workers: int = 1, journal=NO_JOURNAL) -> None:
+    """V_level(g, S) > ub for each picked opener, computed here, level by level (hard-mode levels by `hard`), or
+    read back from this machine's sealed `journal` of an earlier, stopped check of these bytes (journal.py).
     Levels from 2 on are spread over `workers` processes (level 1 is a batch kernel, done here)."""
     ub = int(cert["ub"])
     by_level, entries = defaultdict(list), defaultdict(list)
@@ -254,14 +259,38 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
     jobs = [(level, rule, [game.guess_index[w] for w in by_level[(level, rule)]], ub) for level, rule in keys]
     say("re-deriving " + ", ".join(f"{rule} V_{level} of {len(by_level[(level, rule)])}" for level, rule in keys)
         + " eliminated opener(s)")
-    pooled = [i for i, (level, rule, _, _) in enumerate(jobs) if (level >= 2 or rule == "hard") and workers > 1]
-    values = dict(zip(pooled, pooled_values(game, [jobs[i] for i in pooled], workers, say))) if pooled else {}
-    for i, (level, rule, openers, budget) in enumerate(jobs):
-        if i not in values:
-            values[i] = opener_values(bounds, hard, level, rule, openers, budget)
-        for e, value in zip(entries[(level, rule)], values[i]):
+    found = {}  # work digest -> V_level(g, S)
+
+    def keep(job, values):
+        level, rule, openers, budget = job
+        for g, value in zip(openers, values):
+            found[elimination_work(level, rule, g, budget)] = int(value)
+            journal.add(elimination_work(level, rule, g, budget), int(value))
+
+    for level, rule, openers, budget in jobs:
+        for g in openers:
+            value = journal.known(elimination_work(level, rule, g, budget))
+            if value is not None:
+                found[elimination_work(level, rule, g, budget)] = value
+    rest = [(level, rule, [g for g in openers if elimination_work(level, rule, g, budget) not in found], budget)
+            for level, rule, openers, budget in jobs]
+    pooled = [i for i, (level, rule, openers, _) in enumerate(rest)
+              if (level >= 2 or rule == "hard") and workers > 1 and openers]
+    if pooled:
+        pooled_values(game, [rest[i] for i in pooled], workers, say, keep)
+    for i, job in enumerate(rest):
+        if i not in pooled and job[2]:
+            keep(job, opener_values(bounds, hard, *job))
+    for (level, rule, openers, budget), key in zip(jobs, keys):
+        for e, g in zip(entries[key], openers):
+            value = found[elimination_work(level, rule, g, budget)]
             _check(value > ub, f"opener {e['opener']}: {rule} V_{level} re-derived as {value}, not above ub={ub}")
             check_stated_bound(e, value, bounds, hard, game)
+
+
+def elimination_work(level: int, rule: str, g: int, budget: int) -> str:
+    """The journal's name of V_level(g, S) under `rule`, computed against `budget` (journal.py)."""
+    return work_digest("opener", int(level), rule, int(g), int(budget))
 
 
 def check_stated_bound(e: dict, value: int, bounds: LowerBounds, hard, game) -> None:
@@ -277,7 +306,7 @@ def check_stated_bound(e: dict, value: int, bounds: LowerBounds, hard, game) -> 
 
 
 def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, limit, picked, say,
-                    hard=None, workers: int = 1) -> None:
+                    hard=None, workers: int = 1, journal=NO_JOURNAL) -> None:
     """Each picked (survivor, class) bound is at most the class's LB_j, hard-mode LB_j or exact MinTotal,
     computed here (exact solves and deep bounds over `workers` processes); an optimal opener other than the
     UB tree's has every class bound equal to its exact MinTotal."""
@@ -287,14 +316,21 @@ def recheck_classes(cert: dict, game, bounds: LowerBounds, exact: ExactSolver, l
     jobs = [class_job(game, hard, limit, opener, c, opener in tied, members_of[opener]) for opener, c in picked]
     first = {}  # the first job of each distinct piece of work: its value serves every job with the same key
     keys = [first.setdefault(same_work(job, exact, bounds.codes), i) for i, job in enumerate(jobs)]
-    costly = [i for i, job in enumerate(jobs) if keys[i] == i and (job[2] == "exact" or job[3] >= 3)]
-    values = {}
+    names = {i: work_digest("class", *same_work(jobs[i], exact, bounds.codes)) for i in set(keys)}
+    values = {i: journal.known(names[i]) for i in names}
+    values = {i: value for i, value in values.items() if value is not None}
+    costly = [i for i, job in enumerate(jobs)
+              if keys[i] == i and i not in values and (job[2] == "exact" or job[3] >= 3)]
     if workers > 1 and len(costly) > 1:
-        values = dict(zip(costly, pooled_class_values(game, [jobs[i] for i in costly], workers, say,
-                                                      symmetry_generators(exact))))
+        def keep(job, value):
+            journal.add(work_digest("class", *same_work(job, exact, bounds.codes)), int(value))
+
+        values.update(zip(costly, pooled_class_values(game, [jobs[i] for i in costly], workers, say,
+                                                      symmetry_generators(exact), keep)))
     for i, ((opener, c), job) in enumerate(zip(picked, jobs)):
         if keys[i] not in values:
             values[keys[i]] = class_value(bounds, hard, exact, job)
+            journal.add(names[keys[i]], values[keys[i]])
         value = values[keys[i]]
         claimed, method = int(c["bound"]), str(c["method"])
         _check(value != SOLVABLE, f"survivor {opener} class {c['response']}: the certificate claims no strategy "
@@ -344,7 +380,7 @@ def _bound_level(method: str) -> int:
 
 
 def verify_certificate(folder: Path, game, sample: int | None = None, seed: int = 0, say=None,
-                       workers: int = 1) -> dict:
+                       workers: int = 1, journal=NO_JOURNAL) -> dict:
     """Check every claim of <folder>/certificate.json; a summary, or CertificateError naming the fault."""
     say = say or (lambda message: None)
     cert = load_certificate(folder)
@@ -367,13 +403,14 @@ def verify_certificate(folder: Path, game, sample: int | None = None, seed: int 
                              len(game.alphabet), game.hard_mode, below_root_symmetry(cert, game, say))
         hard = (HardLowerBounds(bounds, symbols(game.guesses, game.alphabet), len(game.alphabet))
                 if game.hard_mode else None)
-        recheck_classes(cert, game, bounds, solver, limit, classes, say, hard, workers)
-        recheck_eliminations(cert, game, bounds, eliminated, say, hard, workers)
+        recheck_classes(cert, game, bounds, solver, limit, classes, say, hard, workers, journal)
+        recheck_eliminations(cert, game, bounds, eliminated, say, hard, workers, journal)
     n_classes = sum(len(s["classes"]) for s in cert["survivors"])
     return {"game": named, "ub": cert["ub"], "optimal_openers": cert["optimal_openers"], "hard_mode": game.hard_mode,
             "max_guesses": limit, "openers_rederived": len(eliminated), "openers_eliminated": len(cert["eliminated"]),
             "classes_rederived": len(classes), "classes": n_classes,
-            "complete": len(eliminated) == len(cert["eliminated"]) and len(classes) == n_classes}
+            "complete": len(eliminated) == len(cert["eliminated"]) and len(classes) == n_classes,
+            "resumed_values": journal.used}
 
 
 def stderr_say(message: str) -> None:

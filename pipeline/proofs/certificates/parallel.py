@@ -14,6 +14,7 @@ from pipeline.processes.pool import process_pool
 from pipeline.proofs.exact.solver import INFEASIBLE
 
 CHUNKS_PER_WORKER = 4  # smaller chunks even out openers of very different cost
+MAX_CHUNK = 48  # openers per chunk at most: a chunk's values are kept (journal.py) only once it is done
 SAY_EVERY_SECONDS = 30.0  # a progress line this often while checks keep finishing
 PROGRESS_PREFIX = "checked "  # how those lines start (they reach logs, not only terminals)
 SOLVABLE = -1  # class_value of a class claimed INFEASIBLE that some strategy solves in the guesses left
@@ -77,7 +78,8 @@ def _chunk(job) -> list[int]:
 
 
 def chunks(openers: list[int], workers: int) -> list[list[int]]:
-    n = max(1, min(len(openers), workers * CHUNKS_PER_WORKER))
+    """At least CHUNKS_PER_WORKER chunks per worker, of at most MAX_CHUNK openers (what a stop may lose)."""
+    n = max(1, min(len(openers), max(workers * CHUNKS_PER_WORKER, -(-len(openers) // MAX_CHUNK))))
     return [list(part) for part in np.array_split(np.asarray(openers, dtype=np.int64), n) if len(part)]
 
 
@@ -108,25 +110,37 @@ def counted(results, total: int, what: str, say, every: float = SAY_EVERY_SECOND
                 f"ETA {int(eta // 60)}m{int(eta % 60):02d}s")
 
 
-def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int, say=None) -> list[list[int]]:
+def kept(results, items, keep):
+    """Yield `results`, handing each with its item to keep(item, result) first (None: nothing kept)."""
+    for item, result in zip(items, results):
+        if keep is not None:
+            keep(item, result)
+        yield result
+
+
+def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: int, say=None,
+                  keep=None) -> list[list[int]]:
     """opener_values of each job (level, rule, openers, budget), spread over `workers` processes: chunks of the
-    deepest level first, so that the cheap, even chunks of low levels fill the workers' last gaps."""
+    deepest level first, so that the cheap, even chunks of low levels fill the workers' last gaps.  keep(chunk,
+    its values) as each chunk is done (journal.py)."""
     parts = [chunks(openers, workers) for _, _, openers, _ in jobs]
     split = [(level, rule, part, budget) for (level, rule, _, budget), pieces in zip(jobs, parts) for part in pieces]
     order = sorted(range(len(split)), key=lambda i: -split[i][0])
-    values = _pool(game, workers, lambda pool: list(
-        counted(pool.map(_chunk, [split[i] for i in order]), len(split), "chunks of eliminated openers", say)))
+    ordered = [split[i] for i in order]
+    values = _pool(game, workers, lambda pool: list(counted(
+        kept(pool.map(_chunk, ordered), ordered, keep), len(split), "chunks of eliminated openers", say)))
     by_piece = dict(zip(order, values))
     results = iter(by_piece[i] for i in range(len(split)))
     return [[value for _ in pieces for value in next(results)] for pieces in parts]
 
 
-def pooled_class_values(game, jobs: list[tuple], workers: int, say=None, generators=None) -> list[int]:
+def pooled_class_values(game, jobs: list[tuple], workers: int, say=None, generators=None, keep=None) -> list[int]:
     """class_value of each job, largest classes first over `workers` processes, in job order (`generators`: the
-    certificate's verified symmetry generators, for the exact solves)."""
+    certificate's verified symmetry generators, for the exact solves); keep(job, value) as each is done."""
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
+    ordered = [jobs[i] for i in order]
     values = _pool(game, workers, lambda pool: list(
-        counted(pool.map(_class_job, [jobs[i] for i in order]), len(jobs), "class bounds", say)), generators)
+        counted(kept(pool.map(_class_job, ordered), ordered, keep), len(jobs), "class bounds", say)), generators)
     out = [0] * len(jobs)
     for i, value in zip(order, values):
         out[i] = value
