@@ -453,6 +453,32 @@ def test_long_checks_say_their_progress_with_an_eta():
     assert said == ["checked 2/5 class bounds (40%), ETA 0m46s", "checked 4/5 class bounds (80%), ETA 0m17s"]
 
 
+def test_a_long_wait_between_results_says_the_check_goes_on():
+    """A pool's heartbeat (STILL_RUNNING, every few seconds without a result) says `still working` at most every
+    `every` seconds, with how long since the last result, and is never passed on as a result."""
+    from pipeline.processes.pool import STILL_RUNNING
+    from pipeline.proofs.certificates.parallel import counted
+
+    ticks = iter([0.0, 10.0, 20.0, 45.0, 50.0, 80.0, 115.0])  # start, a result, then each heartbeat or result
+    said: list[str] = []
+    results = iter(["a", STILL_RUNNING, STILL_RUNNING, STILL_RUNNING, STILL_RUNNING, "b"])
+    out = list(counted(results, 3, "chunks", said.append, every=30.0, clock=lambda: next(ticks)))
+    assert out == ["a", "b"]
+    assert said == ["checked 1/3 chunks (33%), still working, none finished for 0m35s",
+                    "checked 1/3 chunks (33%), still working, none finished for 1m10s",
+                    "checked 2/3 chunks (66%), ETA 0m57s"]
+
+
+def test_a_pool_beats_while_a_task_runs(tmp_path):
+    """A real pool: a task of 1.5 s with a heartbeat of 0.2 s yields STILL_RUNNING before its result."""
+    from pipeline.processes.pool import STILL_RUNNING, process_pool
+    from tests.helpers.processes import mark_and_sleep
+
+    with process_pool(1) as pool:
+        out = list(pool.map(mark_and_sleep, [(str(tmp_path / "task"), 1.5)], heartbeat=0.2))
+    assert out[-1] is not STILL_RUNNING and out.count(STILL_RUNNING) >= 3 and len(out) - 1 == out.count(STILL_RUNNING)
+
+
 def test_progress_lines_reach_a_log_but_announcements_stay_on_terminals(capsys, monkeypatch):
     from pipeline.proofs.certificates.optimal import stderr_say
 

@@ -25,7 +25,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from multiprocessing import get_context
 
@@ -34,6 +34,7 @@ from pipeline.processes.signals import held
 STOP_GRACE_SECONDS = 5.0  # a terminated worker gets this long to end before it is killed
 SPARED = (signal.SIGINT, signal.SIGHUP)  # sent by a terminal to the whole group: the parent answers for its workers
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+STILL_RUNNING = object()  # yielded by WorkerPool.map, with a heartbeat, while the next result is not ready
 
 
 class WorkerPool:
@@ -42,15 +43,24 @@ class WorkerPool:
     def __init__(self, executor: ProcessPoolExecutor):
         self.executor = executor
 
-    def map(self, fn: Callable, items: Iterable) -> Iterator:
-        """fn(item) of every item on the workers; the results in the order of `items`, each as it is ready."""
+    def map(self, fn: Callable, items: Iterable, heartbeat: float | None = None) -> Iterator:
+        """fn(item) of every item on the workers; the results in the order of `items`, each as it is ready.  With
+        `heartbeat` (seconds), STILL_RUNNING is yielded each time that long passes without the next result, so
+        that a caller can say the work goes on."""
         with held():
             spared = signal.pthread_sigmask(signal.SIG_BLOCK, SPARED)
             try:
                 futures = [self.executor.submit(fn, item) for item in items]
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, spared)
-        return (future.result() for future in futures)
+        return _results(futures, heartbeat)
+
+
+def _results(futures: list, heartbeat: float | None) -> Iterator:
+    for future in futures:
+        while heartbeat is not None and not wait([future], timeout=heartbeat).done:
+            yield STILL_RUNNING
+        yield future.result()
 
 
 @contextmanager

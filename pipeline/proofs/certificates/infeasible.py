@@ -30,7 +30,7 @@ from pipeline.proofs.certificates.optimal import (MALFORMED, CertificateError, _
                                                   malformed_rejected, rules_of)
 from pipeline.proofs.solvable.within import Feasibility, most_parts, reach
 from pipeline.proofs.game.hard_mode import Rule
-from pipeline.proofs.certificates.parallel import checker_pool, counted
+from pipeline.proofs.certificates.parallel import SAY_EVERY_SECONDS, checker_pool, counted
 from pipeline.proofs.symmetry.generators import SymmetryRejected, check_symmetry
 from pipeline.proofs.certificates.tree import answer_of
 
@@ -126,7 +126,7 @@ def rederive(entries: list, game, codes, limit: int, workers: int, say) -> None:
     n = min(len(entries), workers * CHUNKS_PER_WORKER)
     chunks = [entries[i::n] for i in range(n)]
     with checker_pool(workers, _start, (game, limit)) as pool:
-        for _ in counted(pool.map(_check_chunk, chunks), len(chunks), "chunks of witnesses", say):
+        for _ in counted(pool.map(_check_chunk, chunks, SAY_EVERY_SECONDS), len(chunks), "chunks of witnesses", say):
             pass
 
 

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from pipeline.processes.pool import process_pool
+from pipeline.processes.pool import STILL_RUNNING, process_pool
 from pipeline.proofs.exact.solver import INFEASIBLE
 
 CHUNKS_PER_WORKER = 4  # smaller chunks even out openers of very different cost
@@ -98,23 +98,38 @@ def _pool(game, workers: int, run, generators=None):
 
 def counted(results, total: int, what: str, say, every: float = SAY_EVERY_SECONDS, clock=time.monotonic):
     """Yield `results`, saying `checked done/total what (pct), ETA` at most every `every` seconds: a check that
-    runs for an hour is not silent."""
-    started = last = clock()
-    for done, result in enumerate(results, 1):
+    runs for an hour is not silent.  A STILL_RUNNING among them (a pool's heartbeat) is not a result: it says
+    `checked done/total what (pct), still working, none finished for …` at most as often."""
+    started = last = finished = clock()
+    done = 0
+    for result in results:
+        if result is STILL_RUNNING:
+            now = clock()
+            if say is not None and now - last >= every:
+                last = now
+                say(f"{PROGRESS_PREFIX}{done}/{total} {what} ({100 * done // total}%), still working, none "
+                    f"finished for {minutes(now - finished)}")
+            continue
+        done += 1
         yield result
-        now = clock()
+        now = finished = clock()
         if say is not None and now - last >= every and done < total:
             last = now
-            eta = (now - started) / done * (total - done)
             say(f"{PROGRESS_PREFIX}{done}/{total} {what} ({100 * done // total}%), "
-                f"ETA {int(eta // 60)}m{int(eta % 60):02d}s")
+                f"ETA {minutes((now - started) / done * (total - done))}")
+
+
+def minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
 
 
 def kept(results, items, keep):
-    """Yield `results`, handing each with its item to keep(item, result) first (None: nothing kept)."""
-    for item, result in zip(items, results):
-        if keep is not None:
-            keep(item, result)
+    """Yield `results`, handing each with its item to keep(item, result) first (None: nothing kept; a pool's
+    STILL_RUNNING passes through)."""
+    items = iter(items)
+    for result in results:
+        if result is not STILL_RUNNING and keep is not None:
+            keep(next(items), result)
         yield result
 
 
@@ -128,7 +143,8 @@ def pooled_values(game, jobs: list[tuple[int, str, list[int], int]], workers: in
     order = sorted(range(len(split)), key=lambda i: -split[i][0])
     ordered = [split[i] for i in order]
     values = _pool(game, workers, lambda pool: list(counted(
-        kept(pool.map(_chunk, ordered), ordered, keep), len(split), "chunks of eliminated openers", say)))
+        kept(pool.map(_chunk, ordered, SAY_EVERY_SECONDS), ordered, keep), len(split), "chunks of eliminated openers",
+        say)))
     by_piece = dict(zip(order, values))
     results = iter(by_piece[i] for i in range(len(split)))
     return [[value for _ in pieces for value in next(results)] for pieces in parts]
@@ -139,8 +155,9 @@ def pooled_class_values(game, jobs: list[tuple], workers: int, say=None, generat
     certificate's verified symmetry generators, for the exact solves); keep(job, value) as each is done."""
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
     ordered = [jobs[i] for i in order]
-    values = _pool(game, workers, lambda pool: list(
-        counted(kept(pool.map(_class_job, ordered), ordered, keep), len(jobs), "class bounds", say)), generators)
+    values = _pool(game, workers, lambda pool: list(counted(
+        kept(pool.map(_class_job, ordered, SAY_EVERY_SECONDS), ordered, keep), len(jobs), "class bounds", say)),
+        generators)
     out = [0] * len(jobs)
     for i, value in zip(order, values):
         out[i] = value
