@@ -165,10 +165,15 @@ def rests_on_hard_bounds(folder, cert, game, scratch):
     hard-mode V_3 while its normal-mode V_3 is 42 (a normal-mode funnel keeps it)."""
     import shutil
 
-    from pipeline.proofs.certificates.optimal import CertificateError, verify_certificate
+    from pipeline.proofs.certificates.journal import Journal
+    from pipeline.proofs.certificates.optimal import CertificateError, elimination_work, verify_certificate
 
-    result = verify_certificate(folder, game, workers=2)
-    assert result["complete"] and result["ub"] == 42
+    result = verify_certificate(folder, game, workers=2, journal=Journal(scratch / "journal", bytes(32), "ight"))
+    assert result["complete"] and result["ub"] == 42 and result["resumed_values"] == 0
+    kept = Journal(scratch / "journal", bytes(32), "ight")  # what the workers' chunks re-derived, read back
+    assert kept.values[elimination_work(3, "hard", game.guess_index["clews"], 42)] > 42
+    again = verify_certificate(folder, game, workers=2, journal=kept)
+    assert again["complete"] and again["resumed_values"] == kept.read_back >= len(cert["eliminated"])
     clews = next(e for e in cert["eliminated"] if e["opener"] == "clews")
     assert clews["rule"] == "hard" and clews["level"] == 3
     for field, value, message in (("rule", "normal", "normal V_3 re-derived as 42, not above ub=42"),
