@@ -97,3 +97,15 @@ def test_a_journal_of_other_certificate_bytes_is_not_read(stopped, capsys):
     code, out, _ = verify_certificate(stopped, capsys)
     assert code == 0 and "ok: certificate verified" in out and READ_BACK not in out
     assert old.exists() and not journal_file(stopped).exists()
+    old.unlink()  # the session's config folder is shared by the tests that follow
+
+
+def test_a_journal_that_cannot_be_written_does_not_stop_the_check(words_proof, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(journals.seal.CONFIG_ENV, str(tmp_path / "config"))
+    folder = outputs_copy(words_proof, tmp_path)
+    blocked = journal_file(folder).parent
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("a file where the journals' folder would be")
+    code, out, err = verify_certificate(folder, capsys)
+    assert code == 0 and "ok: certificate verified" in out and "Traceback" not in err
+    assert status(folder).verified and blocked.is_file()

@@ -52,6 +52,7 @@ class Journal:
         self.values = self._read_back()
         self.read_back = len(self.values)
         self.used = 0
+        self.unwritable: str | None = None
 
     def _sealed(self, work: str, value: int) -> str:
         return seal.seal(self.key, {"journal": self.identity, "work": work, "value": value})
@@ -83,30 +84,38 @@ class Journal:
         return value
 
     def add(self, work: str, value: int) -> None:
-        """Keep one value: a line appended in one write, so that a stop loses at most the line being written."""
+        """Keep one value: a line appended in one write, so that a stop loses at most the line being written.  A
+        journal that cannot be written (a full disk, a read-only config folder) keeps nothing more, and the check
+        goes on: it only cannot resume (`unwritable` says why)."""
         value = int(value)
         self.values[work] = value
+        if self.unwritable:
+            return
         line = json.dumps({"work": work, "value": value, "mac": self._sealed(work, value)}) + "\n"
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
-            os.write(handle, line.encode())
-        finally:
-            os.close(handle)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                os.write(handle, line.encode())
+            finally:
+                os.close(handle)
+        except OSError as err:
+            self.unwritable = f"{self.path}: {err.strerror or err}"
 
     def remove(self) -> None:
         """The journal goes, and its folder when no other check's journal is left in it."""
-        self.path.unlink(missing_ok=True)
-        try:
-            self.path.parent.rmdir()
-        except OSError:
-            pass
+        for remove in (self.path.unlink, self.path.parent.rmdir):
+            try:
+                remove()
+            except OSError:  # gone already, or never made (unwritable); another check's journal left beside it
+                pass
 
 
 class NoJournal:
     """A check that keeps nothing (the default of the checker's functions)."""
 
     read_back = used = 0
+    unwritable = None
 
     def known(self, work: str) -> None:
         return None
