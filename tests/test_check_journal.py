@@ -109,3 +109,11 @@ def test_a_journal_that_cannot_be_written_does_not_stop_the_check(words_proof, t
     code, out, err = verify_certificate(folder, capsys)
     assert code == 0 and "ok: certificate verified" in out and "Traceback" not in err
     assert status(folder).verified and blocked.is_file()
+
+
+def test_work_names_do_not_collide_where_a_plain_concatenation_would():
+    """Class members are raw bytes, which may hold any byte: each part is named with its kind and length."""
+    assert journals.work_digest(b"x\0b", b"y") != journals.work_digest(b"x", b"\0by")
+    assert journals.work_digest("3", 3) != journals.work_digest(3, "3")
+    assert journals.work_digest(b"ab") != journals.work_digest(b"a", b"b")
+    assert journals.work_digest("class", b"\1\0\0\0", 3) == journals.work_digest("class", b"\1\0\0\0", 3)

@@ -36,11 +36,12 @@ def journal_id(certificate_sha256: str, cert: dict, checker_version: int, checke
 
 
 def work_digest(*description) -> str:
-    """A piece of work named by its description (numbers, strings, bytes), as a hex digest."""
+    """A piece of work named by its description (numbers, strings, bytes), as a hex digest.  Each part goes in
+    with its kind and length first, so that no two descriptions share their bytes."""
     digest = hashlib.sha256()
     for part in description:
-        digest.update(repr(part).encode() if not isinstance(part, bytes) else b"b" + part)
-        digest.update(b"\0")
+        data = part if isinstance(part, bytes) else repr(part).encode()
+        digest.update(b"%s:%d:" % (b"b" if isinstance(part, bytes) else b"r", len(data)) + data)
     return digest.hexdigest()
 
 
