@@ -2,7 +2,7 @@
 checkout, printed as one JSON object.
 
     python benchmarks/hard_levels.py --game wordle_nyt_jul2023 --hard --ub 11627 --level 4 [--sample 20]
-                                     [--seed 0] [--ref COMMIT_OR_CHECKOUT]
+                                     [--seed 0] [--ref COMMIT_OR_CHECKOUT] [--checker]
 
 A seeded sample of `--sample` openers that reach the level (their V_{level-1} at most `--ub`, by the rule the
 funnel uses there: the hard-mode bounds from level 2 on with `--hard`; found by trying the guesses in a seeded
@@ -12,7 +12,10 @@ else the normal-mode ones.  The kernels are warmed first (the screening, then th
 runs one thread, and each opener's time is process CPU time (time.process_time), so a loaded machine changes it
 little; the load average is printed beside it.  `--ref` runs the same measurement in a subprocess on another checkout (a folder, or a
 commit checked out into a temporary git worktree that is removed afterwards) and reports both, the ratio of
-their CPU seconds (ref / this) and whether every (value, exact) pair is identical.
+their CPU seconds (ref / this) and whether every (value, exact) pair is identical.  `--checker` times the
+certificate checker's own bounds instead (proofs/bounds/: V_level(g, S) with early exit above `--ub`, one
+instance for the sample, as a check's worker does), on the same sample; its `exact` is the value being at most
+the UB (it returns no flag).
 """
 
 import argparse
@@ -74,14 +77,18 @@ def measure(args) -> dict:
         openers = np.array([game.guess_index[w] for w in args.openers.split(",")], dtype=np.int32)
     else:
         openers = reaching_openers(solvers, len(game.guesses), args)
-    solver.opener_values(openers[:1], args.level, args.ub)  # warm
-    for built in solvers.built.values():
-        built.reset()
+    if args.checker:
+        value_of = checker_values(game, codes, args)
+    else:
+        solver.opener_values(openers[:1], args.level, args.ub)  # warm
+        for built in solvers.built.values():
+            built.reset()
+        value_of = lambda g: solver.opener_values(np.array([g], dtype=np.int32), args.level, args.ub)  # noqa: E731
     load_before = os.getloadavg()
     seconds, values, exact = [], [], []
     for g in openers:
         started = time.process_time()
-        value, done = solver.opener_values(np.array([g], dtype=np.int32), args.level, args.ub)
+        value, done = value_of(g)
         seconds.append(round(time.process_time() - started, 4))
         values.append(int(value[0]))
         exact.append(bool(done[0]))
@@ -91,6 +98,26 @@ def measure(args) -> dict:
         "cpu_s_median": round(float(np.median(seconds)), 4), "cpu_s_max": round(max(seconds), 4),
         "cpu_s": seconds, "values": values, "exact": exact, "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()]}
+
+
+def checker_values(game, codes, args):
+    """The checker's V_level(g, S) (early exit above the UB) as (values, exact) arrays of one, its kernels warmed on
+    a small level first (a fresh instance then, so no memo carries over)."""
+    from pipeline.proofs.bounds.hard import HardLowerBounds
+    from pipeline.proofs.bounds.lower import LowerBounds
+    from pipeline.proofs.game.answer import symbols
+
+    def instance():
+        normal = LowerBounds(codes, game.guess_of_secret, game.n_codes)
+        return HardLowerBounds(normal, symbols(game.guesses, game.alphabet), len(game.alphabet)) if args.hard else normal
+
+    def value_of(bounds, g):
+        value = bounds.opener(int(g), args.level, args.ub) if args.hard else bounds.openers([g], args.level, args.ub)[0]
+        return np.array([value]), np.array([value <= args.ub])
+
+    value_of(instance(), 0)
+    bounds = instance()
+    return lambda g: value_of(bounds, g)
 
 
 def run_ref(args, ref: str, openers: list[str]) -> dict:
@@ -108,6 +135,7 @@ def run_ref(args, ref: str, openers: list[str]) -> dict:
                    "--sample", str(args.sample), "--seed", str(args.seed), "--checkout", str(folder),
                    "--openers", ",".join(openers)]
         command += ["--hard"] if args.hard else []
+        command += ["--checker"] if args.checker else []
         env = {**os.environ, "PYTHONPATH": str(folder)}
         done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
         if done.returncode != 0:
@@ -127,13 +155,14 @@ def main() -> None:
     parser.add_argument("--level", type=int, default=4, help="the funnel level V_level")
     parser.add_argument("--sample", type=int, default=20, help="openers timed")
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed")
+    parser.add_argument("--checker", action="store_true", help="time the certificate checker's bounds instead")
     parser.add_argument("--ref", default=None, help="another checkout (folder or commit) to time beside this one")
     parser.add_argument("--checkout", default=None, help=argparse.SUPPRESS)  # set by --ref's subprocess
     parser.add_argument("--openers", default=None, help=argparse.SUPPRESS)  # the sample --ref's subprocess times
     args = parser.parse_args()
     if args.level < 1 or args.sample < 1:
         sys.exit("error: --level and --sample must be at least 1")
-    out = {"game": args.game, "rule": "hard" if args.hard else "normal", "ub": args.ub, "level": args.level,
+    out = {"game": args.game, "rule": "hard" if args.hard else "normal", "bounds": "checker" if args.checker else "prover", "ub": args.ub, "level": args.level,
            "sample": args.sample, "seed": args.seed, "numba_threads": 1, "cpus": os.cpu_count(),
            "this": measure(args)}
     if args.ref is not None:

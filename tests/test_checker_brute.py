@@ -12,10 +12,11 @@ from itertools import combinations, islice
 import numpy as np
 import pytest
 
-from pipeline.proofs.bounds.lower import LowerBounds
+from pipeline.proofs.bounds.lower import HUGE, LowerBounds
 from pipeline.proofs.exact.solver import INFEASIBLE, ExactSolver
 from pipeline.proofs.solvable.within import Feasibility
 from pipeline.proofs.bounds.hard import HardLowerBounds
+from tests.helpers.budgets import assert_budgeted
 from tests.helpers.brute import NO_STRATEGY, BruteGame, code_table, random_matrix, random_words, wordle_code
 
 LIMITS = (None, 2, 3, 4, 5)  # guesses left at the queried set; None: no limit
@@ -341,3 +342,53 @@ def test_hard_lower_bounds_and_feasibility_match_brute_force():
                 if decide.within(cands, left, rule) != brute.solvable(key, left, history):
                     wrong.append(("within", words.tolist(), key, history, left))
     assert wrong == []
+
+
+# ---- budgets: the value, or a bound above the budget -------------------------------------------------------------
+
+def budgets_near(rng, truth: int) -> list[int]:
+    """Every budget from six below `truth` to one above it, in a random order (one solver: its memo sees them all)."""
+    return [int(b) for b in rng.permutation(np.arange(truth - 6, truth + 2))]
+
+
+def test_budgeted_bounds_are_the_value_or_a_bound_above_the_budget():
+    """LB_2..LB_6 of random sets (and of the classes an opener leaves, under its hard-mode rule) and V_1..V_6 of
+    every opener, normal and hard mode, under every budget near the value: the value asked without a budget, or a
+    lower bound on it above the budget.  LB_2 and LB_3 then only show that no guess scores enough to come in under
+    the budget, and from level 4 on such budgets are passed down to the classes."""
+    rng = np.random.default_rng(19)
+    stopped = [0, 0]  # answers that were bounds above the budget: normal, hard
+    for codes, secret_guess, n_codes in normal_games(19, 10):
+        truth_of, asked = (LowerBounds(codes, secret_guess, n_codes) for _ in range(2))
+        everyone = np.arange(codes.shape[1], dtype=np.int32)
+        queries = [(asked.lb, truth_of.lb, (cands,), level) for cands in subsets(rng, codes.shape[1], 4)
+                   for level in range(2, 7)]
+        queries += [(asked.v, truth_of.v, (g, everyone), level) for g in range(codes.shape[0]) for level in range(1, 7)]
+        stopped[0] += ask_under_budgets(rng, queries)
+    for words, codes, secret_guess, n_symbols in islice(hard_games(19), 8):
+        truth_of, asked = (HardLowerBounds(LowerBounds(codes, secret_guess, WORDLE_CODES), words, n_symbols)
+                           for _ in range(2))
+        start, everyone = asked.start(), np.arange(codes.shape[1], dtype=np.int32)
+        sets = [(cands, start) for cands in subsets(rng, codes.shape[1], 3)]
+        for g in rng.choice(codes.shape[0], 2, replace=False):
+            sets += [(cls, start.after(words[g], int(codes[g, cls[0]]))) for cls in classes_of(codes[g], WORDLE_CODES)]
+        queries = [(asked.lb, truth_of.lb, (cands, rule), level) for cands, rule in sets for level in range(2, 7)]
+        queries += [(asked.v, truth_of.v, (g, everyone, start), level) for g in range(codes.shape[0])
+                    for level in range(1, 7)]
+        stopped[1] += ask_under_budgets(rng, queries)
+    assert min(stopped) >= 100, stopped
+
+
+def ask_under_budgets(rng, queries) -> int:
+    """Each (ask, truth_of, args, level) asked under every budget near its value (truth_of(*args, level) without one);
+    how many answers were bounds above the budget."""
+    stopped = 0
+    for ask, truth_of, args, level in queries:
+        truth = truth_of(*args, level)[0]
+        if truth >= HUGE:  # no useful guess: nothing to stop early
+            continue
+        for budget in budgets_near(rng, truth):
+            answer = ask(*args, level, budget)
+            assert_budgeted(answer, truth, budget)
+            stopped += not answer[1]
+    return stopped

@@ -10,8 +10,9 @@ value.
 import numpy as np
 import pytest
 
-from pipeline.proofs.bounds.lower import BLOCK, WIDE, LowerBounds, bound, least_v1, most_parts_inside
-from pipeline.proofs.bounds.hard import most_count_listed, most_parts_listed
+from pipeline.proofs.bounds.lower import (BLOCK, HUGE, WIDE, LowerBounds, bound, bound_column, least_v1,
+                                          most_parts_inside, parts_beyond)
+from pipeline.proofs.bounds.hard import least_v1_listed, most_count_listed, most_parts_listed
 
 N_CODES = 16  # 15 colours and the win: K_S <= 7, so sets of 9 or more take the general LB_3 branch
 
@@ -26,10 +27,11 @@ def random_code_matrix(seed: int, n_guesses: int = 900, n_secrets: int = 30):
     return codes, np.arange(n_secrets)
 
 
-def defined_lb3(codes, cands, k_s) -> int:
-    """min over guesses that split C of |C| + sum of Bound(t, K_S) over the non-win classes."""
-    values = []
-    for row in codes:
+def defined_lb3(codes, cands, k_s, rows=None) -> int:
+    """min over guesses (all, or the listed `rows`) that split C of |C| + sum of Bound(t, K_S) over the non-win
+    classes (HUGE when none does)."""
+    values = [HUGE]
+    for row in codes if rows is None else codes[rows]:
         sizes = np.bincount(row[cands], minlength=N_CODES)
         if np.count_nonzero(sizes) >= 2:
             values.append(len(cands) + sum(bound(int(t), k_s) for t in sizes[:-1] if t))
@@ -193,3 +195,52 @@ def test_root_values_in_chunks_are_those_of_one_call(level, monkeypatch):
     assert len(openers) % 7
     assert np.array_equal(bounds.openers(openers, level), whole)
     assert np.array_equal(bounds.openers(openers[::-3], level), whole[::-3])
+
+
+def test_parts_beyond_is_the_largest_part_count_whose_bound_exceeds_the_budget():
+    for n in range(1, 40):
+        for budget in range(2 * n - 3, n * (n + 1) // 2 + 2):
+            above = [k for k in range(1, n) if bound(n, k) > budget]
+            assert parts_beyond(n, budget) == max(above, default=0), (n, budget)
+    assert parts_beyond(30, HUGE) == 0
+
+
+@pytest.mark.slow
+def test_scans_from_a_floor_or_under_a_ceiling_give_the_defined_values():
+    """A scan started from a floor gives max(floor, the maximum it defines) (most_parts_listed: up to its `enough`),
+    one stopped at a ceiling min(ceiling, the least V_1), with the listed guesses capped by their counts on all
+    secrets or on a set containing C: the checker's budgeted LB_2 / LB_3 rest on exactly this."""
+    for seed in range(3):
+        codes, guess_of_secret = random_code_matrix(seed)
+        bounds = LowerBounds(codes, guess_of_secret, N_CODES)
+        on_all = np.array([len(np.unique(row)) for row in codes])
+        secret_of_guess = np.full(codes.shape[0], -1)
+        secret_of_guess[guess_of_secret] = np.arange(len(guess_of_secret))
+        btab = bound_column(codes.shape[1], bounds.k_s)
+        rng = np.random.default_rng(seed)
+        for cands in random_sets(codes.shape[1], seed):
+            n = len(cands)
+            parent = np.union1d(cands, rng.choice(codes.shape[1], 4, replace=False)).astype(np.int32)
+            on_parent = np.array([len(np.unique(row[parent])) for row in codes])
+            listed = rng.choice(codes.shape[0], 60, replace=False)
+            listed = listed[np.argsort(-on_all[listed], kind="stable")]
+            parts = np.array([len(np.unique(codes[g, cands])) for g in listed])
+            count = (parts + np.isin(listed, guess_of_secret[cands])).max()
+            inside = bounds.inside_columns(cands)
+            every = max(len(np.unique(row[cands])) + (g in set(cands.tolist())) for g, row in enumerate(codes))
+            for floor in range(0, n + 3):
+                assert most_parts_inside(bounds.codes_t, cands, inside, bounds.parts_sorted, bounds.bits,
+                                         floor) == max(floor, every)
+                for caps in (on_all, on_parent):
+                    assert most_count_listed(codes, cands, listed, secret_of_guess, on_all, caps, N_CODES,
+                                             floor) == max(floor, count)
+                    most = most_parts_listed(codes, cands, listed, on_all, caps, N_CODES, n - 1, max(1, floor))
+                    want = max(1, floor, parts.max())
+                    assert most == want if want < n - 1 else n - 1 <= most <= want
+            least_listed, least_all = defined_lb3(codes, cands, bounds.k_s, listed), defined_lb3(codes, cands, bounds.k_s)
+            for ceiling in (HUGE, least_listed + 1, least_listed, least_listed - 1, least_all, least_all - 2):
+                assert least_v1(bounds.codes_t, cands, N_CODES, bounds.btab, bounds.parts_sorted,
+                                ceiling) == min(ceiling, least_all)
+                for caps in (on_all, on_parent):
+                    assert least_v1_listed(codes, cands, listed, on_all, caps, N_CODES, btab,
+                                           ceiling) == min(ceiling, least_listed)

@@ -21,6 +21,7 @@ from pipeline.search.bounds.hard import HardBoundSolver, v1_among
 from pipeline.search.bounds.hard_scans import LETTERS_FROM, scan_guesses
 from pipeline.search.bounds.max_parts import colour_table
 from pipeline.search.hard_mode import initial_state
+from tests.helpers.budgets import assert_budgeted
 from tests.helpers.words import HARD_BINDS, LIMIT_BINDS, binding_game, brute_min_total, random_word_game
 
 GAMES = {"hard_binds": HARD_BINDS, "limit_binds": LIMIT_BINDS}
@@ -123,12 +124,6 @@ def parts_lb3(solver, cands, state):
     result = solver._lb3_by_parts(cands, state)
     assert result is None or result[1]
     return None if result is None else result[0]
-
-
-def assert_budgeted(result, truth, budget):
-    """A bound asked for under `budget` is the true value, or a lower bound on it that is above the budget."""
-    value, exact = result
-    assert value == truth if exact else budget < value <= truth, (result, truth, budget)
 
 
 def test_parts_above_is_the_largest_part_count_whose_bound_exceeds_the_budget():

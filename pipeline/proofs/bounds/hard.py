@@ -14,7 +14,8 @@ bounds at all for normal mode, and the certificate checker accepts them only in 
 import numpy as np
 from numba import njit
 
-from pipeline.proofs.bounds.lower import HUGE, LowerBounds, bound, count_parts, least_value, raised_sum
+from pipeline.proofs.bounds.lower import (HUGE, LowerBounds, bound, lb3_by_count, least_value, parts_beyond,
+                                          raised_sum)
 from pipeline.proofs.game.hard_mode import Rule, letter_counts
 
 
@@ -26,62 +27,108 @@ def v1_listed(codes, cands, guesses, n_codes, btab):
     parts = np.zeros(guesses.shape[0], dtype=np.int64)
     size = np.zeros(n_codes, dtype=np.int64)
     for j in range(guesses.shape[0]):
-        g = guesses[j]
-        for c in cands:
-            size[codes[g, c]] += 1
-        total = cands.shape[0]
-        for c in cands:
-            code = codes[g, c]
-            t = size[code]
-            if t > 0:
-                parts[j] += 1
-                if code != n_codes - 1:
-                    total += btab[t]
-                size[code] = 0
+        total, parts[j] = v1_and_parts(codes, guesses[j], cands, size, n_codes, btab)
         values[j] = total if parts[j] >= 2 else HUGE
     return values, parts
 
 
 @njit(cache=True)
-def most_parts_listed(codes, cands, guesses, parts_on_s, caps, n_codes, enough):
-    """max over the listed guesses of |Split(C, g)| (at least 1), or a value >= `enough` once a guess reaches it.
+def v1_and_parts(codes, g, cands, size, n_codes, btab):
+    """(|C| + sum of LB_1 over the non-win classes of Split(C, g), |Split(C, g)|); `size` (by code) must be zero and
+    is left zero."""
+    for c in cands:
+        size[codes[g, c]] += 1
+    total, parts = cands.shape[0], 0
+    for c in cands:
+        code = codes[g, c]
+        t = size[code]
+        if t > 0:
+            parts += 1
+            if code != n_codes - 1:
+                total += btab[t]
+            size[code] = 0
+    return total, parts
+
+
+@njit(cache=True)
+def least_v1_listed(codes, cands, guesses, parts_on_s, caps, n_codes, btab, ceiling):
+    """min(ceiling, min over the listed guesses g that split C of V_1(g, C)).  Bound(t, k) >= 2t - 1, so V_1(g, C)
+    >= 3|C| - 1 - |Split(C, g)|, and the part count is at most g's on all secrets (`parts_on_s`, guesses listed by it
+    descending: the scan ends once that cannot go below the least so far) and its `caps` (by guess, as in
+    most_parts_listed: such a guess is skipped)."""
+    n = cands.shape[0]
+    size = np.zeros(n_codes, dtype=np.int64)
+    least = ceiling
+    for j in range(guesses.shape[0]):
+        g = guesses[j]
+        if 3 * n - 1 - parts_on_s[g] >= least:
+            break
+        if 3 * n - 1 - caps[g] >= least:
+            continue
+        total, parts = v1_and_parts(codes, g, cands, size, n_codes, btab)
+        if parts >= 2:
+            least = min(least, total)
+    return least
+
+
+@njit(cache=True)
+def most_parts_listed(codes, cands, guesses, parts_on_s, caps, n_codes, enough, floor=1):
+    """max(floor, max over the listed guesses of |Split(C, g)|), or a value >= `enough` once a guess reaches it.
     Guesses are listed by descending part count on all secrets (`parts_on_s`, by guess), which caps their count
     on C: the scan ends once it cannot beat the best.  `caps` (by guess) may cap it tighter (a guess's part count
-    on a set containing C): a guess whose cap cannot beat the best is not counted."""
+    on a set containing C): a guess whose cap cannot beat the best is not counted, and a count is given up once
+    even every remaining candidate in a new part could not beat it."""
     last_seen = np.full(n_codes, -1, dtype=np.int64)
-    most = 1
+    most = floor
     for j in range(guesses.shape[0]):
         g = guesses[j]
         if most >= enough or parts_on_s[g] <= most:
             break
         if caps[g] > most:
-            most = max(most, count_parts(codes, g, cands, last_seen, j))
+            most = max(most, parts_beating(codes, g, cands, last_seen, j, most))
     return most
 
 
 @njit(cache=True)
-def most_count_listed(codes, cands, guesses, secret_of_guess, parts_on_s, caps, n_codes):
-    """max over the listed guesses g of |Split(C, g)| + [g in C].  The listed guesses in C come first (at most
-    |C| + 1); any other counts at most |C|, at most its part count on all secrets (`parts_on_s`, by guess; guesses
-    listed by it, descending) and at most its `caps` (by guess, as in most_parts_listed), so the scan of the rest
-    ends once the best reaches the first two and skips a guess whose cap cannot beat it."""
+def parts_beating(codes, g, cands, last_seen, mark, best):
+    """|Split(C, g)| (as count_parts), or a number <= `best` once the parts so far and the candidates left cannot
+    exceed it."""
+    n = cands.shape[0]
+    parts = 0
+    for i in range(n):
+        code = codes[g, cands[i]]
+        parts += last_seen[code] != mark
+        last_seen[code] = mark
+        if parts + n - 1 - i <= best:
+            break
+    return parts
+
+
+@njit(cache=True)
+def most_count_listed(codes, cands, guesses, secret_of_guess, parts_on_s, caps, n_codes, floor=0):
+    """max(floor, max over the listed guesses g of |Split(C, g)| + [g in C]).  The listed guesses in C come first
+    (at most |C| + 1); any other counts at most |C|, at most its part count on all secrets (`parts_on_s`, by
+    guess; guesses listed by it, descending) and at most its `caps` (by guess, as in most_parts_listed), so the
+    scan of the rest ends once the best reaches the first two; a guess whose cap cannot beat the best is skipped,
+    and a count given up once it cannot."""
     n = cands.shape[0]
     inside = np.zeros(codes.shape[1], dtype=np.bool_)  # by secret
     for c in cands:
         inside[c] = True
     last_seen = np.full(n_codes, -1, dtype=np.int64)
-    best = 0
+    best = floor
     for j in range(guesses.shape[0]):
-        s = secret_of_guess[guesses[j]]
-        if s >= 0 and inside[s]:
-            best = max(best, count_parts(codes, guesses[j], cands, last_seen, j) + 1)
+        g = guesses[j]
+        s = secret_of_guess[g]
+        if s >= 0 and inside[s] and caps[g] + 1 > best:
+            best = max(best, parts_beating(codes, g, cands, last_seen, j, best - 1) + 1)
     for j in range(guesses.shape[0]):
         g = guesses[j]
         if best >= n or parts_on_s[g] <= best:
             break
         s = secret_of_guess[g]
         if caps[g] > best and (s < 0 or not inside[s]):
-            best = max(best, count_parts(codes, g, cands, last_seen, guesses.shape[0] + j))
+            best = max(best, parts_beating(codes, g, cands, last_seen, guesses.shape[0] + j, best))
     return best
 
 
@@ -127,19 +174,23 @@ class HardLowerBounds:
         if level <= 3 and len(guesses) == len(self.words):  # nothing revealed: the minimum over every guess
             return self.normal.lb(cands, level, budget)
         caps = self.parts_on_s if caps is None else caps
-        if level == 2:  # Bound(n, k) = 2n - 1 for every k >= n - 1
-            most = most_parts_listed(self.codes, cands, guesses, self.parts_on_s, caps, self.n_codes, n - 1)
-            self.memo[key] = int(bound(n, most)), True
+        if level == 2:  # Bound(n, k) = 2n - 1 for every k >= n - 1; above the budget unless a guess beats `beyond`
+            beyond = int(parts_beyond(n, budget))
+            most = most_parts_listed(self.codes, cands, guesses, self.parts_on_s, caps, self.n_codes, n - 1,
+                                     max(1, beyond))
+            self.memo[key] = int(bound(n, most)), most > beyond
             return self.memo[key]
         if level == 3 and n <= self.normal.k_s + 1:  # V_1(g, C) = 3|C| - |Split(C, g)| - [g in C] (bounds.py)
-            most = most_count_listed(self.codes, cands, guesses, self.secret_of_guess, self.parts_on_s, caps,
-                                     self.n_codes)
-            self.memo[key] = (3 * n - int(most) if most >= 2 else int(HUGE)), True
+            self.memo[key] = lb3_by_count(n, budget, lambda floor: most_count_listed(
+                self.codes, cands, guesses, self.secret_of_guess, self.parts_on_s, caps, self.n_codes, floor))
             return self.memo[key]
-        values, parts = v1_listed(self.codes, cands, guesses, self.n_codes, self.btab)
-        if level == 3:
-            result = int(values.min(initial=HUGE)), True
+        if level == 3:  # stopped at budget + 1: no useful guess gives V_1 <= budget
+            ceiling = min(budget + 1, HUGE)
+            least = int(least_v1_listed(self.codes, cands, guesses, self.parts_on_s, caps, self.n_codes, self.btab,
+                                        ceiling))
+            result = least, least < ceiling or ceiling == HUGE
         else:
+            values, parts = v1_listed(self.codes, cands, guesses, self.n_codes, self.btab)
             on_c = self._caps_on(guesses, parts)
             result = least_value(values, guesses, budget,
                                  lambda g, cap: self.v(int(g), cands, rule, level - 2, cap, on_c))

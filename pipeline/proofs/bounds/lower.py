@@ -37,6 +37,17 @@ def bound(n, k):
 
 
 @njit(cache=True)
+def parts_beyond(n, budget):
+    """The largest part count k (0 to n - 1) with Bound(n, k) > budget, 0 when there is none.  Bound(n, k) falls as
+    k grows and is flat from k = n - 1, so LB_2(C) = Bound(|C|, most parts) > budget exactly when no guess splits C
+    into more than this many parts: a scan that starts its best there shows it (or finds a guess that beats it)."""
+    k = 0
+    while k < n - 1 and bound(n, k + 1) > budget:
+        k += 1
+    return k
+
+
+@njit(cache=True)
 def bound_column(n_max, k):
     out = np.zeros(n_max + 1, dtype=np.int64)
     for n in range(1, n_max + 1):
@@ -149,13 +160,13 @@ def max_parts(codes_t, cands, parts_on_s, enough, bits, floor=0):
 
 
 @njit(cache=True)
-def most_parts_inside(codes_t, cands, inside_columns, parts_on_s, bits):
-    """max over every column g of |Split(C, g)| + [g in C] (`inside_columns`: the columns of C's own guesses).
-    The guesses in C are counted first (at most |C| + 1); a guess outside C counts at most |C|, so the scan of
-    the rest (max_parts) is skipped when C's own guesses reach that, and otherwise stops there or once no later
+def most_parts_inside(codes_t, cands, inside_columns, parts_on_s, bits, floor=0):
+    """max(floor, max over every column g of |Split(C, g)| + [g in C]) (`inside_columns`: the columns of C's own
+    guesses).  The guesses in C are counted first (at most |C| + 1); a guess outside C counts at most |C|, so the
+    scan of the rest (max_parts) is skipped when the best reaches that, and otherwise stops there or once no later
     column can beat the best so far."""
     n = cands.shape[0]
-    best = most_parts_among(codes_t, cands, inside_columns, bits) + 1
+    best = max(floor, most_parts_among(codes_t, cands, inside_columns, bits) + 1)
     if best >= n:  # no guess outside C makes more than |C| parts
         return best
     return max_parts(codes_t, cands, parts_on_s, n, bits, best)
@@ -212,15 +223,15 @@ def v1_every_column(codes_t, cands, n_codes, btab):
 
 
 @njit(cache=True)
-def least_v1(codes_t, cands, n_codes, btab, parts_on_s):
-    """min over useful columns g of V_1(g, C), for any C.  Bound(t, k) >= 2t - 1, so V_1(g, C) >= 3|C| - 1 -
-    |Split(C, g)| >= 3|C| - 1 - (g's part count on all secrets): with columns in that count's descending order, the
-    scan stops at the first block whose first column cannot go below the least value found."""
+def least_v1(codes_t, cands, n_codes, btab, parts_on_s, ceiling=HUGE):
+    """min(ceiling, min over useful columns g of V_1(g, C)), for any C.  Bound(t, k) >= 2t - 1, so V_1(g, C) >=
+    3|C| - 1 - |Split(C, g)| >= 3|C| - 1 - (g's part count on all secrets): with columns in that count's descending
+    order, the scan stops at the first block whose first column cannot go below the least value so far."""
     n = cands.shape[0]
     counts = np.zeros((BLOCK, n_codes), dtype=np.int32)
     parts = np.empty(BLOCK, dtype=np.int64)
     totals = np.empty(BLOCK, dtype=np.int64)
-    least = HUGE
+    least = ceiling
     for first in range(0, codes_t.shape[1], BLOCK):
         if 3 * n - 1 - parts_on_s[first] >= least:
             break
@@ -274,6 +285,21 @@ def root_v12(codes, codes_t, openers, n_codes, btab, level, budget, parts_on_s):
                 value += bound(t, k) - btab[t]
         out[j] = value
     return out
+
+
+def lb3_by_count(n: int, budget, most_above) -> tuple[int, bool]:
+    """(LB_3(C), exact) for |C| = n <= K_S + 1, where LB_3 = 3n - the most a useful guess scores (|Split(C, g)| +
+    [g in C]; LB_3 unbounded when no guess scores 2), given most_above(floor) = max(floor, that most).  LB_3 >
+    budget exactly when no guess scores above 3n - budget - 1, so the scan starts its best there and a guess that
+    cannot beat it is not counted; a score is at most n + 1, so from there no scan is needed (LB_3 >= 2n - 1)."""
+    beyond = 3 * n - budget - 1
+    if beyond >= n + 1:
+        return 2 * n - 1, False
+    floor = max(0, int(beyond))
+    most = int(most_above(floor))
+    if floor > 0 and most == floor:
+        return 3 * n - floor, False
+    return (3 * n - most if most >= 2 else int(HUGE)), True
 
 
 def raised_sum(row, cands, n_codes, btab, level, budget, smallest, bound_of):
@@ -360,24 +386,34 @@ class LowerBounds:
         if known is not None and (known[1] or known[0] > budget):
             return known
         if level == 2:
-            k = max_parts(self.codes_t, cands, self.parts_sorted, n - 1, self.bits)
-            result = int(bound(n, k)), True
+            result = self._lb2(cands, budget)
         elif level == 3 and within is not None:  # C inside a set P of at most K_S + 1: P's columns (see _within)
             parent, sub_t, caps, place = within
-            local = np.searchsorted(parent, cands).astype(np.int32)
-            result = 3 * n - int(most_parts_inside(sub_t, local, place[self.inside_columns(cands)], caps,
-                                                   self.bits)), True
+            local, inside = np.searchsorted(parent, cands).astype(np.int32), place[self.inside_columns(cands)]
+            result = lb3_by_count(n, budget, lambda floor: most_parts_inside(sub_t, local, inside, caps, self.bits,
+                                                                             floor))
         elif level == 3 and n <= self.k_s + 1:  # every class of C has Bound(t, K_S) = 2t - 1: V_1 = 3|C| - count
-            result = 3 * n - int(most_parts_inside(self.codes_t, cands, self.inside_columns(cands), self.parts_sorted,
-                                                   self.bits)), True
-        elif level == 3:
-            result = int(least_v1(self.codes_t, cands, self.n_codes, self.btab, self.parts_sorted)), True
+            inside = self.inside_columns(cands)
+            result = lb3_by_count(n, budget, lambda floor: most_parts_inside(self.codes_t, cands, inside,
+                                                                             self.parts_sorted, self.bits, floor))
+        elif level == 3:  # stopped at budget + 1: no useful guess gives V_1 <= budget
+            ceiling = min(budget + 1, HUGE)
+            least = int(least_v1(self.codes_t, cands, self.n_codes, self.btab, self.parts_sorted, ceiling))
+            result = least, least < ceiling or ceiling == HUGE
         else:
             result = self._least_v(cands, level - 2, budget)
         if len(self.memo) >= self.memo_limit:
             self.memo.clear()
         self.memo[key] = result
         return result
+
+    def _lb2(self, cands, budget):
+        """(LB_2(C), exact), or Bound(|C|, k) > budget (not exact) when no guess makes more than the k of
+        `parts_beyond`: the scan starts its best at k, so it skips every guess that cannot beat it."""
+        n = len(cands)
+        beyond = int(parts_beyond(n, budget))
+        k = max_parts(self.codes_t, cands, self.parts_sorted, n - 1, self.bits, beyond)
+        return int(bound(n, k)), k > beyond
 
     def v1_columns(self, cands) -> tuple[np.ndarray, np.ndarray | None]:
         """(V_1(g, C) for every column of codes_t, HUGE where g is not useful; for C of at most K_S + 1 members

@@ -116,7 +116,6 @@ class NoJournal:
     """A check that keeps nothing (the default of the checker's functions)."""
 
     read_back = used = 0
-    unwritable = None
 
     def known(self, work: str) -> None:
         return None

@@ -264,14 +264,16 @@ def recheck_eliminations(cert: dict, game, bounds: LowerBounds, picked: list[dic
     def keep(job, values):
         level, rule, openers, budget = job
         for g, value in zip(openers, values):
-            found[elimination_work(level, rule, g, budget)] = int(value)
-            journal.add(elimination_work(level, rule, g, budget), int(value))
+            name = elimination_work(level, rule, g, budget)
+            found[name] = int(value)
+            journal.add(name, int(value))
 
     for level, rule, openers, budget in jobs:
         for g in openers:
-            value = journal.known(elimination_work(level, rule, g, budget))
+            name = elimination_work(level, rule, g, budget)
+            value = journal.known(name)
             if value is not None:
-                found[elimination_work(level, rule, g, budget)] = value
+                found[name] = value
     rest = [(level, rule, [g for g in openers if elimination_work(level, rule, g, budget) not in found], budget)
             for level, rule, openers, budget in jobs]
     pooled = [i for i, (level, rule, openers, _) in enumerate(rest)

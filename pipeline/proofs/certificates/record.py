@@ -35,7 +35,7 @@ from pathlib import Path
 
 from pipeline import PipelineError
 from pipeline.proofs.certificates import seal
-from pipeline.proofs.certificates.journal import open_journal
+from pipeline.proofs.certificates.journal import NoJournal, open_journal
 from pipeline.proofs.files.reader import FileRefused, file_bytes, json_of
 from pipeline.proofs.game.stored_game import GAME_FILE
 
@@ -261,12 +261,12 @@ def why_not_these_bytes(body: dict, archive_sha256: str) -> str | None:
 
 def check_journal(folder: Path, cert: dict, say):
     """This machine's sealed journal of a check of these certificate bytes by this checker (journal.py): what an
-    earlier, stopped check re-derived is read back, not re-derived.  None when this machine's key cannot be used
+    earlier, stopped check re-derived is read back, not re-derived.  A NoJournal when this machine's key cannot be used
     (the check then keeps nothing, and its record cannot be sealed either: write_record says so)."""
     try:
         journal = open_journal(sha256_of(Path(folder) / "certificate.json"), cert, CHECKER_VERSION, checker_code())
     except (seal.KeyUnusable, OSError):
-        return None
+        return NoJournal()
     if journal.read_back and say is not None:
         say(f"resuming a stopped check: {journal.read_back} re-derived values read back from this machine's sealed "
             f"journal ({journal.path})")
@@ -285,23 +285,21 @@ def verify_and_record(folder: Path, game, sample: int | None = None, say=None, w
 
     cert = load_certificate(folder)
     if cert.get("kind") == "infeasible":  # minutes at most: no journal
-        verify, journal = verify_infeasible, None
+        verify, journal, kept = verify_infeasible, NoJournal(), {}
     else:
         verify = verify_leaderboard if cert.get("kind") == "leaderboard" else verify_certificate
         journal = check_journal(folder, cert, say)
+        kept = {"journal": journal}
     try:
-        result = verify(folder, game, sample, say=say, workers=workers, **({} if journal is None else
-                                                                           {"journal": journal}))
+        result = verify(folder, game, sample, say=say, workers=workers, **kept)
     except PipelineError:  # a record of an earlier check no longer stands
         if archive is None:
             forget_record(folder)
         else:
             forget_archive_record(archive_sha256)
-        if journal is not None:
-            journal.remove()
-        raise
-    if journal is not None:
         journal.remove()
+        raise
+    journal.remove()
     try:
         if archive is None:
             return result, write_record(folder, cert, result["complete"], result)
