@@ -40,6 +40,7 @@ STABILISER_TESTS = ("tests/test_stabiliser_brute.py",)
 BINDING_TESTS = ("tests/test_rules_that_bind.py",)
 JOURNAL_TESTS = ("tests/test_check_journal.py",)
 BUDGET_TESTS = ("tests/test_checker_scans.py", "tests/test_checker_brute.py")
+MEMO_TESTS = ("tests/test_checker_memo.py", "tests/test_checker_brute.py")
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ SLIPS = (
     Slip("bounds (checker): LB_3's score past the budget one too high", "pipeline/proofs/bounds/lower.py",
          "beyond = 3 * n - budget - 1", "beyond = 3 * n - budget", BUDGET_TESTS),
     Slip("bounds (checker): a hard LB_2 that met the budget's count taken as exact", "pipeline/proofs/bounds/hard.py",
-         "self.memo[key] = int(bound(n, most)), most > beyond", "self.memo[key] = int(bound(n, most)), most >= beyond",
+         "result = self.memo[key] = int(bound(n, most)), most > beyond",
+         "result = self.memo[key] = int(bound(n, most)), most >= beyond",
          BUDGET_TESTS),
     Slip("bounds (checker): a part count given up one candidate early", "pipeline/proofs/bounds/hard.py",
          "if parts + n - 1 - i <= best:", "if parts + n - 2 - i <= best:", BUDGET_TESTS),
@@ -107,6 +109,11 @@ SLIPS = (
     Slip("bounds (checker): an LB_3 stopped at its ceiling taken as exact", "pipeline/proofs/bounds/lower.py",
          "result = least, least < ceiling or ceiling == HUGE", "result = least, least <= ceiling or ceiling == HUGE",
          BUDGET_TESTS),
+    Slip("memo (checker): a full memo takes one entry more", "pipeline/proofs/bounds/memo.py",
+         "if len(self) >= self.limit and key not in self:", "if len(self) > self.limit and key not in self:",
+         MEMO_TESTS),
+    Slip("memo (checker): a known key empties a full memo", "pipeline/proofs/bounds/memo.py",
+         "if len(self) >= self.limit and key not in self:", "if len(self) >= self.limit:", MEMO_TESTS),
     Slip("archive: a member INDEX.json does not list is ignored", "pipeline/proofs/files/archive.py",
          'found = names - {INDEX, "README.txt"}', 'found = (names - {INDEX, "README.txt"}) & set(expected)',
          BINDING_TESTS),

@@ -16,6 +16,7 @@ from pipeline.proofs.bounds.lower import HUGE, LowerBounds
 from pipeline.proofs.exact.solver import INFEASIBLE, ExactSolver
 from pipeline.proofs.solvable.within import Feasibility
 from pipeline.proofs.bounds.hard import HardLowerBounds
+from pipeline.proofs.bounds.memo import BoundedMemo
 from tests.helpers.budgets import assert_budgeted
 from tests.helpers.brute import NO_STRATEGY, BruteGame, code_table, random_matrix, random_words, wordle_code
 
@@ -351,23 +352,36 @@ def budgets_near(rng, truth: int) -> list[int]:
     return [int(b) for b in rng.permutation(np.arange(truth - 6, truth + 2))]
 
 
-def test_budgeted_bounds_are_the_value_or_a_bound_above_the_budget():
+def with_memos_of(limit: int | None, bounds):
+    """`bounds` with memos of at most `limit` entries (None: as built), emptied as they fill (memo.py)."""
+    if limit is not None:
+        for name in ("memo", "allowed_memo"):
+            if hasattr(bounds, name):
+                setattr(bounds, name, BoundedMemo(limit))
+    return bounds
+
+
+@pytest.mark.parametrize("memo_limit", [None, 3])
+def test_budgeted_bounds_are_the_value_or_a_bound_above_the_budget(memo_limit):
     """LB_2..LB_6 of random sets (and of the classes an opener leaves, under its hard-mode rule) and V_1..V_6 of
     every opener, normal and hard mode, under every budget near the value: the value asked without a budget, or a
     lower bound on it above the budget.  LB_2 and LB_3 then only show that no guess scores enough to come in under
-    the budget, and from level 4 on such budgets are passed down to the classes."""
+    the budget, and from level 4 on such budgets are passed down to the classes.  The same with memos of three
+    entries, emptied as they fill, in the middle of a recursion too: what a worker's memory limit does."""
     rng = np.random.default_rng(19)
     stopped = [0, 0]  # answers that were bounds above the budget: normal, hard
     for codes, secret_guess, n_codes in normal_games(19, 10):
-        truth_of, asked = (LowerBounds(codes, secret_guess, n_codes) for _ in range(2))
+        truth_of = LowerBounds(codes, secret_guess, n_codes)
+        asked = with_memos_of(memo_limit, LowerBounds(codes, secret_guess, n_codes))
         everyone = np.arange(codes.shape[1], dtype=np.int32)
         queries = [(asked.lb, truth_of.lb, (cands,), level) for cands in subsets(rng, codes.shape[1], 4)
                    for level in range(2, 7)]
         queries += [(asked.v, truth_of.v, (g, everyone), level) for g in range(codes.shape[0]) for level in range(1, 7)]
         stopped[0] += ask_under_budgets(rng, queries)
     for words, codes, secret_guess, n_symbols in islice(hard_games(19), 8):
-        truth_of, asked = (HardLowerBounds(LowerBounds(codes, secret_guess, WORDLE_CODES), words, n_symbols)
-                           for _ in range(2))
+        truth_of, asked = (HardLowerBounds(with_memos_of(limit, LowerBounds(codes, secret_guess, WORDLE_CODES)),
+                                           words, n_symbols) for limit in (None, memo_limit))
+        with_memos_of(memo_limit, asked)
         start, everyone = asked.start(), np.arange(codes.shape[1], dtype=np.int32)
         sets = [(cands, start) for cands in subsets(rng, codes.shape[1], 3)]
         for g in rng.choice(codes.shape[0], 2, replace=False):

@@ -26,7 +26,7 @@ import pytest
 
 from pipeline.config.settings import PROJECT_ROOT
 from pipeline.processes.signals import RESUME
-from tests.helpers.processes import Command, default_signals, running, started_at
+from tests.helpers.processes import Command, default_signals, running, started_at, wait_until
 
 BUNDLE = PROJECT_ROOT / "catalogue" / "wordle_original-normal-g6.tar.gz"
 STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
@@ -89,13 +89,13 @@ def proof_folder(tmp_path_factory):
     return unpack(BUNDLE, tmp_path_factory.mktemp("proof"))
 
 
-def verify_certificate(command, source: str, workers: int, proof_folder) -> Command:
+def verify_certificate(command, source: str, workers: int, proof_folder, env: dict | None = None) -> Command:
     """verify-certificate of the bundle or of its unpacked folder, once its check has begun: its `workers`
     checker processes exist, or (one worker: the check runs in the command itself) it says, on a terminal, what
     it re-derives."""
     target = BUNDLE if source == "archive" else proof_folder
     workers = min(workers, CPUS)  # the command runs at most one worker per CPU
-    run = command(["verify-certificate", str(target), "--workers", str(workers)], terminal=workers == 1)
+    run = command(["verify-certificate", str(target), "--workers", str(workers)], env=env, terminal=workers == 1)
     if workers > 1:
         run.wait_for_children(POOL_WORKER, workers)
     else:
@@ -135,6 +135,59 @@ def test_the_workers_die_with_a_killed_check(command, proof_folder):
     assert run.survivors(stopped.tree) == [], stopped.tree
 
 
+@pytest.mark.slow
+def test_a_check_whose_worker_is_killed_says_so_in_one_line_and_keeps_its_journal(command, proof_folder,
+                                                                                 tmp_path):
+    """A worker killed from outside (as the out-of-memory killer does) stops the check as a signal would: one
+    `error:` line naming the worker and how it ended, exit 2, no traceback, the other workers ended, nothing
+    recorded, and the values already re-derived kept in the journal for the rerun."""
+    before = sorted(os.listdir(proof_folder))
+    config = tmp_path / "config"
+    run = verify_certificate(command, "folder", 2, proof_folder, env={"PIPELINE_CONFIG_DIR": str(config)})
+    victim = run.wait_for_children(POOL_WORKER, 2)[0]
+    kept = wait_until(run.proc, lambda: journal_lines(config), "a value in the check's journal", 600.0)
+    os.kill(victim, signal.SIGKILL)
+    ended = run.stop(0)  # signal 0: nothing is sent, the command ends by itself
+    text = "\n".join(ended.lines)
+    assert ended.status == 2 and "Traceback" not in text, text
+    assert ended.errors() == [f"error: a worker process (pid {victim}) was killed by SIGKILL (the system may have "
+                              f"run out of memory: see `dmesg`); {CHECK_STOPPED}"], text
+    assert run.survivors(ended.tree) == [] and sorted(os.listdir(run.tmpdir)) == [], text
+    assert sorted(os.listdir(proof_folder)) == before
+    assert journal_lines(config) >= kept
+
+
+def journal_lines(config) -> int:
+    """How many lines the check journals under the config folder `config` hold."""
+    return sum(len(path.read_text().splitlines()) for path in config.glob("check-journals/*.jsonl"))
+
+
+def test_a_worker_that_dies_ends_the_map_with_how_it_ended(tmp_path):
+    """A pool whose worker is killed mid-task: its map raises WorkerLost naming the worker and the signal; the
+    block then ends the other worker."""
+    from pipeline.processes.pool import WorkerLost, process_pool
+    from tests.helpers.processes import mark_and_sleep
+
+    marks = [tmp_path / f"task{i}" for i in range(2)]
+    with pytest.raises(WorkerLost) as lost, process_pool(2) as pool:
+        results = pool.map(mark_and_sleep, [(str(mark), 600.0) for mark in marks])
+        pids = wait_for_marks(marks)
+        os.kill(pids[1], signal.SIGKILL)
+        list(results)
+    assert str(lost.value) == (f"a worker process (pid {pids[1]}) was killed by SIGKILL (the system may have run "
+                               "out of memory: see `dmesg`)")
+    assert not [pid for pid in pids if running(pid, started_at(pid))]
+
+
+def wait_for_marks(marks, within: float = 300.0) -> list[int]:
+    """The process ids mark_and_sleep tasks wrote into `marks`, once every one has."""
+    deadline = time.monotonic() + within
+    while not all(mark.exists() and mark.read_text() for mark in marks):
+        assert time.monotonic() < deadline, "the tasks did not start"
+        time.sleep(0.05)
+    return [int(mark.read_text()) for mark in marks]
+
+
 def test_a_pool_left_by_an_error_ends_its_busy_workers_at_once(tmp_path):
     """An exception (Interrupted is one) inside process_pool terminates its workers mid-task instead of waiting
     for their tasks (here ten minutes each), and they are gone when the block has ended."""
@@ -144,11 +197,7 @@ def test_a_pool_left_by_an_error_ends_its_busy_workers_at_once(tmp_path):
     marks = [tmp_path / f"task{i}" for i in range(2)]
     with pytest.raises(RuntimeError, match="stop"), process_pool(2) as pool:
         pool.map(mark_and_sleep, [(str(mark), 600.0) for mark in marks])
-        deadline = time.monotonic() + 300
-        while not all(mark.exists() and mark.read_text() for mark in marks):
-            assert time.monotonic() < deadline, "the tasks did not start"
-            time.sleep(0.05)
-        workers = {int(mark.read_text()): started_at(int(mark.read_text())) for mark in marks}
+        workers = {pid: started_at(pid) for pid in wait_for_marks(marks)}
         left_at = time.monotonic()
         raise RuntimeError("stop")
     assert time.monotonic() - left_at < 120 and not [pid for pid, since in workers.items() if running(pid, since)]

@@ -15,6 +15,8 @@ its one line follow at once.  Belt and braces:
   would print a traceback of its own);
 - each worker asks Linux to SIGKILL it when its parent dies (PR_SET_PDEATHSIG) and exits if the parent is
   already gone, so not even `kill -9` of the parent leaves a worker behind.
+A worker that dies while the pool still needs it (the kernel's out-of-memory killer, a `kill` from outside)
+breaks the pool: `map` then raises WorkerLost, saying how the worker ended, and the block ends the others.
 """
 
 import ctypes
@@ -26,6 +28,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from multiprocessing import get_context
 
@@ -37,11 +40,16 @@ PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 STILL_RUNNING = object()  # yielded by WorkerPool.map, with a heartbeat, while the next result is not ready
 
 
+class WorkerLost(Exception):
+    """A worker process ended before it answered: the pool can do no more work."""
+
+
 class WorkerPool:
     """The pool of a `process_pool` block."""
 
     def __init__(self, executor: ProcessPoolExecutor):
         self.executor = executor
+        self.started: list = []  # every worker process the pool has started (`lost` reads how they ended)
 
     def map(self, fn: Callable, items: Iterable, heartbeat: float | None = None) -> Iterator:
         """fn(item) of every item on the workers; the results in the order of `items`, each as it is ready.  With
@@ -53,14 +61,30 @@ class WorkerPool:
                 futures = [self.executor.submit(fn, item) for item in items]
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, spared)
-        return _results(futures, heartbeat)
+            self.started += [p for p in (self.executor._processes or {}).values() if p not in self.started]
+        return self._results(futures, heartbeat)
 
+    def _results(self, futures: list, heartbeat: float | None) -> Iterator:
+        for future in futures:
+            while heartbeat is not None and not wait([future], timeout=heartbeat).done:
+                yield STILL_RUNNING
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                raise WorkerLost(self.lost()) from None
 
-def _results(futures: list, heartbeat: float | None) -> Iterator:
-    for future in futures:
-        while heartbeat is not None and not wait([future], timeout=heartbeat).done:
-            yield STILL_RUNNING
-        yield future.result()
+    def lost(self) -> str:
+        """How the worker that broke the pool ended (its signal or exit status).  The pool terminates the others
+        (SIGTERM) once one has died, so an end by another cause names the one that died first."""
+        ended = [(p.pid, p.exitcode) for p in self.started if p.exitcode]
+        ended.sort(key=lambda pid_code: pid_code[1] == -signal.SIGTERM)
+        for pid, code in ended[:1]:
+            if code > 0:
+                return f"a worker process (pid {pid}) exited with status {code}"
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+            hint = " (the system may have run out of memory: see `dmesg`)" if -code == signal.SIGKILL else ""
+            return f"a worker process (pid {pid}) was killed by {name}{hint}"
+        return "a worker process ended abruptly"
 
 
 @contextmanager

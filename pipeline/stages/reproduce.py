@@ -106,7 +106,9 @@ def run_experiment(ctx: StageContext, experiment: Experiment, config, game) -> d
 def checked_proof(folder, game) -> None:
     """A proof's figures are judged on a verified certificate only: a proven certificate without a complete record
     of its files as they are is checked in full by the independent checker (pipeline/proofs), which records it.
-    A rejection is logged; the proof's row then shows the certificate as unverified, and fails."""
+    A rejection, or a check stopped by a dead worker, is logged; the proof's row then shows the certificate as
+    unverified, and fails."""
+    from pipeline.processes.pool import WorkerLost
     from pipeline.proofs.certificates.record import status, verify_and_record
 
     if status(folder).verified or json.loads((folder / CERTIFICATE.name).read_text()).get("proven") is not True:
@@ -114,7 +116,7 @@ def checked_proof(folder, game) -> None:
     log.info(f"{NAME}: checking the certificate {folder} with verify-certificate's checker")
     try:
         verify_and_record(folder, game, workers=os.cpu_count() or 1)
-    except PipelineError as err:
+    except (PipelineError, WorkerLost) as err:
         log.warning(f"{NAME}: {folder}: {err}")
 
 

@@ -67,10 +67,16 @@ def run(ns: argparse.Namespace) -> int:
     temporary folder (pipeline/proofs/files/archive.py: no traversal, no link, size limits) and checked there, its
     check recorded under the sha256 of the bytes unpacked (pipeline/proofs/certificates/record.py).  Ctrl-C,
     SIGTERM or SIGHUP unwind the check: its worker processes end and the temporary folder is removed before the
-    one line (pipeline.processes.signals)."""
+    one line (pipeline.processes.signals).  A worker process that dies (the out-of-memory killer) stops the check
+    the same way, its line saying how the worker ended."""
+    from pipeline.processes.pool import WorkerLost
+
     signals.on_stop(CHECK_STOPPED)
     with signals.unwinding():
-        return verify_path(ns)
+        try:
+            return verify_path(ns)
+        except WorkerLost as lost:
+            raise PipelineError(f"{lost}; {CHECK_STOPPED}") from None
 
 
 def verify_path(ns: argparse.Namespace) -> int:

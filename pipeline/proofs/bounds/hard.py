@@ -16,6 +16,7 @@ from numba import njit
 
 from pipeline.proofs.bounds.lower import (HUGE, LowerBounds, bound, lb3_by_count, least_value, parts_beyond,
                                           raised_sum)
+from pipeline.proofs.bounds.memo import RULES_LIMIT, VALUES_LIMIT, BoundedMemo
 from pipeline.proofs.game.hard_mode import Rule, letter_counts
 
 
@@ -142,8 +143,8 @@ class HardLowerBounds:
         self.counts = letter_counts(self.words, n_symbols)
         self.n_symbols = n_symbols
         self.everyone = normal.everyone
-        self.memo: dict[tuple, tuple[int, bool]] = {}
-        self.allowed_memo: dict[bytes, np.ndarray] = {}
+        self.memo = BoundedMemo(VALUES_LIMIT)  # (level, candidate set, rule) -> (value, exact)
+        self.allowed_memo = BoundedMemo(RULES_LIMIT)  # rule -> its allowed guesses
         self.secret_of_guess = np.full(len(self.words), -1, dtype=np.int64)
         self.secret_of_guess[normal.guess_of_secret] = np.arange(len(normal.guess_of_secret))
         self.parts_on_s = np.empty(len(self.words), dtype=np.int64)  # |Split(S, g)| by guess
@@ -155,10 +156,11 @@ class HardLowerBounds:
     def allowed(self, rule: Rule) -> np.ndarray:
         """The guesses `rule` allows, by descending part count on all secrets (what the part-count scans need)."""
         key = rule.key()
-        if key not in self.allowed_memo:
+        listed = self.allowed_memo.get(key)
+        if listed is None:
             legal = np.flatnonzero(rule.allowed(self.words, self.counts)).astype(np.int64)
-            self.allowed_memo[key] = legal[np.argsort(-self.parts_on_s[legal], kind="stable")]
-        return self.allowed_memo[key]
+            listed = self.allowed_memo[key] = legal[np.argsort(-self.parts_on_s[legal], kind="stable")]
+        return listed
 
     def lb(self, cands: np.ndarray, rule: Rule, level: int, budget: int = HUGE, caps=None) -> tuple[int, bool]:
         """(LB_level(C, R), exact); when not exact the value is a lower bound above `budget`.  `caps` (by guess): part
@@ -178,12 +180,12 @@ class HardLowerBounds:
             beyond = int(parts_beyond(n, budget))
             most = most_parts_listed(self.codes, cands, guesses, self.parts_on_s, caps, self.n_codes, n - 1,
                                      max(1, beyond))
-            self.memo[key] = int(bound(n, most)), most > beyond
-            return self.memo[key]
+            result = self.memo[key] = int(bound(n, most)), most > beyond
+            return result
         if level == 3 and n <= self.normal.k_s + 1:  # V_1(g, C) = 3|C| - |Split(C, g)| - [g in C] (bounds.py)
-            self.memo[key] = lb3_by_count(n, budget, lambda floor: most_count_listed(
+            result = self.memo[key] = lb3_by_count(n, budget, lambda floor: most_count_listed(
                 self.codes, cands, guesses, self.secret_of_guess, self.parts_on_s, caps, self.n_codes, floor))
-            return self.memo[key]
+            return result
         if level == 3:  # stopped at budget + 1: no useful guess gives V_1 <= budget
             ceiling = min(budget + 1, HUGE)
             least = int(least_v1_listed(self.codes, cands, guesses, self.parts_on_s, caps, self.n_codes, self.btab,

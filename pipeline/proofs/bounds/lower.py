@@ -18,6 +18,8 @@ count on S, so scans visit guesses by that count, descending, and stop early.
 import numpy as np
 from numba import njit, prange
 
+from pipeline.proofs.bounds.memo import VALUES_LIMIT, BoundedMemo
+
 HUGE = np.int64(1) << 60
 
 
@@ -372,8 +374,7 @@ class LowerBounds:
         self.column_of_guess = np.argsort(self.column_guess)
         self.bits = parts_scratch(self.n_codes)
         self.btab = bound_column(codes.shape[1], self.k_s)
-        self.memo: dict[tuple[int, bytes], tuple[int, bool]] = {}
-        self.memo_limit = 2_000_000
+        self.memo = BoundedMemo(VALUES_LIMIT)  # (level, candidate set) -> (value, exact)
 
     def lb(self, cands: np.ndarray, level: int, budget: int = HUGE, within=None) -> tuple[int, bool]:
         """(LB_level(C), exact); when not exact the value is a lower bound above `budget`.  `within`: the scan
@@ -402,8 +403,6 @@ class LowerBounds:
             result = least, least < ceiling or ceiling == HUGE
         else:
             result = self._least_v(cands, level - 2, budget)
-        if len(self.memo) >= self.memo_limit:
-            self.memo.clear()
         self.memo[key] = result
         return result
 
