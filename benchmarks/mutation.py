@@ -107,7 +107,7 @@ SLIPS = (
     Slip("bounds (checker): a hard LB_3 scan skips a guess whose cap is one short", "pipeline/proofs/bounds/hard.py",
          "if 3 * n - 1 - caps[g] >= least:", "if 3 * n - caps[g] >= least:", BUDGET_TESTS),
     Slip("bounds (checker): an LB_3 stopped at its ceiling taken as exact", "pipeline/proofs/bounds/lower.py",
-         "result = least, least < ceiling or ceiling == HUGE", "result = least, least <= ceiling or ceiling == HUGE",
+         "return least, least < ceiling or ceiling == HUGE", "return least, least <= ceiling or ceiling == HUGE",
          BUDGET_TESTS),
     Slip("memo (checker): a full memo takes one entry more", "pipeline/proofs/bounds/memo.py",
          "if len(self) >= self.limit and key not in self:", "if len(self) > self.limit and key not in self:",

@@ -14,8 +14,8 @@ bounds at all for normal mode, and the certificate checker accepts them only in 
 import numpy as np
 from numba import njit
 
-from pipeline.proofs.bounds.lower import (HUGE, LowerBounds, bound, lb3_by_count, least_value, parts_beyond,
-                                          raised_sum)
+from pipeline.proofs.bounds.lower import (HUGE, LowerBounds, bound, lb3_by_count, lb3_by_least, least_value,
+                                          parts_beyond, raised_sum)
 from pipeline.proofs.bounds.memo import RULES_LIMIT, VALUES_LIMIT, BoundedMemo
 from pipeline.proofs.game.hard_mode import Rule, letter_counts
 
@@ -186,11 +186,9 @@ class HardLowerBounds:
             result = self.memo[key] = lb3_by_count(n, budget, lambda floor: most_count_listed(
                 self.codes, cands, guesses, self.secret_of_guess, self.parts_on_s, caps, self.n_codes, floor))
             return result
-        if level == 3:  # stopped at budget + 1: no useful guess gives V_1 <= budget
-            ceiling = min(budget + 1, HUGE)
-            least = int(least_v1_listed(self.codes, cands, guesses, self.parts_on_s, caps, self.n_codes, self.btab,
-                                        ceiling))
-            result = least, least < ceiling or ceiling == HUGE
+        if level == 3:
+            result = lb3_by_least(budget, lambda ceiling: least_v1_listed(
+                self.codes, cands, guesses, self.parts_on_s, caps, self.n_codes, self.btab, ceiling))
         else:
             values, parts = v1_listed(self.codes, cands, guesses, self.n_codes, self.btab)
             on_c = self._caps_on(guesses, parts)

@@ -304,6 +304,15 @@ def lb3_by_count(n: int, budget, most_above) -> tuple[int, bool]:
     return (3 * n - most if most >= 2 else int(HUGE)), True
 
 
+def lb3_by_least(budget, least_below) -> tuple[int, bool]:
+    """(LB_3(C), exact) for a set larger than K_S + 1, given least_below(ceiling) = min(ceiling, the least V_1 of a
+    useful guess): the scan stops at budget + 1, since no useful guess gives V_1 <= budget then; such an answer
+    is a bound above the budget, not exact."""
+    ceiling = min(budget + 1, HUGE)
+    least = int(least_below(ceiling))
+    return least, least < ceiling or ceiling == HUGE
+
+
 def raised_sum(row, cands, n_codes, btab, level, budget, smallest, bound_of):
     """(V_level(g, C), exact) for the guess whose codes are `row`: |C| + each class at LB_1, then classes of at
     least `smallest` members raised to bound_of(class, step, cap) -> (value, exact) = LB_step, largest first,
@@ -397,10 +406,9 @@ class LowerBounds:
             inside = self.inside_columns(cands)
             result = lb3_by_count(n, budget, lambda floor: most_parts_inside(self.codes_t, cands, inside,
                                                                              self.parts_sorted, self.bits, floor))
-        elif level == 3:  # stopped at budget + 1: no useful guess gives V_1 <= budget
-            ceiling = min(budget + 1, HUGE)
-            least = int(least_v1(self.codes_t, cands, self.n_codes, self.btab, self.parts_sorted, ceiling))
-            result = least, least < ceiling or ceiling == HUGE
+        elif level == 3:
+            result = lb3_by_least(budget, lambda ceiling: least_v1(self.codes_t, cands, self.n_codes, self.btab,
+                                                                   self.parts_sorted, ceiling))
         else:
             result = self._least_v(cands, level - 2, budget)
         self.memo[key] = result
