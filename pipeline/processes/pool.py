@@ -38,6 +38,7 @@ STOP_GRACE_SECONDS = 5.0  # a terminated worker gets this long to end before it 
 SPARED = (signal.SIGINT, signal.SIGHUP)  # sent by a terminal to the whole group: the parent answers for its workers
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 STILL_RUNNING = object()  # yielded by WorkerPool.map, with a heartbeat, while the next result is not ready
+LIVENESS_SECONDS = 1.0  # how often a waiting map looks whether a worker has died
 
 
 class WorkerLost(Exception):
@@ -65,9 +66,19 @@ class WorkerPool:
         return self._results(futures, heartbeat)
 
     def _results(self, futures: list, heartbeat: float | None) -> Iterator:
+        """The futures' results in order, STILL_RUNNING every `heartbeat` seconds without one.  While it waits it
+        looks at the workers itself: the pool's own thread may not notice a worker that dies (it watches the
+        workers it knew of when it last woke: Python 3.11 starts workers as tasks are submitted)."""
+        step = LIVENESS_SECONDS if heartbeat is None else min(heartbeat, LIVENESS_SECONDS)
         for future in futures:
-            while heartbeat is not None and not wait([future], timeout=heartbeat).done:
-                yield STILL_RUNNING
+            waited = 0.0
+            while not wait([future], timeout=step).done:
+                if any(process.exitcode is not None for process in self.started):
+                    raise WorkerLost(self.lost())
+                waited += step
+                if heartbeat is not None and waited >= heartbeat:
+                    waited = 0.0
+                    yield STILL_RUNNING
             try:
                 yield future.result()
             except BrokenProcessPool:
@@ -76,9 +87,13 @@ class WorkerPool:
     def lost(self) -> str:
         """How the worker that broke the pool ended (its signal or exit status).  The pool terminates the others
         (SIGTERM) once one has died, so an end by another cause names the one that died first."""
-        ended = [(p.pid, p.exitcode) for p in self.started if p.exitcode]
-        ended.sort(key=lambda pid_code: pid_code[1] == -signal.SIGTERM)
-        for pid, code in ended[:1]:
+        ended = multiprocessing.connection.wait([process.sentinel for process in self.started], LIVENESS_SECONDS)
+        for process in self.started:
+            if process.sentinel in ended:
+                process.join(LIVENESS_SECONDS)  # its exit status, once the kernel has it
+        codes = [(process.pid, process.exitcode) for process in self.started if process.exitcode]
+        codes.sort(key=lambda pid_code: pid_code[1] == -signal.SIGTERM)
+        for pid, code in codes[:1]:
             if code > 0:
                 return f"a worker process (pid {pid}) exited with status {code}"
             name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
