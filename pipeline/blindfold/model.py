@@ -28,6 +28,7 @@ import highspy
 import numpy as np
 
 from pipeline.blindfold import pairs as blindfold_pairs
+from pipeline.processes.signals import held
 
 _EPS = 1e-6
 WAIT_SECONDS = 0.1  # how often the waiting thread looks whether HiGHS has finished (run_highs)
@@ -318,10 +319,13 @@ def run_highs(h: highspy.Highs) -> None:
     command line's handler raises Interrupted in the main thread, pipeline.processes.signals) asks HiGHS to stop at
     its next check, waits until it has, and goes on.  Python runs signal handlers in the main thread only: there,
     inside h.run(), a stop would wait until HiGHS returned (stage.time_limit_s), and one raised inside a callback
-    of HiGHS would be swallowed (the solve ends as "Solve error" and the run goes on)."""
+    of HiGHS would be swallowed (the solve ends as "Solve error" and the run goes on).  A signal while the solve
+    starts waits until HiGHS's thread runs (`held`): raised inside startSolve, it would leave this function with
+    HiGHS still solving, and the interpreter's exit would then abort (SIGABRT) under HiGHS's thread."""
     h.HandleUserInterrupt = True
-    h.startSolve()
     try:
+        with held():
+            h.startSolve()
         _finished(h)
     except BaseException:
         h.cancelSolve()

@@ -91,15 +91,16 @@ class WorkerPool:
         for process in self.started:
             if process.sentinel in ended:
                 process.join(LIVENESS_SECONDS)  # its exit status, once the kernel has it
-        codes = [(process.pid, process.exitcode) for process in self.started if process.exitcode]
-        codes.sort(key=lambda pid_code: pid_code[1] == -signal.SIGTERM)
-        for pid, code in codes[:1]:
-            if code > 0:
-                return f"a worker process (pid {pid}) exited with status {code}"
-            name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
-            hint = " (the system may have run out of memory: see `dmesg`)" if -code == signal.SIGKILL else ""
-            return f"a worker process (pid {pid}) was killed by {name}{hint}"
-        return "a worker process ended abruptly"
+        codes = [(process.exitcode == -signal.SIGTERM, process.pid, process.exitcode) for process in self.started
+                 if process.exitcode]
+        if not codes:
+            return "a worker process ended abruptly"
+        _, pid, code = min(codes)
+        if code > 0:
+            return f"a worker process (pid {pid}) exited with status {code}"
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+        hint = " (the system may have run out of memory: see `dmesg`)" if -code == signal.SIGKILL else ""
+        return f"a worker process (pid {pid}) was killed by {name}{hint}"
 
 
 @contextmanager

@@ -186,12 +186,27 @@ class Command:
         return wait_until(self.proc, lambda: next((line for line in self.lines if text in line), None),
                           f"a line with {text!r}", within)
 
+    def marked_children(self, marker: bytes) -> list[int]:
+        """The descendants whose command line holds `marker`."""
+        return [pid for pid in descendants(self.proc.pid) if marker in cmdline(pid)]
+
     def wait_for_children(self, marker: bytes, count: int = 1, within: float = 600.0) -> list[int]:
         """The descendants whose command line holds `marker`, once there are `count` of them."""
         def found():
-            mine = [pid for pid in descendants(self.proc.pid) if marker in cmdline(pid)]
+            mine = self.marked_children(marker)
             return mine if len(mine) >= count else None
         return wait_until(self.proc, found, f"{count} process(es) with {marker!r}", within)
+
+    def children_unless_finished(self, marker: bytes, count: int, within: float = 600.0) -> list[int] | None:
+        """As wait_for_children, or None when the command finished successfully before they were seen: work of a
+        second or two may fall between two looks on a loaded machine."""
+        finished = ["finished"]
+
+        def found():
+            mine = self.marked_children(marker)
+            return mine if len(mine) >= count else finished if self.proc.poll() == 0 else None
+        seen = wait_until(self.proc, found, f"{count} process(es) with {marker!r}", within)
+        return None if seen is finished else seen
 
     def stop(self, signum: int, group: bool = False, within: float = 180.0) -> "Stopped":
         """Send `signum` (to the whole process group when `group`, as a terminal's Ctrl-C does), wait for the end;
@@ -233,8 +248,22 @@ class Stopped:
         return [line for line in self.lines if line.startswith("error:")]
 
 
+def exit_with(status: int) -> None:
+    """A pool task that ends its worker process at once with exit status `status`."""
+    os._exit(status)
+
+
 def mark_and_sleep(job: tuple[str, float]) -> None:
     """A pool task that writes its process id into the file job[0], then sleeps job[1] seconds."""
     path, seconds = job
     Path(path).write_text(str(os.getpid()))
     time.sleep(seconds)
+
+
+def wait_for_marks(marks, within: float = 300.0) -> list[int]:
+    """The process ids mark_and_sleep tasks wrote into `marks`, once every one has."""
+    deadline = time.monotonic() + within
+    while not all(mark.exists() and mark.read_text() for mark in marks):
+        assert time.monotonic() < deadline, "the tasks did not start"
+        time.sleep(0.05)
+    return [int(mark.read_text()) for mark in marks]
