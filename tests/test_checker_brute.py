@@ -18,7 +18,8 @@ from pipeline.proofs.solvable.within import Feasibility
 from pipeline.proofs.bounds.hard import HardLowerBounds
 from pipeline.proofs.bounds.memo import BoundedMemo
 from tests.helpers.budgets import assert_budgeted
-from tests.helpers.brute import NO_STRATEGY, BruteGame, code_table, random_matrix, random_words, wordle_code
+from tests.helpers.brute import (NO_STRATEGY, BruteGame, code_table, random_matrix, random_words, sparse_matrix,
+                                 wordle_code)
 
 LIMITS = (None, 2, 3, 4, 5)  # guesses left at the queried set; None: no limit
 WORDLE_CODES = 27  # 3^3: the random hard-mode words have three symbols
@@ -117,15 +118,16 @@ def checker_solver(codes, secret_guess, n_codes, words=None, n_symbols=1, hard=F
 
 # ---- normal mode: random code matrices --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("seed", range(4))
-def test_exact_min_total_matches_brute_force_under_every_limit(seed):
+@pytest.mark.parametrize("seed, states_limit", [(0, None), (1, None), (2, None), (3, None), (0, 3)])
+def test_exact_min_total_matches_brute_force_under_every_limit(seed, states_limit):
     """MinTotal of random sets with 2..5 guesses left and with none, asked of one solver in a random order of limits
-    (its memo holds every answer before): the brute-force value, or no strategy exactly when the brute force
-    finds none."""
+    (its memo holds every answer before, or, with a states limit, is emptied between searches once it holds that
+    many): the brute-force value, or no strategy exactly when the brute force finds none."""
     rng = np.random.default_rng(100 + seed)
     wrong, binding = [], Binding()
     for codes, secret_guess, n_codes in normal_games(seed, 30):
         brute, solver = BruteGame(codes, secret_guess, n_codes), checker_solver(codes, secret_guess, n_codes)
+        solver.states_limit = states_limit or solver.states_limit
         for cands in subsets(rng, codes.shape[1], 3):
             key = tuple(cands.tolist())
             for left in rng.permutation(np.array(LIMITS, dtype=object)):
@@ -269,15 +271,16 @@ def test_lower_bounds_never_exceed_min_total_and_reach_it_deep_enough():
     assert wrong == []
 
 
-def test_feasibility_decides_exactly_what_the_brute_force_finds():
+@pytest.mark.parametrize("memo_limit", [None, 3])
+def test_feasibility_decides_exactly_what_the_brute_force_finds(memo_limit):
     """"Solved within j guesses" (feasibility.py, shallow.py for j <= 3) is true exactly when the brute force finds
-    a strategy within j, for j = 1..5."""
+    a strategy within j, for j = 1..5 (also with a memo of three entries, emptied inside the search)."""
     rng = np.random.default_rng(13)
     wrong, no, yes = [], 0, 0
     for codes, secret_guess, n_codes in normal_games(13, 20):
         brute = BruteGame(codes, secret_guess, n_codes)
-        decide = Feasibility(codes, np.zeros((codes.shape[0], 1), dtype=np.uint8), secret_guess.astype(np.int32),
-                             n_codes, 1, False)
+        decide = with_memos_of(memo_limit, Feasibility(codes, np.zeros((codes.shape[0], 1), dtype=np.uint8),
+                                                       secret_guess.astype(np.int32), n_codes, 1, False))
         for cands in subsets(rng, codes.shape[1], 3, largest=7):
             for left in range(1, 6):
                 truth = brute.solvable(tuple(cands.tolist()), left)
@@ -285,6 +288,30 @@ def test_feasibility_decides_exactly_what_the_brute_force_finds():
                 if decide.within(cands, left, None) != truth:
                     wrong.append((codes.tolist(), cands.tolist(), left, truth))
     assert wrong == [] and no >= 50 and yes >= 50
+
+
+@pytest.mark.parametrize("memo_limit", [None, 3])
+def test_feasibility_where_sets_need_five_guesses_or_more(memo_limit):
+    """Within j guesses, asked for j = 1..7 in a random order of one search (its memo holds every answer before,
+    or three entries emptied inside the search): exactly when the brute force's fewest guesses for the set are at
+    most j, in games whose guesses rarely tell secrets apart, where sets need 5 guesses and more and the search
+    below shallow.py's three guesses decides."""
+    rng = np.random.default_rng(29)
+    wrong, deep = [], 0
+    for _ in range(60):
+        n_secrets = int(rng.integers(6, 11))
+        codes, secret_guess = sparse_matrix(rng, n_secrets + int(rng.integers(0, 3)), n_secrets, 0.2)
+        brute = BruteGame(codes, secret_guess, 3)
+        decide = with_memos_of(memo_limit, Feasibility(codes, np.zeros((codes.shape[0], 1), dtype=np.uint8),
+                                                       secret_guess.astype(np.int32), 3, 1, False))
+        for cands in subsets(rng, n_secrets, 6):
+            key = tuple(cands.tolist())
+            fewest = next(j for j in range(1, len(key) + 1) if brute.solvable(key, j))  # each guessed in turn
+            deep += fewest >= 5
+            for left in rng.permutation(np.arange(1, 8)).tolist():
+                if decide.within(cands, left, None) != (left >= fewest):
+                    wrong.append((codes.tolist(), key, left, fewest))
+    assert wrong == [] and deep >= 10, (wrong[:3], deep)
 
 
 # ---- hard mode: random words, Wordle's answers ------------------------------------------------------------------

@@ -135,6 +135,15 @@ def random_matrix(rng, n_guesses: int, n_secrets: int, n_codes: int) -> tuple[np
     return codes, secret_guess
 
 
+def sparse_matrix(rng, n_guesses: int, n_secrets: int, told: float) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, secret_guess) as random_matrix with three codes, where a guess answers a secret other than its own
+    with code 1 with probability `told`, else 0: guesses that rarely tell secrets apart make deep trees."""
+    secret_guess = np.sort(rng.choice(n_guesses, n_secrets, replace=False))
+    codes = (rng.random((n_guesses, n_secrets)) < told).astype(np.uint8)
+    codes[secret_guess, np.arange(n_secrets)] = 2
+    return codes, secret_guess
+
+
 def random_words(rng, count: int, length: int, n_symbols: int) -> list[tuple[int, ...]]:
     """`count` distinct random symbol rows, sorted."""
     words = set()

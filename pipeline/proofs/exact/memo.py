@@ -3,13 +3,15 @@
 A state is looked up by a 63-bit hash of its numbers, and a hit counts only when every number of the stored state
 equals the asked one (the hash only picks the chain of states to compare): two states sharing a hash never share
 an answer.  Kept in numba's typed containers so that a search running in numba reads and writes it without
-returning to Python; it lives as long as its ExactSolver.
+returning to Python.  A solver lives as long as a check's worker, through hundreds of closure classes: its memo is
+emptied between searches once it holds STATES_LIMIT states (solver.py), which costs only recomputation.
 """
 
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict, List
 
+STATES_LIMIT = 1_000_000  # search states a solver's memo holds before it is emptied (between two searches)
 HASH_START = np.uint64(14695981039346656037)  # FNV-1a's offset basis and prime
 HASH_STEP = np.uint64(1099511628211)
 
@@ -19,6 +21,11 @@ def new_memo() -> tuple:
     1 where a value is exact)."""
     return (Dict.empty(types.int64, types.int64), List.empty_list(types.int64), List.empty_list(types.int32[::1]),
             List.empty_list(types.int64[::1]), List.empty_list(types.int64), List.empty_list(types.int64))
+
+
+def states(memo) -> int:
+    """How many search states `memo` holds."""
+    return len(memo[4])
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ of each orbit of that stabiliser is searched, at every node until the stabiliser
 import numpy as np
 
 from pipeline.proofs.bounds.lower import HUGE, bound_column, split
-from pipeline.proofs.exact.memo import new_memo, state_key, store
+from pipeline.proofs.exact.memo import STATES_LIMIT, new_memo, state_key, states, store
 from pipeline.proofs.exact.nodes import INFEASIBLE, NO_LIMIT, one_fewer
 from pipeline.proofs.exact.search import class_floors, node_step, search
 from pipeline.proofs.solvable.within import Feasibility
@@ -52,7 +52,7 @@ class ExactSolver:
         self.counts = letter_counts(guess_symbols, n_symbols)
         self.guess_of_secret = np.asarray(guess_of_secret, dtype=np.int64)
         self.n_codes, self.n_symbols, self.hard_mode = int(n_codes), int(n_symbols), hard_mode
-        self.memo = new_memo()
+        self.memo, self.states_limit = new_memo(), STATES_LIMIT
         self.length = guess_symbols.shape[1]
         self.game = (codes, guess_symbols, self.counts, self.guess_of_secret, self.n_codes,
                      class_costs(codes.shape[1], self.n_codes), bool(hard_mode), np.zeros(self.n_codes, dtype=np.bool_))
@@ -74,6 +74,8 @@ class ExactSolver:
         """MinTotal(C) with `left` guesses still allowed (None = no limit), exact when below beta.
         `history`: the guesses played before C (from the opener on) when the game's symmetries are used.
         `guesses`: the guesses that split a superset of C (None: every guess); no other splits C."""
+        if states(self.memo) >= self.states_limit:
+            self.memo = new_memo()
         cands = np.ascontiguousarray(cands, dtype=np.int32)
         fixed, least = self.free if rule is None else (rule.fixed.astype(np.int64), rule.least.astype(np.int64))
         left = NO_LIMIT if left is None else int(left)

@@ -11,6 +11,7 @@ that an opener's class cannot be solved in the guesses left (certificate.py).
 import numpy as np
 
 from pipeline.proofs.bounds.lower import split
+from pipeline.proofs.bounds.memo import VALUES_LIMIT, BoundedMemo
 from pipeline.proofs.game.hard_mode import Rule, letter_counts
 from pipeline.proofs.solvable.shallow import legal_rows, solved_within
 
@@ -36,7 +37,7 @@ class Feasibility:
         self.codes, self.words, self.n_codes, self.win = codes, words, int(n_codes), int(n_codes) - 1
         self.guess_of_secret = np.asarray(guess_of_secret)
         self.counts = letter_counts(words, n_symbols) if hard_mode else None
-        self.memo: dict[tuple, bool] = {}
+        self.memo: dict[tuple, bool] = BoundedMemo(VALUES_LIMIT)
 
     def legal(self, rule: Rule | None) -> np.ndarray:
         return legal_rows(self.codes.shape[0], rule, self.words, self.counts)
