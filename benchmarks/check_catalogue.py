@@ -14,10 +14,14 @@ the checks run one at a time) and `ok` (exit status 0 and an `ok: certificate ve
 also keeps its exit status and the last lines it wrote on stderr.  `load` is the load average before and after,
 `commit` the checkout's commit (and whether its files differ from it).
 
-With --out, the file is rewritten after every archive (`"complete": false` until the last one), so a stopped run
-loses only the archive it was checking: `--resume` keeps the archives that file records as checked ok (by the same
-commit and --workers; anything else is refused) and checks the others.  Each archive also records the load
-average before and after its own check, since a resumed run spans several sittings.
+With --out, the file is rewritten after every archive (`"complete": false` until the last one): `--resume` keeps
+the archives that file records as checked ok (by the same commit and --workers; anything else is refused) and
+checks the others.  Each archive also records the load average before and after its own check, since a resumed
+run spans several sittings.  The archive being checked is written there too, every HEARTBEAT_SECONDS
+(`"in_progress"`: its name, the wall and CPU seconds its check has taken so far, in every sitting): a check
+stopped with the run resumes from its journal, and the figures of its earlier sittings are added to the last
+one's (`"sittings"`: how many; those figures are at most HEARTBEAT_SECONDS short of what each stopped sitting
+spent).
 """
 
 import argparse
@@ -34,6 +38,8 @@ CATALOGUE = ROOT / "catalogue"
 ARCHIVE_SUFFIX = ".tar.gz"
 VERIFIED = "ok: certificate verified"  # how verify-certificate's verdict line starts when the check passes
 STDERR_KEPT = 5  # lines of a failed check's stderr kept in the JSON
+HEARTBEAT_SECONDS = 30.0  # how often the archive being checked is recorded as in progress (with --out)
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def children_cpu() -> float:
@@ -69,19 +75,64 @@ def archives(only: list[str] | None) -> list[Path]:
     return [found[name] for name in dict.fromkeys(wanted)]
 
 
-def check(path: Path, workers: int) -> dict:
-    """One full check of `path` in a child process: wall, CPU of its processes, whether it verified, load around it."""
+def tree_cpu(pid: int) -> float:
+    """User + system CPU seconds so far of the process `pid`, its descendants and the children they waited for
+    (read from /proc; 0 for processes gone meanwhile)."""
+    by_parent, ticks = {}, 0
+    for entry in Path("/proc").iterdir():
+        fields = proc_stat(entry.name) if entry.name.isdigit() else None
+        if fields:
+            by_parent.setdefault(int(fields[1]), []).append(fields)
+            if int(entry.name) == pid:
+                ticks += sum(int(x) for x in fields[11:15])
+    todo = [pid]
+    while todo:
+        for fields in by_parent.get(todo.pop(), []):
+            ticks += sum(int(x) for x in fields[11:15])
+            todo.append(int(fields[-1]))
+    return ticks / TICKS
+
+
+def proc_stat(pid: str) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state, ppid, ...), the pid appended; None if gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return [*text[text.rindex(")") + 2:].split(), pid]
+
+
+def check(path: Path, workers: int, heartbeat=None) -> dict:
+    """One full check of `path` in a child process: wall, CPU of its processes, whether it verified, load around it.
+    `heartbeat(wall, cpu)` is called every HEARTBEAT_SECONDS while it runs."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     load_before, cpu, started = loads(), children_cpu(), time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pipeline", "verify-certificate", str(path), "--workers",
-                           str(workers)], capture_output=True, text=True, cwd=ROOT, env=env)
+    child = subprocess.Popen([sys.executable, "-m", "pipeline", "verify-certificate", str(path), "--workers",
+                              str(workers)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                             env=env)
+    while heartbeat is not None:
+        try:
+            child.wait(HEARTBEAT_SECONDS)
+            break
+        except subprocess.TimeoutExpired:
+            heartbeat(time.perf_counter() - started, tree_cpu(child.pid))
+    stdout, stderr = child.communicate()
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu
-    ok = done.returncode == 0 and done.stdout.startswith(VERIFIED)
+    ok = child.returncode == 0 and stdout.startswith(VERIFIED)
     out = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "ok": ok,
-           "verdict": (done.stdout.strip().splitlines() or [""])[0], "load": {"before": load_before, "after": loads()}}
+           "verdict": (stdout.strip().splitlines() or [""])[0], "load": {"before": load_before, "after": loads()}}
     if not ok:
-        out |= {"returncode": done.returncode, "stderr_tail": done.stderr.strip().splitlines()[-STDERR_KEPT:]}
+        out |= {"returncode": child.returncode, "stderr_tail": stderr.strip().splitlines()[-STDERR_KEPT:]}
     return out
+
+
+def with_earlier_sittings(bundle: dict, earlier: dict | None) -> dict:
+    """`bundle`'s figures with those of its check's earlier, stopped sittings (`earlier`: an in_progress record of
+    the same archive, or None) added."""
+    if not earlier:
+        return bundle
+    return {**bundle, "wall_s": round(bundle["wall_s"] + earlier["wall_s"], 1),
+            "cpu_s": round(bundle["cpu_s"] + earlier["cpu_s"], 1), "sittings": earlier["sittings"] + 1}
 
 
 def measure(paths: list[Path], workers: int, earlier: dict | None = None, save=None) -> dict:
@@ -89,12 +140,22 @@ def measure(paths: list[Path], workers: int, earlier: dict | None = None, save=N
     result so far handed to `save` after each archive."""
     kept = {name: b for name, b in (earlier or {}).get("bundles", {}).items() if b["ok"]}
     load_before = (earlier or {}).get("load", {}).get("before", loads())
+    stopped = (earlier or {}).get("in_progress")
     bundles = {p.name: kept[p.name] for p in paths if p.name in kept}
     if bundles:
         print(f"resumed: {len(bundles)} archive(s) already checked ok", file=sys.stderr, flush=True)
     for path in [p for p in paths if p.name not in bundles]:
-        print(f"checking {path.name} ...", file=sys.stderr, flush=True)
-        bundles[path.name] = check(path, workers)
+        before = stopped if stopped and stopped["archive"] == path.name else None
+        print(f"checking {path.name} ..." + (f" (sitting {before['sittings'] + 1})" if before else ""),
+              file=sys.stderr, flush=True)
+
+        def heartbeat(wall: float, cpu: float) -> None:
+            now = with_earlier_sittings({"wall_s": round(wall, 1), "cpu_s": round(cpu, 1)}, before)
+            in_progress = {"archive": path.name, "wall_s": now["wall_s"], "cpu_s": now["cpu_s"],
+                           "sittings": now.get("sittings", 1)}
+            save(summary(bundles, workers, load_before, complete=False) | {"in_progress": in_progress})
+
+        bundles[path.name] = with_earlier_sittings(check(path, workers, heartbeat if save else None), before)
         if save:
             save(summary(bundles, workers, load_before, complete=len(bundles) == len(paths)))
     return summary({p.name: bundles[p.name] for p in paths}, workers, load_before, complete=True)

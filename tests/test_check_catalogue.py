@@ -94,3 +94,35 @@ def test_a_resume_of_another_commit_or_worker_count_is_refused(tmp_path):
         bench.earlier_run(out, workers=2)
     done = run_script("--resume", timeout=60)
     assert done.returncode == 2 and "error: --resume goes on from the file of --out" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_archive_being_checked_is_saved_as_in_progress_with_its_time_so_far(monkeypatch):
+    """While a check runs, the run so far is saved with `in_progress`: the archive, the wall and the CPU of the
+    check's processes (read from /proc) so far, rising; the last save, once it is checked, has none."""
+    bench = load_benchmark("check_catalogue")
+    monkeypatch.setattr(bench, "HEARTBEAT_SECONDS", 0.2)
+    path = PROJECT_ROOT / "catalogue" / "mastermind-normal-g4.tar.gz"
+    saved = []
+    result = bench.measure([path], workers=1, save=saved.append)
+    beats = [s["in_progress"] for s in saved if "in_progress" in s]
+    assert len(beats) >= 3 and {b["archive"] for b in beats} == {path.name} and {b["sittings"] for b in beats} == {1}
+    assert [b["wall_s"] for b in beats] == sorted(b["wall_s"] for b in beats)
+    assert 0 < beats[-1]["cpu_s"] <= result["bundles"][path.name]["cpu_s"] + 0.5
+    assert beats[-1]["wall_s"] <= result["bundles"][path.name]["wall_s"]
+    assert "in_progress" not in saved[-1] and saved[-1]["complete"] is True
+
+
+def test_a_check_stopped_with_its_run_adds_its_earlier_sittings(tmp_path):
+    """A resumed run checks the archive an earlier sitting was checking (its journal spares the work done) and adds
+    that sitting's wall and CPU to its own; an in_progress record of another archive adds nothing."""
+    paths = [tmp_path / name for name in ("stopped.tar.gz", "other.tar.gz")]
+    for path in paths:
+        path.write_bytes(b"not a gzip archive")
+    earlier = {"bundles": {}, "in_progress": {"archive": "stopped.tar.gz", "wall_s": 100.0, "cpu_s": 150.0,
+                                              "sittings": 2}}
+    result = load_benchmark("check_catalogue").measure(paths, workers=1, earlier=earlier)
+    stopped, other = (result["bundles"][path.name] for path in paths)
+    assert stopped["sittings"] == 3 and "sittings" not in other
+    assert 100.0 < stopped["wall_s"] < 100.0 + 60 and 150.0 < stopped["cpu_s"] < 150.0 + 60
+    assert other["wall_s"] < 60 and other["cpu_s"] < 60
