@@ -33,13 +33,14 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = ROOT / "catalogue"
 ARCHIVE_SUFFIX = ".tar.gz"
 VERIFIED = "ok: certificate verified"  # how verify-certificate's verdict line starts when the check passes
 STDERR_KEPT = 5  # lines of a failed check's stderr kept in the JSON
 HEARTBEAT_SECONDS = 30.0  # how often the archive being checked is recorded as in progress (with --out)
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def children_cpu() -> float:
@@ -77,29 +78,20 @@ def archives(only: list[str] | None) -> list[Path]:
 
 def tree_cpu(pid: int) -> float:
     """User + system CPU seconds so far of the process `pid`, its descendants and the children they waited for
-    (read from /proc; 0 for processes gone meanwhile)."""
-    by_parent, ticks = {}, 0
-    for entry in Path("/proc").iterdir():
-        fields = proc_stat(entry.name) if entry.name.isdigit() else None
-        if fields:
-            by_parent.setdefault(int(fields[1]), []).append(fields)
-            if int(entry.name) == pid:
-                ticks += sum(int(x) for x in fields[11:15])
-    todo = [pid]
-    while todo:
-        for fields in by_parent.get(todo.pop(), []):
-            ticks += sum(int(x) for x in fields[11:15])
-            todo.append(int(fields[-1]))
-    return ticks / TICKS
-
-
-def proc_stat(pid: str) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command name (state, ppid, ...), the pid appended; None if gone."""
+    (processes gone meanwhile count for nothing)."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return [*text[text.rindex(")") + 2:].split(), pid]
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
 
 
 def check(path: Path, workers: int, heartbeat=None) -> dict:
