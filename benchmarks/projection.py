@@ -59,7 +59,7 @@ from pipeline.search.bounds.closure import (ClassSettings, ClassSolvers, bound_c
                                             settle_opener, subtree_totals)
 from pipeline.search.exact.solver import ExactSolver
 from pipeline.search.matrix import Matrix
-from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
+from pipeline.search.bounds.funnel import FunnelSolvers, funnel_levels, level_rule
 from pipeline.search.symmetry.generators import first_of_each_orbit, opener_representatives
 from pipeline.search.tree import to_json
 from pipeline.config.stages import LowerBoundConfig, ProveConfig, UpperBoundConfig
@@ -82,6 +82,8 @@ def experiment_settings() -> dict:
             "max_level": int(upstream.lower_bound.max_level),
             "max_batch": int(upstream.lower_bound.get("max_batch", lb_cfg.max_batch)),
             "hard_from": int(upstream.lower_bound.get("hard_from", lb_cfg.hard_from)),
+            "skip_levels": list(upstream.lower_bound.get("skip_levels", lb_cfg.skip_levels)),
+            "hard_skip_levels": list(upstream.lower_bound.get("hard_skip_levels", lb_cfg.hard_skip_levels)),
             "prove_max_level": prove_cfg.max_level, "prove_memo_bits": prove_cfg.memo_bits}
 
 
@@ -336,14 +338,14 @@ def stage_stops(row, values, ub, ub_cost) -> bool:
     return row["sample_survivors"] > 0 and all(v >= ub for v in seen)
 
 
-def sampled_levels(bounds: FunnelBounds, sample, ub_opener, n_openers, ub, first, last, offsets=None,
+def sampled_levels(bounds: FunnelBounds, sample, ub_opener, n_openers, ub, levels, offsets=None,
                    max_batch=None) -> tuple[list[dict], list[int]]:
-    """Levels first..last on a sample (UB opener apart) that climbs while it survives, the UB opener
+    """The `levels` on a sample (UB opener apart) that climbs while it survives, the UB opener
     beside it; (rows, the sampled openers alive after the last level run).  With `offsets` ({opener: its offset}
     over the last full level's survivors, `eligibility`) and a UB opener, each row has its eligibility; each
     has its set-up (`level_setups` of the openers entering, stage.max_batch openers a task at most)."""
     rows, alive, count, has_ub = [], list(sample), float(n_openers), int(ub_opener is not None)
-    for level in range(first, last + 1):
+    for level in levels:
         bounds.solver(bounds.rule(level))
         seconds, values = [], []
         for g in alive:
@@ -528,7 +530,8 @@ def funnel(game, codes, rep, ub_row, args, settings) -> tuple[list[dict], list[i
     bounds = FunnelBounds(Matrix.of_game(codes, game), k_s,
                           hard_from=settings["hard_from"] if game.hard_mode else None)
     ub, alive, levels = ub_row["ub"], np.unique(rep).astype(np.int32), []
-    for level in range(1, args.full_levels + 1):
+    climb = funnel_levels(args.max_level, settings["hard_skip_levels" if game.hard_mode else "skip_levels"])
+    for level in [level for level in climb if level <= args.full_levels]:
         alive, values, row = full_level(bounds, alive, level, ub, settings["max_batch"])
         levels.append(row)
     ub_opener = game.guess_index[ub_row["opener"]] if "opener" in ub_row else None
@@ -537,8 +540,9 @@ def funnel(game, codes, rep, ub_row, args, settings) -> tuple[list[dict], list[i
     if ub_opener is not None and ub_opener in alive:
         offsets = dict(zip(alive.tolist(), (values - values[alive == ub_opener][0]).tolist()))
     sample = np.random.default_rng(args.seed).choice(pool, size=min(args.sample, len(pool)), replace=False)
-    rows, kept = sampled_levels(bounds, sample, ub_opener, len(alive), ub, args.full_levels + 1, args.max_level,
-                                offsets=offsets, max_batch=settings["max_batch"])
+    rows, kept = sampled_levels(bounds, sample, ub_opener, len(alive), ub,
+                                [level for level in climb if level > args.full_levels], offsets=offsets,
+                                max_batch=settings["max_batch"])
     return levels + rows, kept, k_s
 
 

@@ -76,7 +76,8 @@ def test_a_sample_of_every_opener_climbs_like_the_full_funnel(projection, name):
     ub = int(np.median(v3))
     ub_opener = int(np.argmin(v3))
     bounds = projection.FunnelBounds(Matrix(codes, sog, n_codes), k_s)
-    rows, _ = projection.sampled_levels(bounds, everyone[everyone != ub_opener], ub_opener, len(everyone), ub, 1, 5)
+    rows, _ = projection.sampled_levels(bounds, everyone[everyone != ub_opener], ub_opener, len(everyone), ub,
+                                        [1, 2, 3, 4, 5])
     alive = everyone
     for row in rows:  # the reference: the funnel's own batch path over every survivor
         values = BoundSolver(codes, sog, n_codes, k_s).opener_values(alive, row["level"], ub)[0]
@@ -101,7 +102,7 @@ def test_in_hard_mode_the_climb_takes_the_hard_bounds_from_hard_from_on(projecti
         matrix = Matrix(codes, game.secret_of_guess, game.n_codes, encoded_guesses=game.encoded_guesses())
         bounds = projection.FunnelBounds(matrix, k_s, hard_from=hard_from)
         rows, _ = projection.sampled_levels(bounds, everyone[everyone != ub_opener], ub_opener, len(everyone),
-                                            ub, 1, 5)
+                                            ub, [1, 2, 3, 4, 5])
         return rows
 
     rows = climb(2)
@@ -240,7 +241,7 @@ def test_a_full_sample_gives_central_survivors_equal_to_the_funnels(projection, 
     bounds = projection.FunnelBounds(Matrix(codes, sog, n_codes), k_s)
     alive, values, _ = projection.full_level(bounds, everyone, 1, ub)
     offsets = dict(zip(alive.tolist(), (values - values[alive == ub_opener][0]).tolist()))
-    rows, _ = projection.sampled_levels(bounds, alive[alive != ub_opener], ub_opener, len(alive), ub, 2, 5,
+    rows, _ = projection.sampled_levels(bounds, alive[alive != ub_opener], ub_opener, len(alive), ub, [2, 3, 4, 5],
                                         offsets=offsets)
     count = float(len(alive))
     for row in rows:

@@ -35,6 +35,47 @@ def test_lower_bound_funnel_proves_mini_nerdle_by_v3(run_pipeline, ray_session):
     assert all(r["exact"] for r in funnel if not r["eliminated"])
 
 
+def funnel_rows(artifact) -> dict:
+    """(opener, level) -> (value, exact, eliminated) of a lower_bound artifact's funnel.parquet."""
+    return {(r["opener"], r["level"]): (r["value"], r["exact"], r["eliminated"])
+            for r in pq.read_table(artifact.file("funnel.parquet")).to_pylist()}
+
+
+def final_survivors(artifact) -> set:
+    return set(json.loads(artifact.file("summary.json").read_text())["survivors"])
+
+
+@pytest.mark.parametrize("skipped", [[2, 4], [3], [1, 2, 5]])
+def test_a_funnel_that_leaves_levels_out_computes_the_same_values_at_the_others(run_pipeline, ray_session, skipped):
+    """At UB = 560 (40 Mini Nerdle openers reach V_8), the funnel without `skipped` computes only the other levels,
+    each opener's V_i as the funnel of every level does (V_i does not depend on the levels before it), keeps every
+    opener that funnel keeps and never loses the optimal opener at the optimum (544)."""
+    every = run_pipeline("stage=lower_bound", "game=mini_nerdle", "stage.ub=560")
+    some = run_pipeline("stage=lower_bound", "game=mini_nerdle", "stage.ub=560", f"stage.skip_levels={skipped}")
+    full, partial = funnel_rows(every), funnel_rows(some)
+    assert {level for _, level in partial} == {level for level in range(1, 9) if level not in skipped}
+    assert {level for _, level in full} == set(range(1, 9))
+    shared = partial.keys() & full.keys()
+    assert len(shared) >= 40 and all(partial[key] == full[key] for key in shared)
+    assert final_survivors(every) <= final_survivors(some) and len(final_survivors(every)) == 40
+    optimum = run_pipeline("stage=lower_bound", "game=mini_nerdle", "stage.ub=544", f"stage.skip_levels={skipped}")
+    assert final_survivors(optimum) == {"4*7=28"}
+
+
+def test_each_mode_leaves_out_its_own_levels(run_pipeline, ray_session):
+    """By default normal mode computes every level and hard mode leaves out V_3; each mode's setting applies to it
+    alone."""
+    normal = run_pipeline("stage=lower_bound", "game=mini_nerdle", "stage.ub=560", "stage.hard_skip_levels=[2]")
+    hard = run_pipeline("stage=lower_bound", "game=mini_nerdle", "game.hard_mode=true", "stage.ub=560")
+    assert {level for _, level in funnel_rows(normal)} == set(range(1, 9))
+    assert {level for _, level in funnel_rows(hard)} == {1, 2, 4, 5, 6, 7, 8}
+    swapped = run_pipeline("stage=lower_bound", "game=mini_nerdle", "game.hard_mode=true", "stage.ub=560",
+                           "stage.skip_levels=[2]", "stage.hard_skip_levels=[5]")
+    assert {level for _, level in funnel_rows(swapped)} == {1, 2, 3, 4, 6, 7, 8}
+    summary = json.loads(hard.file("summary.json").read_text())
+    assert [(f["level"], f.get("rule")) for f in summary["funnel"]][1:4] == [(1, "normal"), (2, "hard"), (4, "hard")]
+
+
 def test_ub_below_the_optimum_eliminates_everything_and_says_so(run_pipeline, ray_session):
     artifact = run_pipeline("stage=lower_bound", "game=mini_nerdle", "stage.ub=500")
     summary = json.loads(artifact.file("summary.json").read_text())

@@ -20,13 +20,13 @@ PINS = {
     "feedback": (1, "127a9c67d4b88bf4"),
     "heuristics": (2, "b9cd6ca245be9d2a"),
     "upper_bound": (4, "79a451c913eec835"),
-    "lower_bound": (2, "44cecf15a435fefe"),
+    "lower_bound": (3, "44cecf15a435fefe"),
     "exact": (3, "60deb987b6b6a195"),
     "prove": (7, "b877dc7f0984daf2"),
     "openers": (1, "d1137a434cd8035e"),
     "simulate": (2, "5fdb14debc32b19f"),
     "blindfold": (2, "d43b5b124c35a939"),
-    "leaderboard": (2, "b069b58949440336"),
+    "leaderboard": (3, "f236f0b800c0faca"),
     "catalogue": (5, "b70ed57b7ce33c6b"),
 }
 RESULT_SUFFIXES = (".parquet", ".json", ".txt")  # pictures (.png, .svg), models and stage.log are not results

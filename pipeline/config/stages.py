@@ -90,6 +90,10 @@ class LowerBoundConfig(StageConfig):
     name: str = "lower_bound"
     ub: int | None = setting(None, "null = take UB from the upper_bound artifact")
     max_level: int = setting(8, "the deepest V_i tried")
+    skip_levels: list[int] = setting([], "normal mode: levels left out ([4] costs original Wordle's funnel 18% "
+                                         "less CPU, the 3158-answer list's 17% more: docs/algorithms.md §4)")
+    hard_skip_levels: list[int] = setting([3], "hard mode: levels left out (V_4 right after V_2 costs no more than "
+                                               "V_3 then V_4)")
     batches_per_level: int | None = setting(None, "openers of a level split into this many tasks; null = 4 per "
                                                   "cluster CPU")
     max_batch: int = setting(2000, "... and no task gets more openers than this")

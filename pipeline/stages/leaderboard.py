@@ -47,7 +47,8 @@ from pipeline.stages.base import StageContext
 from pipeline.stages.proof_tasks import class_task, fan_out_tasks, game_claims, survivor_entry, task_solvers
 from pipeline.config.stages import LeaderboardConfig
 
-NAME, VERSION, INPUTS = "leaderboard", 2, ("feedback", "upper_bound")  # the stage contract: stages/base.py
+# the stage contract: stages/base.py (VERSION 3: its summary names lower_bound's artifacts of version 3)
+NAME, VERSION, INPUTS = "leaderboard", 3, ("feedback", "upper_bound")
 OUTPUTS = LEADERBOARD  # certificate.json, summary.json, tree-<opener>.json/.txt/.svg: pipeline/artifacts/outputs.py
 SCHEMA = LeaderboardConfig
 

@@ -1,5 +1,7 @@
 """Stage lower_bound: the V_i funnel. V_1, V_2, ... for every surviving opener, fanned out in batches
-over Ray; an opener is eliminated as soon as V_i(g, S) > UB.
+over Ray; an opener is eliminated as soon as V_i(g, S) > UB.  The levels the mode leaves out are not computed
+(stage.skip_levels in normal mode, none by default; stage.hard_skip_levels in hard mode, V_3 by default: V_4
+right after V_2 eliminates as many openers for no more work; docs/algorithms.md §4).
 
 In hard mode, levels from stage.hard_from on use the hard-mode bounds (search/bounds/hard.py: every
 minimum over guesses only over the guesses the rule allows).  They are stronger, and they are what
@@ -27,14 +29,14 @@ from pipeline.feedback.parquet import load_matrix
 from pipeline.runtime.executors import shared_args
 from pipeline.runtime.log import log
 from pipeline.search.bounds.lower import k_of_game
-from pipeline.search.bounds.funnel import FunnelSolvers, level_rule
+from pipeline.search.bounds.funnel import FunnelSolvers, funnel_levels, level_rule
 from pipeline.search.matrix import Matrix
 from pipeline.search.symmetry.generators import opener_representatives
 from pipeline.stages.base import StageContext
 from pipeline.config.stages import LowerBoundConfig
 
 NAME = "lower_bound"
-VERSION = 2
+VERSION = 3  # 3: hard mode leaves out V_3 (stage.hard_skip_levels)
 INPUTS = ("feedback", "upper_bound")
 OUTPUTS = LOWER_BOUND  # funnel.parquet, summary.json: pipeline/artifacts/outputs.py
 
@@ -56,6 +58,13 @@ def validate(cfg: LowerBoundConfig, game) -> None:
     at_least(cfg, "max_batch", 1)
     at_least(cfg, "hard_from", 1)
     at_least(cfg, "ub", 1, allow_none=True)
+    for name in ("skip_levels", "hard_skip_levels"):
+        if any(isinstance(level, bool) or not isinstance(level, int) or level < 1 for level in getattr(cfg, name)):
+            raise PipelineError(f"stage.{name} must list levels of at least 1, got {list(getattr(cfg, name))!r}")
+    if not levels_of(cfg, game):
+        skipped = "hard_skip_levels" if game.hard_mode else "skip_levels"
+        raise PipelineError(f"stage.{skipped} leaves out every level up to stage.max_level={cfg.max_level}: "
+                            f"the funnel would compute none")
     enough_secrets(game, NAME)
     if cfg.ub is not None and cfg.ub < len(game.secrets):
         raise PipelineError(f"stage.ub={cfg.ub} is below |S|={len(game.secrets)}: no strategy can be that good")
@@ -97,6 +106,11 @@ def _batch(openers, matrix: Matrix, k_s, level, budget, rule):
     return FunnelSolvers(matrix, k_s).values(openers, level, budget, rule)
 
 
+def levels_of(cfg: LowerBoundConfig, game) -> list[int]:
+    """The levels this funnel computes: 1..stage.max_level without the mode's skipped ones."""
+    return funnel_levels(cfg.max_level, cfg.hard_skip_levels if game.hard_mode else cfg.skip_levels)
+
+
 def rule_of_level(cfg: LowerBoundConfig, game, level: int) -> str:
     """Which bounds compute a level: "hard" (hard mode, from stage.hard_from on) or "normal"."""
     return level_rule(game.hard_mode, cfg.hard_from, level)
@@ -131,7 +145,7 @@ def run(ctx: StageContext, cfg: LowerBoundConfig) -> dict:
     orbit_size = np.bincount(rep, minlength=len(game.guesses))
     survivors = np.flatnonzero(orbit_size).astype(np.int32)
     rows, funnel, values = [], [{"level": 0, "survivors": len(game.guesses)}], np.zeros(0)
-    for level in range(1, cfg.max_level + 1):
+    for level in levels_of(cfg, game):
         rule = rule_of_level(cfg, game, level)
         shared = shared_args(_batch, matrix=matrix, k_s=k_s, level=level, budget=ub, rule=rule)
         jobs = batches(survivors, cfg, cluster_cpus=ctx.cluster_cpus())

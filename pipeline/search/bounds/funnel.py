@@ -17,6 +17,12 @@ def level_rule(hard_mode: bool, hard_from: int, level: int) -> str:
     return "hard" if hard_mode and level >= hard_from else "normal"
 
 
+def funnel_levels(max_level: int, skipped) -> list[int]:
+    """The levels a funnel computes, in order: 1..max_level without the `skipped` ones.  Every V_i is at most
+    V*(g, S), so any level eliminates soundly and a level left out only moves its eliminations to a later one."""
+    return [level for level in range(1, max_level + 1) if level not in set(skipped)]
+
+
 class FunnelSolvers:
     """The bounds of one code matrix that compute funnel levels, each built on first use and kept."""
 
