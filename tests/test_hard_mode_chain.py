@@ -148,7 +148,9 @@ def ight_overrides(tmp_path):
 @pytest.mark.parametrize("hard, optimum", [(False, 41), (True, 42)])
 def test_prove_ight_atch_in_both_modes(run_pipeline, ray_session, ight_overrides, hard, optimum, tmp_path):
     mode = f"game.hard_mode={str(hard).lower()}"
-    artifact = run_pipeline("experiment=prove_wordle", *ight_overrides, mode)
+    # every level, V_3 included (hard mode leaves it out by default): CLEWS is the opener hard V_3 eliminates
+    artifact = run_pipeline("experiment=prove_wordle", *ight_overrides, mode,
+                            "upstream.lower_bound.hard_skip_levels=[]")
     summary = artifact.manifest["summary"]
     assert summary["ub"] == optimum and summary["proven"] is True
     cert = json.loads(artifact.file("certificate.json").read_text())
