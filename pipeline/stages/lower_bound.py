@@ -62,9 +62,8 @@ def validate(cfg: LowerBoundConfig, game) -> None:
         if any(isinstance(level, bool) or not isinstance(level, int) or level < 1 for level in getattr(cfg, name)):
             raise PipelineError(f"stage.{name} must list levels of at least 1, got {list(getattr(cfg, name))!r}")
     if not levels_of(cfg, game):
-        skipped = "hard_skip_levels" if game.hard_mode else "skip_levels"
-        raise PipelineError(f"stage.{skipped} leaves out every level up to stage.max_level={cfg.max_level}: "
-                            f"the funnel would compute none")
+        raise PipelineError(f"stage.{skip_setting(game)} leaves out every level up to "
+                            f"stage.max_level={cfg.max_level}: the funnel would compute none")
     enough_secrets(game, NAME)
     if cfg.ub is not None and cfg.ub < len(game.secrets):
         raise PipelineError(f"stage.ub={cfg.ub} is below |S|={len(game.secrets)}: no strategy can be that good")
@@ -106,9 +105,14 @@ def _batch(openers, matrix: Matrix, k_s, level, budget, rule):
     return FunnelSolvers(matrix, k_s).values(openers, level, budget, rule)
 
 
+def skip_setting(game) -> str:
+    """The setting naming the levels this game's mode leaves out."""
+    return "hard_skip_levels" if game.hard_mode else "skip_levels"
+
+
 def levels_of(cfg: LowerBoundConfig, game) -> list[int]:
     """The levels this funnel computes: 1..stage.max_level without the mode's skipped ones."""
-    return funnel_levels(cfg.max_level, cfg.hard_skip_levels if game.hard_mode else cfg.skip_levels)
+    return funnel_levels(cfg.max_level, getattr(cfg, skip_setting(game)))
 
 
 def rule_of_level(cfg: LowerBoundConfig, game, level: int) -> str:

@@ -20,7 +20,8 @@ def level_rule(hard_mode: bool, hard_from: int, level: int) -> str:
 def funnel_levels(max_level: int, skipped) -> list[int]:
     """The levels a funnel computes, in order: 1..max_level without the `skipped` ones.  Every V_i is at most
     V*(g, S), so any level eliminates soundly and a level left out only moves its eliminations to a later one."""
-    return [level for level in range(1, max_level + 1) if level not in set(skipped)]
+    skipped = set(skipped)
+    return [level for level in range(1, max_level + 1) if level not in skipped]
 
 
 class FunnelSolvers:
